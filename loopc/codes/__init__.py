@@ -1,0 +1,77 @@
+"""Registry of diagnostic codes (ruff-style: one entry per rule).
+
+Each code has a stable slug ``name``, default severity, a title, an
+explanation, a failing example and the fix.  ``docs/diagnostics.md`` is
+generated from this registry (``python -m loopc.codes > docs/diagnostics.md``)
+and a test checks that the committed page is current.
+
+Families live in their own modules so that each pass owns its codes:
+``yaml`` (LP1xxx), ``schema`` (LP2xxx), ``types`` (LP3xxx), ``graph``
+(LP40xx, front-end graph basics), ``analysis`` (LP41xx–LP49xx, analyzer),
+``ir`` (LP5xxx, IR and budgets).
+"""
+from __future__ import annotations
+
+import importlib
+
+import attrs
+
+from loopc.diagnostics import Severity
+
+FAMILIES = ("yaml", "schema", "types", "bindings", "graph", "analysis", "ir", "internal")
+
+
+@attrs.frozen
+class Code:
+    """One registered diagnostic code.
+
+    ``example`` is a complete failing plan (or YAML snippet for LP1xxx) and
+    ``fixed`` the corrected version; both are executed by the test-suite.
+    """
+
+    code: str
+    name: str
+    title: str
+    explanation: str
+    example: str = ""
+    fixed: str = ""
+    severity: Severity = Severity.ERROR
+
+
+REGISTRY: dict[str, Code] = {}
+
+
+def register(*codes: Code) -> None:
+    for c in codes:
+        if c.code in REGISTRY:
+            raise ValueError(f"duplicate diagnostic code {c.code}")
+        REGISTRY[c.code] = c
+
+
+def _load_all() -> None:
+    for fam in FAMILIES:
+        try:
+            importlib.import_module(f"loopc.codes.{fam}")
+        except ModuleNotFoundError as exc:  # family not written yet
+            if exc.name != f"loopc.codes.{fam}":
+                raise
+
+
+_loaded = False
+
+
+def get(code: str) -> Code:
+    """Return the registry entry for ``code``; raises KeyError if unknown."""
+    global _loaded
+    if not _loaded:
+        _load_all()
+        _loaded = True
+    return REGISTRY[code]
+
+
+def all_codes() -> list[Code]:
+    global _loaded
+    if not _loaded:
+        _load_all()
+        _loaded = True
+    return [REGISTRY[k] for k in sorted(REGISTRY)]

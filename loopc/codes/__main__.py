@@ -1,0 +1,46 @@
+"""Generate docs/diagnostics.md from the code registry:
+``python -m loopc.codes > docs/diagnostics.md``."""
+from __future__ import annotations
+
+import sys
+
+from loopc.codes import all_codes
+
+FAMILY_TITLES = {
+    "LP1": "LP1xxx — YAML and source budgets (pass 1)",
+    "LP2": "LP2xxx — schema (passes 2–3)",
+    "LP3": "LP3xxx — types, expressions and bindings (passes 4–5)",
+    "LP4": "LP4xxx — graph and analyzer (passes 6–12)",
+    "LP5": "LP5xxx — IR and artifact budgets (pass 13)",
+}
+
+
+def render() -> str:
+    """The Markdown page, deterministic (sorted by code)."""
+    out = [
+        "# loopc diagnostics",
+        "",
+        "Generated from the registry in `loopc/codes/` by `python -m loopc.codes > docs/diagnostics.md`;",
+        "a test fails when this page is stale. `loopc explain CODE` prints one entry.",
+        "Every failing example below is checked by the test-suite to produce its code,",
+        "and every fixed example to check clean.",
+        "",
+    ]
+    fam = None
+    for c in all_codes():
+        if c.code[:3] != fam:
+            fam = c.code[:3]
+            out += [f"## {FAMILY_TITLES.get(fam, fam)}", ""]
+        out += [f"### {c.code} `{c.name}` — {c.title}", "", f"Severity: {c.severity.value}.", "", c.explanation, ""]
+        if c.example:
+            if c.example.startswith("<"):
+                out += [f"Failing example: {c.example[1:-1]}.", ""]
+            else:
+                out += ["Failing example:", "", "```yaml", c.example.rstrip("\n"), "```", ""]
+        if c.fixed:
+            out += ["Fix:", "", "```yaml", c.fixed.rstrip("\n"), "```", ""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(render())

@@ -1,0 +1,52 @@
+"""LP1xxx — strict YAML layer and source budgets (seed 004 §3.2, §5 pass 1)."""
+from loopc.codes import Code, register
+
+H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
+OK_BODY = """input: {}
+output: {}
+entry: done
+nodes:
+  - id: done
+    type: end
+    end: {status: succeeded}
+edges: []
+"""
+
+register(
+    Code("LP1001", "yaml.syntax", "YAML syntax error",
+         "The source is not well-formed YAML (libyaml could not parse it). The position is where the parser gave up.",
+         H + "input: {a: [1, 2}\n" + OK_BODY.split("\n", 1)[1],
+         H + OK_BODY),
+    Code("LP1002", "yaml.encoding", "Source is not UTF-8",
+         "Plan source is UTF-8 text (a UTF-8 BOM is allowed). Bytes that do not decode, or unpaired surrogates, are rejected at their position.",
+         "<bytes b'apiVersion: loop.plan/v1\\nkind: PlanVersion\\n\\xff'>", H + OK_BODY),
+    Code("LP1003", "yaml.empty", "Empty document",
+         "The source holds no YAML document at all (only comments or whitespace).", "# nothing here yet\n", H + OK_BODY),
+    Code("LP1004", "yaml.multiple_documents", "More than one YAML document",
+         "A plan is exactly one YAML document; a `---` that starts a second document is rejected.",
+         H + OK_BODY + "---\nfoo: 1\n", H + OK_BODY),
+    Code("LP1005", "yaml.duplicate_key", "Duplicate mapping key",
+         "A key appears twice in one mapping. The diagnostic sits on the second key and points at the first; the first definition is used and checking continues.",
+         H + "input: {}\ninput: {}\n" + OK_BODY.split("\n", 1)[1], H + OK_BODY),
+    Code("LP1006", "yaml.alias", "Anchors and aliases are not allowed",
+         "`&anchor` and `*alias` are rejected so that no document can expand beyond its visible size (alias bombs). Write values out in full.",
+         H + "input: &i {}\noutput: *i\n" + OK_BODY.split("\n", 2)[2], H + OK_BODY),
+    Code("LP1007", "yaml.tag", "Tags are not allowed",
+         "Explicit tags such as `!!str` or `!custom` are rejected; values are untagged YAML 1.2 core schema. Quote a scalar to make it a string.",
+         H + "input: !!map {}\n" + OK_BODY.split("\n", 1)[1], H + OK_BODY),
+    Code("LP1008", "yaml.complex_key", "Mapping key is not a scalar",
+         "Keys are strings; a sequence or mapping used as a key is rejected.",
+         H + "input: {[a]: 1}\n" + OK_BODY.split("\n", 1)[1], H + OK_BODY),
+    Code("LP1009", "yaml.header_position", "Header lines must come first",
+         "The first two lines (after an optional BOM) are exactly `apiVersion: loop.plan/v1` and `kind: PlanVersion`; no comment, `---` or other key may precede them.",
+         "# my plan\n" + H + OK_BODY, H + OK_BODY),
+    Code("LP1010", "resource.source_size", "Source larger than 1 MiB",
+         "Plan source is at most 1 MiB (1,048,576 bytes) of UTF-8 (seed 004 §3.2). Nothing is parsed beyond this check.",
+         "<a 2 MiB source>", H + OK_BODY),
+    Code("LP1011", "resource.source_nesting", "YAML nesting deeper than 64",
+         "Source YAML nesting is at most 64 levels (seed 004 §3.2); the check runs on the event stream before any tree is built.",
+         "<65 nested flow sequences>", H + OK_BODY),
+    Code("LP1012", "resource.source_nodes", "More than 100,000 YAML nodes",
+         "Source YAML holds at most 100,000 structural nodes — mappings, sequences and scalars, keys included (seed 004 §3.2).",
+         "<a document with 100,001 scalars>", H + OK_BODY),
+)

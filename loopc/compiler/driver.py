@@ -1,0 +1,117 @@
+"""The pass driver: source → YAML tree → typed model → checked model
+(seed 004 §5 passes 1–12).  Pure: no I/O.
+
+Each pass runs inside a guard: a pass that crashes becomes an LP5999
+diagnostic, never a traceback (cfn-lint's lesson).  Later passes run only on
+what earlier passes accepted, so one defect gives one diagnostic.
+"""
+from __future__ import annotations
+
+import traceback
+from typing import Any, Callable
+
+import attrs
+
+from loopc.compiler.report import Reporter
+from loopc.compiler.yamlnodes import YDocument
+from loopc.diagnostics import Diagnostic, Severity, Span
+
+
+@attrs.frozen
+class CheckResult:
+    """Result of :func:`check_source`.
+
+    ``ok`` is true when no diagnostic has error severity.  ``plan`` is the
+    typed model (``None`` when the document could not be modelled),
+    ``scopes`` the structural scope map, ``types`` the type pass's
+    compiled expressions, ``analysis`` the analyzer's facts (failure routes,
+    effects), all ``None`` when their pass did not run.
+    """
+
+    ok: bool
+    diagnostics: tuple[Diagnostic, ...]
+    document: YDocument | None = None
+    plan: Any = None
+    scopes: Any = None
+    types: Any = None
+    analysis: Any = None
+    path: str | None = None
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.severity is Severity.ERROR)
+
+    @property
+    def warnings(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.severity is Severity.WARNING)
+
+
+def _guard(reporter: Reporter, name: str, fn: Callable[..., Any], *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except RecursionError:
+        reporter.report("LP5999", Span(1, 1, 1, 2), f"internal error in {name}: recursion limit reached")
+    except Exception as exc:  # noqa: BLE001 - a crashing rule becomes a diagnostic
+        tb = traceback.extract_tb(exc.__traceback__)[-1]
+        reporter.report(
+            "LP5999", Span(1, 1, 1, 2),
+            f"internal error in {name}: {type(exc).__name__}: {exc} "
+            f"({tb.filename.rsplit('/', 1)[-1]}:{tb.lineno}); please report this",
+        )
+    return None
+
+
+def check_source(src: str | bytes, *, path: str | None = None) -> CheckResult:
+    """Check one plan source (text or bytes).  Never raises on bad input.
+
+    Runs seed 004 §5 passes 1–12; returns a :class:`CheckResult` whose
+    diagnostics are sorted by position.
+    """
+    from loopc.compiler import yamlload
+
+    reporter = Reporter()
+    doc = _guard(reporter, "yaml", yamlload.load, src, reporter, path)
+    plan = scopes = types = analysis = None
+    if doc is not None and doc.root is not None:
+        from loopc.compiler import schema
+
+        plan = _guard(reporter, "schema", schema.build_plan, doc, reporter)
+    if plan is not None:
+        from loopc.compiler import graph, scopemap, typecheck
+
+        graph_ok = _guard(reporter, "graph", graph.check_graph, plan, reporter)
+        scopes = _guard(reporter, "scopes", scopemap.build_scope_map, plan)
+        if scopes is not None:
+            types = _guard(reporter, "types", typecheck.check_types, plan, scopes, reporter)
+            if graph_ok:
+                from loopc import analyzer
+
+                analysis = _guard(reporter, "analyzer", analyzer.analyze, plan, scopes, reporter)
+    diags = tuple(sorted(_dedupe(reporter.diagnostics), key=Diagnostic.sort_key))
+    ok = not any(d.severity is Severity.ERROR for d in diags)
+    return CheckResult(ok, diags, doc, plan, scopes, types, analysis, path)
+
+
+def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple] = set()
+    out = []
+    for d in diags:
+        k = (d.code, d.span, d.message)
+        if k not in seen:
+            seen.add(k)
+            out.append(d)
+    return out
+
+
+def check_file(path: str) -> CheckResult:
+    """Read ``path`` as bytes and check it; ``OSError`` propagates to the caller
+    (the CLI maps it to exit 2)."""
+    with open(path, "rb") as fh:
+        data = fh.read(yaml_budget_bytes() + 1)
+    return check_source(data, path=str(path))
+
+
+def yaml_budget_bytes() -> int:
+    from loopc.compiler.yamlload import MAX_SOURCE_BYTES
+
+    return MAX_SOURCE_BYTES

@@ -1,0 +1,344 @@
+"""Typed source model of a ``loop.plan/v1`` document (seed 004 §4, syntax sheet).
+
+Built by the schema pass (:mod:`loopc.compiler.schema`) from the positioned
+YAML tree; consumed by the type/expression pass, the graph passes, the
+analyzer and lowering.  Every object keeps ``src``, the YAML node it came
+from, so any later pass can report at an exact range (``src.get(key)`` for a
+key's value, ``src.key_node(key)`` for the key itself).
+
+All classes are frozen attrs classes with identity equality/hash
+(``eq=False``) so passes can keep side tables keyed by model objects.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Union
+
+import attrs
+
+from loopc.compiler.yamlnodes import YMap, YNode, YScalar
+
+#: FieldSchema types (syntax sheet §2).
+FIELD_TYPES = (
+    "string", "enum", "number", "boolean", "duration", "datetime", "object",
+    "array", "scope", "channel", "member", "agent", "work_items", "responder",
+)
+
+#: Node types (syntax sheet §4) and their config keys.
+NODE_CONFIG_KEYS = {
+    "send_message": "sendMessage",
+    "set_variable": "setVariable",
+    "wait": "wait",
+    "request_approval": "requestApproval",
+    "switch": "switch",
+    "fork": "fork",
+    "join": "join",
+    "fan_out": "fanOut",
+    "loop": "loop",
+    "end": "end",
+}
+RETRY_CAPABLE = frozenset(("send_message", "wait", "request_approval"))
+
+
+class _Missing:
+    """Sentinel for "key absent" where ``None`` means an authored null."""
+
+    _instance: "_Missing | None" = None
+
+    def __new__(cls) -> "_Missing":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Any = _Missing()
+
+_model = attrs.frozen(eq=False, repr=True)
+
+
+# --------------------------------------------------------------------------
+# Contracts
+# --------------------------------------------------------------------------
+
+@_model
+class FieldSchema:
+    """One typed field (seed 004 §4.2, sheet §2).  ``default`` is ``MISSING``
+    when absent; ``values`` only for ``enum``; ``items`` only for ``array``."""
+
+    type: str
+    required: bool = False
+    default: Any = MISSING
+    values: tuple[str, ...] | None = None
+    items: "FieldSchema | None" = None
+    label: str | None = None
+    description: str | None = None
+    src: YNode | None = None
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not MISSING
+
+
+#: A contract: field name → FieldSchema, authored order preserved.
+Contract = Mapping[str, FieldSchema]
+
+
+# --------------------------------------------------------------------------
+# ValueExprs (sheet §3)
+# --------------------------------------------------------------------------
+
+@_model
+class Literal:
+    """A literal value (JSON-like Python data).  ``verbatim`` is true for the
+    explicit ``{literal: v}`` form."""
+
+    value: Any
+    src: YNode | None = None
+    verbatim: bool = False
+
+
+@_model
+class Ref:
+    """``{ref: a.b.c}`` — ``path`` is the dotted path split into segments."""
+
+    path: tuple[str, ...]
+    text: str
+    src: YNode | None = None  # the scalar holding the path text
+
+
+@_model
+class Expr:
+    """``{expr: "..."}`` or a bare expression string (``when``,
+    ``wait.condition``).  ``src`` is the scalar holding the expression text."""
+
+    text: str
+    src: YNode | None = None
+
+
+@_model
+class Template:
+    """A string that may contain ``{{ expression }}`` segments (sheet §3).
+    A plain string without ``{{`` is still a Template where the key takes one."""
+
+    text: str
+    src: YNode | None = None
+
+
+@_model
+class ListValue:
+    """A list constructor whose members are ValueExprs."""
+
+    items: tuple["ValueExpr", ...]
+    src: YNode | None = None
+
+
+@_model
+class MapValue:
+    """A map constructor whose members are ValueExprs (keys in authored order)."""
+
+    entries: Mapping[str, "ValueExpr"]
+    src: YNode | None = None
+
+
+ValueExpr = Union[Literal, Ref, Expr, Template, ListValue, MapValue]
+
+
+# --------------------------------------------------------------------------
+# Node configurations (sheet §4)
+# --------------------------------------------------------------------------
+
+@_model
+class Retry:
+    max_attempts: int
+    backoff: str
+    src: YNode | None = None
+
+
+@_model
+class SendMessage:
+    """``work_scope`` is ``MISSING`` (absent), ``None`` (authored null: the
+    Agent chooses) or a ValueExpr.  ``related_scopes`` is ``None`` (absent),
+    a tuple of ValueExprs (list form) or one ValueExpr (array-valued form)."""
+
+    text: Template
+    completion: str
+    target: Template | None = None
+    scope: ValueExpr | None = None
+    start_thread: bool | None = None
+    responder: ValueExpr | None = None
+    callback_output: Contract | None = None
+    work_scope: Any = MISSING
+    related_scopes: Any = None
+    allowed_responders: ValueExpr | None = None  # workItems.allowedResponders
+    has_work_items: bool = False
+    src: YMap | None = None
+
+
+@_model
+class SetVariable:
+    assign: Mapping[str, ValueExpr]
+    src: YMap | None = None
+
+
+@_model
+class Wait:
+    condition: Expr | None = None
+    duration: ValueExpr | None = None
+    timeout: ValueExpr | None = None
+    src: YMap | None = None
+
+
+@_model
+class RequestApproval:
+    assignee: Template
+    summary: Template
+    feedback_scope: ValueExpr | None = None
+    src: YMap | None = None
+
+
+@_model
+class SwitchCase:
+    port: str
+    when: Expr
+    src: YMap | None = None
+
+
+@_model
+class Switch:
+    mode: str  # first_match | all_match
+    cases: tuple[SwitchCase, ...]
+    default: str
+    src: YMap | None = None
+
+    @property
+    def ports(self) -> tuple[str, ...]:
+        return tuple(c.port for c in self.cases) + (self.default,)
+
+
+@_model
+class Fork:
+    branches: tuple[str, ...]
+    src: YMap | None = None
+
+
+@_model
+class Join:
+    """Exactly one of ``fork_id`` / ``fan_out_id`` is set."""
+
+    mode: str  # all | any
+    result: Contract
+    merge: Mapping[str, ValueExpr]
+    fork_id: str | None = None
+    fan_out_id: str | None = None
+    src: YMap | None = None
+
+    @property
+    def owner(self) -> str:
+        return self.fork_id or self.fan_out_id or ""
+
+
+@_model
+class FanOut:
+    items: ValueExpr
+    max_concurrency: int | None = None  # None = default 4, frozen by lowering
+    failure_mode: str = "collect"
+    src: YMap | None = None
+
+
+@_model
+class Loop:
+    mode: str  # counted
+    iterations: int
+    state: Contract
+    init: Mapping[str, ValueExpr]
+    src: YMap | None = None
+
+
+@_model
+class End:
+    status: str  # succeeded | failed
+    code: str | None = None
+    detail: Template | None = None
+    src: YMap | None = None
+
+
+NodeConfig = Union[SendMessage, SetVariable, Wait, RequestApproval, Switch, Fork, Join, FanOut, Loop, End]
+
+
+# --------------------------------------------------------------------------
+# Graph
+# --------------------------------------------------------------------------
+
+@_model
+class Node:
+    """A graph node.  ``input`` is the declared input contract; ``None`` when
+    the key is absent (for a succeeded End the Plan output is used instead)."""
+
+    id: str
+    type: str
+    config: NodeConfig
+    input: Contract | None = None
+    retry: Retry | None = None
+    label: str | None = None
+    description: str | None = None
+    src: YMap | None = None
+
+    @property
+    def input_contract(self) -> Contract:
+        return self.input if self.input is not None else {}
+
+
+@_model
+class Edge:
+    """``bind`` is ``None`` when omitted (same-name pass-through applies)."""
+
+    id: str
+    from_node: str
+    from_port: str
+    to_node: str
+    to_port: str = "in"
+    bind: Mapping[str, ValueExpr] | None = None
+    label: str | None = None
+    src: YMap | None = None
+
+
+@_model
+class Plan:
+    """A whole PlanVersion source (seed 004 §4.1).
+
+    ``nodes``/``edges`` hold only well-formed entries, keyed by id in authored
+    order; ``malformed_nodes``/``malformed_edges`` hold ids that were declared
+    but rejected by the schema pass (later passes stay silent about them).
+    """
+
+    input: Contract
+    output: Contract
+    state: Contract
+    entry: str
+    nodes: Mapping[str, Node]
+    edges: Mapping[str, Edge]
+    malformed_nodes: frozenset[str] = frozenset()
+    malformed_edges: frozenset[str] = frozenset()
+    src: YMap | None = None
+
+    def key_src(self, obj: Any, key: str) -> YNode | None:
+        """Value node of ``key`` in ``obj.src`` (or ``obj.src`` if absent)."""
+        s = getattr(obj, "src", None)
+        if isinstance(s, YMap):
+            return s.get(key) or s
+        return s
+
+
+def value_src(obj: Any, key: str | None = None) -> YNode | None:
+    """Best source node for ``obj`` (optionally its ``key``) for diagnostics."""
+    s = getattr(obj, "src", None)
+    if key is not None and isinstance(s, YMap):
+        v = s.get(key)
+        if v is not None:
+            return v
+    return s

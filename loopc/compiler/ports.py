@@ -1,0 +1,126 @@
+"""Port tables and per-port output contracts (syntax sheet §4, seed 004 §4.5–§4.9).
+
+Shared by the type pass (edge ``output.*`` typing), graph passes (routing),
+the analyzer and lowering.
+"""
+from __future__ import annotations
+
+from loopc.compiler.model import (
+    MISSING, Contract, End, FanOut, FieldSchema, Fork, Join, Loop, Node,
+    RequestApproval, SendMessage, SetVariable, Switch, Wait,
+)
+
+#: Ports that may be left unrouted (their omission is lowered as a failure route).
+OPTIONAL_PORTS = frozenset(("failed", "timed_out"))
+
+FAILED_OUTPUT: Contract = {
+    "code": FieldSchema("string", required=True),
+    "detail": FieldSchema("string", required=True),
+}
+THREAD_OUTPUT: Contract = {
+    "messageId": FieldSchema("string", required=True),
+    "threadScope": FieldSchema("scope", required=True),
+}
+
+
+def source_ports(node: Node) -> tuple[str, ...]:
+    """Source ports of ``node`` in canonical order (sheet §4 table)."""
+    c = node.config
+    t = node.type
+    if t == "send_message":
+        return ("completed", "failed")
+    if t == "set_variable":
+        return ("completed",)
+    if t == "wait":
+        assert isinstance(c, Wait)
+        return ("completed", "timed_out", "failed") if c.timeout is not None else ("completed", "failed")
+    if t == "request_approval":
+        return ("approved", "rejected", "failed")
+    if t == "switch":
+        assert isinstance(c, Switch)
+        return c.ports
+    if t == "fork":
+        assert isinstance(c, Fork)
+        return c.branches
+    if t == "join":
+        return ("completed", "failed")
+    if t == "fan_out":
+        return ("item",)
+    if t == "loop":
+        return ("body", "done")
+    return ()
+
+
+def target_ports(node: Node) -> tuple[str, ...]:
+    """Target ports: ``in`` for every node; a loop adds ``continue``/``break``."""
+    if node.type == "loop":
+        return ("in", "continue", "break")
+    return ("in",)
+
+
+def must_route(node: Node, port: str) -> bool:
+    """True when ``port`` must have an outgoing edge (sheet §4)."""
+    return port not in OPTIONAL_PORTS
+
+
+def branch_ports(node: Node) -> tuple[str, ...]:
+    """Ports that open parallel branches: fork branches, all_match ports."""
+    c = node.config
+    if isinstance(c, Fork):
+        return c.branches
+    if isinstance(c, Switch) and c.mode == "all_match":
+        return c.ports
+    return ()
+
+
+def send_message_completed(c: SendMessage) -> Contract:
+    if c.completion == "callback":
+        out: dict[str, FieldSchema] = dict(c.callback_output or {})
+        if c.work_scope is not MISSING:
+            out["workScope"] = FieldSchema("scope", required=True)
+        if c.has_work_items:
+            out["workItems"] = FieldSchema("work_items", required=True)
+        return out
+    if c.start_thread:
+        return dict(THREAD_OUTPUT)
+    return {}
+
+
+def approval_output(c: RequestApproval) -> Contract:
+    out = {"decidedBy": FieldSchema("member", required=True)}
+    if c.feedback_scope is not None:
+        out["comment"] = FieldSchema("string", required=True)
+    return out
+
+
+def output_contract(node: Node, port: str) -> Contract | None:
+    """The ``output.*`` contract carried by ``port`` of ``node``.
+
+    Returns ``None`` for ports that carry nothing under ``output.*``
+    (``fan_out.item``, ``loop.body``) and for unknown ports.
+    """
+    c = node.config
+    if port == "failed" and node.type in ("send_message", "wait", "request_approval", "join"):
+        return dict(FAILED_OUTPUT)
+    if isinstance(c, SendMessage):
+        return send_message_completed(c) if port == "completed" else None
+    if isinstance(c, RequestApproval):
+        return approval_output(c) if port in ("approved", "rejected") else None
+    if isinstance(c, (Wait, SetVariable)):
+        return {} if port in source_ports(node) else None
+    if isinstance(c, (Switch, Fork)):
+        return dict(node.input_contract) if port in source_ports(node) else None
+    if isinstance(c, Join):
+        return dict(c.result) if port == "completed" else None
+    if isinstance(c, Loop):
+        return dict(c.state) if port == "done" else None
+    if isinstance(c, (FanOut, End)):
+        return None
+    return None
+
+
+def effective_input(node: Node, plan_output: Contract) -> Contract:
+    """The node's activation input contract; a succeeded End takes the Plan output."""
+    if isinstance(node.config, End) and node.config.status == "succeeded":
+        return plan_output
+    return node.input_contract

@@ -1,0 +1,381 @@
+"""Strict YAML layer: pass 1 of seed 004 §5 (syntax sheet §1 and §7).
+
+Reads source bytes or text into a positioned :class:`YDocument`:
+
+* budgets of seed 004 §3.2 enforced before and during composition — 1 MiB
+  of UTF-8 source, nesting 64 and 100,000 structural nodes (mappings,
+  sequences and scalars, keys included); nesting is checked on the event
+  stream, so no recursion ever happens on hostile depth;
+* exactly one document; anchors, aliases and tags rejected (alias bombs are
+  impossible by construction);
+* duplicate keys reported at the second key with the first as a related
+  location — checking continues with the first occurrence;
+* plain scalars resolved under the YAML 1.2 core schema by loopc itself
+  (``yes``/``on``/``1_000``/``0b11``/``2001-12-14`` stay strings, ``010`` is 10);
+* the two header lines must come first.
+
+Events come from ruamel.yaml's C (libyaml) parser; composition is loopc's own
+loop over that event stream (ruamel's composer is pure Python and recursive).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from loopc.compiler.report import Reporter
+from loopc.compiler.yamlnodes import YDocument, YMap, YNode, YScalar, YSeq
+from loopc.diagnostics import Span
+
+MAX_SOURCE_BYTES = 1024 * 1024
+MAX_NESTING = 64
+MAX_YAML_NODES = 100_000
+HEADER = ("apiVersion: loop.plan/v1", "kind: PlanVersion")
+
+_INT_RE = re.compile(r"[-+]?[0-9]+\Z")
+_OCT_RE = re.compile(r"0o[0-7]+\Z")
+_HEX_RE = re.compile(r"0x[0-9a-fA-F]+\Z")
+_FLOAT_RE = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?\Z")
+_INF_RE = re.compile(r"[-+]?\.(inf|Inf|INF)\Z")
+_NAN_RE = re.compile(r"\.(nan|NaN|NAN)\Z")
+_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
+_TRUES = frozenset(("true", "True", "TRUE"))
+_FALSES = frozenset(("false", "False", "FALSE"))
+_NUMERIC_START = frozenset("0123456789-+.")
+
+
+def resolve_plain(text: str) -> Any:
+    """Resolve a plain scalar under the YAML 1.2 core schema (syntax sheet §7)."""
+    if text in _NULLS:
+        return None
+    if text in _TRUES:
+        return True
+    if text in _FALSES:
+        return False
+    if text[0] not in _NUMERIC_START:
+        return text
+    if _INT_RE.match(text):
+        return int(text, 10)
+    if _OCT_RE.match(text):
+        return int(text[2:], 8)
+    if _HEX_RE.match(text):
+        return int(text[2:], 16)
+    if _FLOAT_RE.match(text):
+        return float(text)
+    if _INF_RE.match(text):
+        return float("-inf") if text[0] == "-" else float("inf")
+    if _NAN_RE.match(text):
+        return float("nan")
+    return text
+
+
+def decode_source(src: str | bytes, reporter: Reporter) -> str | None:
+    """Decode bytes as UTF-8 (BOM allowed), enforce the 1 MiB budget.
+
+    Returns the text without BOM, or ``None`` after reporting LP1002/LP1010.
+    """
+    if isinstance(src, str):
+        try:
+            raw = src.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            line = src.count("\n", 0, exc.start)
+            col = exc.start - (src.rfind("\n", 0, exc.start) + 1)
+            reporter.report(
+                "LP1002", Span.point(line + 1, col + 1),
+                "source contains an unpaired surrogate; it is not valid Unicode text",
+            )
+            return None
+    else:
+        raw = bytes(src)
+    if len(raw) > MAX_SOURCE_BYTES:
+        reporter.report(
+            "LP1010", Span(1, 1, 1, 2),
+            f"source exceeds the limit of {MAX_SOURCE_BYTES:,} bytes (1 MiB)",
+        )
+        return None
+    if isinstance(src, str):
+        text = src
+    else:
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            good = raw[: exc.start].decode("utf-8", "replace")
+            line = good.count("\n")
+            col = len(good) - (good.rfind("\n") + 1)
+            reporter.report(
+                "LP1002", Span.point(line + 1, col + 1),
+                f"source is not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}",
+            )
+            return None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text
+
+
+def _mark_span(mark: Any) -> Span:
+    line = getattr(mark, "line", 0) or 0
+    col = getattr(mark, "column", 0) or 0
+    return Span.point(line + 1, col + 1)
+
+
+def load(src: str | bytes, reporter: Reporter, *, path: str | None = None) -> YDocument | None:
+    """Pass 1: decode, parse and compose ``src`` into a :class:`YDocument`.
+
+    Never raises on bad input: every problem becomes an LP1xxx diagnostic and
+    the result is ``None`` when no tree could be built.
+    """
+    text = decode_source(src, reporter)
+    if text is None:
+        return None
+    root = _compose(text, reporter)
+    doc = YDocument(text, root, path)
+    if root is not None:
+        _check_header(doc, reporter)
+    return doc
+
+
+def _compose(text: str, reporter: Reporter) -> YNode | None:
+    from ruamel.yaml import events as E
+    from ruamel.yaml.clib._ruamel_yaml import CParser  # type: ignore[import-not-found]
+
+    ScalarEvent = E.ScalarEvent
+    MappingStartEvent = E.MappingStartEvent
+    SequenceStartEvent = E.SequenceStartEvent
+    MappingEndEvent = E.MappingEndEvent
+    SequenceEndEvent = E.SequenceEndEvent
+    AliasEvent = E.AliasEvent
+    DocumentStartEvent = E.DocumentStartEvent
+    StreamEndEvent = E.StreamEndEvent
+
+    parser = CParser(text)
+    get_event = parser.get_event
+    stack: list[YNode] = []  # open collections
+    pending_key: list[YScalar | None] = []  # per open mapping: key awaiting value
+    root: YNode | None = None
+    count = 0
+    documents = 0
+    resolve = resolve_plain
+    try:
+        while True:
+            ev = get_event()
+            if ev is None:
+                break
+            cls = ev.__class__
+            if cls is ScalarEvent or cls is MappingStartEvent or cls is SequenceStartEvent:
+                sm = ev.start_mark
+                count += 1
+                if count > MAX_YAML_NODES:
+                    reporter.report(
+                        "LP1012", _mark_span(sm),
+                        f"document has more than {MAX_YAML_NODES:,} YAML nodes",
+                    )
+                    return None
+                if ev.anchor is not None:
+                    reporter.report(
+                        "LP1006", _mark_span(sm),
+                        f"anchor '&{ev.anchor}' is not allowed; write the value out in full",
+                    )
+                if ev.tag is not None and (cls is not ScalarEvent or not ev.implicit[0]) \
+                        and ev.tag not in ("!",):
+                    reporter.report(
+                        "LP1007", _mark_span(sm),
+                        f"tag '{_short_tag(ev.tag)}' is not allowed; plan values are untagged YAML 1.2",
+                    )
+                elif ev.tag == "!":
+                    reporter.report(
+                        "LP1007", _mark_span(sm),
+                        "tag '!' is not allowed; plan values are untagged YAML 1.2",
+                    )
+                if cls is ScalarEvent:
+                    style = ev.style or ""
+                    raw = ev.value
+                    value = resolve(raw) if style == "" and ev.tag is None else raw
+                    node: YNode = YScalar(sm.line, sm.column, sm.index, value, style, raw)
+                    em = ev.end_mark
+                    node.end_line = em.line
+                    node.end_col = em.column
+                    node.end = em.index
+                else:
+                    flow = bool(ev.flow_style)
+                    if cls is MappingStartEvent:
+                        node = YMap(sm.line, sm.column, sm.index, flow)
+                    else:
+                        node = YSeq(sm.line, sm.column, sm.index, flow)
+                    if len(stack) + 1 > MAX_NESTING:
+                        reporter.report(
+                            "LP1011", _mark_span(sm),
+                            f"nesting deeper than {MAX_NESTING} levels",
+                        )
+                        return None
+                # attach
+                if stack:
+                    parent = stack[-1]
+                    if parent.__class__ is YMap:
+                        k = pending_key[-1]
+                        if k is None:
+                            if node.__class__ is not YScalar:
+                                reporter.report(
+                                    "LP1008", node,
+                                    "mapping keys must be scalars (strings)",
+                                    pointer=parent.pointer,
+                                )
+                                k = YScalar(node.line, node.col, node.start, "", "", "\x00<complex>")
+                                k.is_key = True
+                                k.parent = parent
+                                pending_key[-1] = k
+                                # the complex key's own children are skipped below
+                                _skip_collection(get_event, node, reporter)
+                                continue
+                            node.is_key = True  # type: ignore[attr-defined]
+                            node.parent = parent
+                            node.key = node.raw  # type: ignore[attr-defined]
+                            pending_key[-1] = node  # type: ignore[assignment]
+                            continue
+                        pending_key[-1] = None
+                        key_text = k.raw
+                        node.parent = parent
+                        node.key = key_text
+                        if key_text != "\x00<complex>":
+                            items = parent.items  # type: ignore[attr-defined]
+                            idx = parent.index  # type: ignore[attr-defined]
+                            if key_text in idx:
+                                first = items[idx[key_text]][0]
+                                reporter.report(
+                                    "LP1005", k,
+                                    f"duplicate key '{key_text}'; the first definition is used",
+                                    pointer=node.pointer,
+                                    related=[("first defined here", first)],
+                                )
+                            else:
+                                idx[key_text] = len(items)
+                            items.append((k, node))
+                    else:
+                        node.parent = parent
+                        node.key = len(parent.items)  # type: ignore[attr-defined]
+                        parent.items.append(node)  # type: ignore[attr-defined]
+                else:
+                    root = node
+                if cls is not ScalarEvent:
+                    stack.append(node)
+                    pending_key.append(None)
+            elif cls is MappingEndEvent or cls is SequenceEndEvent:
+                node = stack.pop()
+                pending_key.pop()
+                em = ev.end_mark
+                node.end_line = em.line
+                node.end_col = em.column
+                node.end = em.index
+            elif cls is AliasEvent:
+                reporter.report(
+                    "LP1006", _mark_span(ev.start_mark),
+                    f"alias '*{ev.anchor}' is not allowed; write the value out in full",
+                )
+                # keep the tree shape: an alias stands for a null scalar
+                sm = ev.start_mark
+                node = YScalar(sm.line, sm.column, sm.index, None, "*", "")
+                node.end_line, node.end_col, node.end = ev.end_mark.line, ev.end_mark.column, ev.end_mark.index
+                if stack:
+                    parent = stack[-1]
+                    if parent.__class__ is YMap:
+                        k = pending_key[-1]
+                        if k is None:
+                            node.is_key = True
+                            node.parent = parent
+                            pending_key[-1] = node
+                            continue
+                        pending_key[-1] = None
+                        node.parent = parent
+                        node.key = k.raw
+                        if k.raw not in parent.index:  # type: ignore[attr-defined]
+                            parent.index[k.raw] = len(parent.items)  # type: ignore[attr-defined]
+                        parent.items.append((k, node))  # type: ignore[attr-defined]
+                    else:
+                        node.parent = parent
+                        node.key = len(parent.items)  # type: ignore[attr-defined]
+                        parent.items.append(node)  # type: ignore[attr-defined]
+                else:
+                    root = node
+            elif cls is DocumentStartEvent:
+                documents += 1
+                if documents > 1:
+                    reporter.report(
+                        "LP1004", _mark_span(ev.start_mark),
+                        "a plan is exactly one YAML document; remove the second document",
+                    )
+                    break
+            elif cls is StreamEndEvent:
+                break
+    except RecursionError:  # pragma: no cover - defensive
+        reporter.report("LP1011", Span(1, 1, 1, 2), "nesting too deep")
+        return None
+    except Exception as exc:  # ruamel ScannerError/ParserError/ReaderError
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        context = getattr(exc, "context", None)
+        msg = f"YAML syntax error: {problem}"
+        if context:
+            msg += f" ({context})"
+        span = _mark_span(mark) if mark is not None else _reader_error_span(exc, text)
+        reporter.report("LP1001", span, msg)
+        return None
+    if root is None and documents <= 1:
+        reporter.report("LP1003", Span(1, 1, 1, 2), "the document is empty; a plan starts with the header lines")
+        return None
+    return root
+
+
+def _reader_error_span(exc: Exception, text: str) -> Span:
+    pos = getattr(exc, "position", None)
+    if isinstance(pos, int) and 0 <= pos <= len(text):
+        line = text.count("\n", 0, pos)
+        col = pos - (text.rfind("\n", 0, pos) + 1)
+        return Span.point(line + 1, col + 1)
+    return Span(1, 1, 1, 2)
+
+
+def _skip_collection(get_event: Any, node: YNode, reporter: Reporter) -> None:
+    """Consume the events of a complex (collection) key without building it."""
+    from ruamel.yaml import events as E
+
+    depth = 1
+    while depth:
+        ev = get_event()
+        if ev is None:
+            return
+        if isinstance(ev, (E.MappingStartEvent, E.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_NESTING:
+                return
+        elif isinstance(ev, (E.MappingEndEvent, E.SequenceEndEvent)):
+            depth -= 1
+    node.end_line = ev.end_mark.line
+    node.end_col = ev.end_mark.column
+
+
+def _check_header(doc: YDocument, reporter: Reporter) -> None:
+    """Syntax sheet §1: the first two lines are exactly the header lines.
+
+    Only reports when the header keys hold the right values but are not the
+    first two lines (wrong or missing values are the schema pass's LP2xxx).
+    """
+    root = doc.root
+    if not isinstance(root, YMap):
+        return
+    api = root.get("apiVersion")
+    kind = root.get("kind")
+    if not (isinstance(api, YScalar) and api.value == "loop.plan/v1"
+            and isinstance(kind, YScalar) and kind.value == "PlanVersion"):
+        return
+    lines = [doc.line_text(0).rstrip(" "), doc.line_text(1).rstrip(" ")]
+    if tuple(lines) == HEADER:
+        return
+    bad = 0 if lines[0] != HEADER[0] else 1
+    reporter.report(
+        "LP1009", Span(bad + 1, 1, bad + 1, max(2, len(lines[bad]) + 1)),
+        f"line {bad + 1} must be exactly '{HEADER[bad]}': the header lines come first, "
+        "with no comment, '---' or other key before them",
+    )
+
+
+def _short_tag(tag: str) -> str:
+    prefix = "tag:yaml.org,2002:"
+    return "!!" + tag[len(prefix):] if tag.startswith(prefix) else tag

@@ -1,0 +1,190 @@
+"""Positioned YAML node tree (the AST of pass 1, seed 004 §5 pass 1).
+
+Every node keeps its source range as 0-based line/column pairs and code-point
+indexes into the decoded source (libyaml counts code points), plus its parent
+and key so that an RFC 6901 pointer can be derived on demand.  Scalars carry
+the value resolved under the YAML 1.2 core schema (syntax sheet §7).
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from loopc.diagnostics import Span
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+class YNode:
+    """Base class: a YAML node with a source range and its place in the tree."""
+
+    __slots__ = ("line", "col", "end_line", "end_col", "start", "end", "parent", "key")
+
+    def __init__(self, line: int, col: int, start: int) -> None:
+        self.line = line
+        self.col = col
+        self.start = start
+        self.end_line = line
+        self.end_col = col
+        self.end = start
+        self.parent: YNode | None = None
+        self.key: str | int | None = None
+
+    @property
+    def span(self) -> Span:
+        """1-based, end-exclusive code-point range of the node."""
+        end_line, end_col = self.end_line, self.end_col
+        if (end_line, end_col) <= (self.line, self.col):
+            end_line, end_col = self.line, self.col + 1
+        return Span(self.line + 1, self.col + 1, end_line + 1, end_col + 1)
+
+    @property
+    def pointer(self) -> str:
+        """RFC 6901 pointer to this node (keys point at their value's path)."""
+        parts: list[str] = []
+        node: YNode | None = self
+        while node is not None and node.parent is not None:
+            parts.append(_escape(str(node.key)))
+            node = node.parent
+        if not parts:
+            return ""
+        return "/" + "/".join(reversed(parts))
+
+    def to_data(self) -> Any:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+class YScalar(YNode):
+    """A scalar.  ``value`` is core-schema resolved; ``style`` is '' for plain,
+    "'" / '"' for quoted, '|' / '>' for block scalars.  ``is_key`` marks a
+    mapping key."""
+
+    __slots__ = ("value", "style", "is_key", "raw")
+
+    def __init__(self, line: int, col: int, start: int, value: Any, style: str, raw: str) -> None:
+        super().__init__(line, col, start)
+        self.value = value
+        self.style = style
+        self.raw = raw
+        self.is_key = False
+
+    @property
+    def text(self) -> str:
+        """The scalar's text as written (after YAML unquoting/folding)."""
+        return self.raw
+
+    @property
+    def plain(self) -> bool:
+        return self.style == ""
+
+    def to_data(self) -> Any:
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"YScalar({self.value!r}@{self.line + 1}:{self.col + 1})"
+
+
+class YMap(YNode):
+    """A mapping: ``items`` keeps authored order (duplicates included); lookups
+    by key text return the first occurrence."""
+
+    __slots__ = ("items", "index", "flow")
+
+    def __init__(self, line: int, col: int, start: int, flow: bool) -> None:
+        super().__init__(line, col, start)
+        self.items: list[tuple[YScalar, YNode]] = []
+        self.index: dict[str, int] = {}
+        self.flow = flow
+
+    def get(self, key: str) -> YNode | None:
+        i = self.index.get(key)
+        return None if i is None else self.items[i][1]
+
+    def key_node(self, key: str) -> YScalar | None:
+        i = self.index.get(key)
+        return None if i is None else self.items[i][0]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.index
+
+    def keys(self) -> list[str]:
+        return list(self.index)
+
+    def pairs(self) -> Iterator[tuple[str, YScalar, YNode]]:
+        """First occurrence of every key, in authored order: (key, key node, value)."""
+        items = self.items
+        for k, i in self.index.items():
+            kn, v = items[i]
+            yield k, kn, v
+
+    def to_data(self) -> dict[str, Any]:
+        return {k: v.to_data() for k, _, v in self.pairs()}
+
+    def __repr__(self) -> str:
+        return f"YMap({self.keys()}@{self.line + 1}:{self.col + 1})"
+
+
+class YSeq(YNode):
+    """A sequence."""
+
+    __slots__ = ("items", "flow")
+
+    def __init__(self, line: int, col: int, start: int, flow: bool) -> None:
+        super().__init__(line, col, start)
+        self.items: list[YNode] = []
+        self.flow = flow
+
+    def to_data(self) -> list[Any]:
+        return [v.to_data() for v in self.items]
+
+    def __repr__(self) -> str:
+        return f"YSeq(len={len(self.items)}@{self.line + 1}:{self.col + 1})"
+
+
+class YDocument:
+    """A loaded source: decoded text (BOM removed), root node, optional path."""
+
+    __slots__ = ("text", "root", "path", "_line_starts")
+
+    def __init__(self, text: str, root: YNode | None, path: str | None = None) -> None:
+        self.text = text
+        self.root = root
+        self.path = path
+        self._line_starts: list[int] | None = None
+
+    @property
+    def line_starts(self) -> list[int]:
+        """Code-point index at which each 0-based line starts."""
+        if self._line_starts is None:
+            starts = [0]
+            text = self.text
+            i = 0
+            n = len(text)
+            while i < n:
+                c = text[i]
+                if c == "\n":
+                    starts.append(i + 1)
+                elif c == "\r":
+                    if i + 1 < n and text[i + 1] == "\n":
+                        i += 1
+                    starts.append(i + 1)
+                i += 1
+            self._line_starts = starts
+        return self._line_starts
+
+    def position(self, index: int) -> tuple[int, int]:
+        """0-based (line, column) of a code-point index into ``text``."""
+        import bisect
+
+        starts = self.line_starts
+        line = bisect.bisect_right(starts, index) - 1
+        return line, index - starts[line]
+
+    def line_text(self, line0: int) -> str:
+        starts = self.line_starts
+        if line0 >= len(starts):
+            return ""
+        s = starts[line0]
+        e = starts[line0 + 1] if line0 + 1 < len(starts) else len(self.text)
+        return self.text[s:e].rstrip("\r\n")

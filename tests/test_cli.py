@@ -1,0 +1,87 @@
+"""``loopc check`` command-line contract (issue 2): formats and exit codes."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from loopc.cli.main import cli
+
+H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
+GOOD = H + """input: {}
+output: {}
+entry: done
+nodes:
+  - id: done
+    type: end
+    end: {status: succeeded}
+edges: []
+"""
+BAD = H + "input: {}\ninput: {}\n" + GOOD.split("\n", 3)[3]
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_check_ok_and_error_exit_codes(tmp_path: Path) -> None:
+    (tmp_path / "good.yaml").write_text(GOOD)
+    (tmp_path / "bad.yml").write_text(BAD)
+    assert run("check", str(tmp_path / "good.yaml")).exit_code == 0
+    r = run("check", str(tmp_path / "bad.yml"))
+    assert r.exit_code == 1
+    assert "bad.yml:4:1: error[LP1005]" in r.output
+    assert "^" in r.output
+    # directories recurse; an error anywhere gives 1
+    assert run("check", str(tmp_path)).exit_code == 1
+
+
+def test_unreadable_path_wins_with_2(tmp_path: Path) -> None:
+    (tmp_path / "bad.yaml").write_text(BAD)
+    r = run("check", str(tmp_path / "bad.yaml"), str(tmp_path / "missing.yaml"))
+    assert r.exit_code == 2
+
+
+def test_usage_error_is_2() -> None:
+    assert run("check").exit_code == 2
+    assert run("check", "--format", "xml", "x.yaml").exit_code == 2
+
+
+def test_json_format_shape(tmp_path: Path) -> None:
+    p = tmp_path / "bad.yaml"
+    p.write_text(BAD)
+    r = run("check", "--format", "json", str(p))
+    assert r.exit_code == 1
+    doc = json.loads(r.output)
+    assert set(doc) == {"files", "summary"}
+    assert doc["summary"] == {"files": 1, "errors": 1, "warnings": 0}
+    (f,) = doc["files"]
+    assert f["path"] == str(p)
+    (d,) = f["diagnostics"]
+    assert set(d) == {"code", "name", "severity", "message", "line", "column", "endLine",
+                      "endColumn", "pointer", "node", "edge", "related", "fix"}
+    assert (d["code"], d["name"], d["severity"], d["line"], d["column"]) == (
+        "LP1005", "yaml.duplicate_key", "error", 4, 1)
+    assert d["pointer"] == "/input"
+    (rel,) = d["related"]
+    assert set(rel) == {"message", "line", "column", "endLine", "endColumn", "pointer"}
+    assert rel["line"] == 3
+
+
+def test_python_dash_m_entry_point(tmp_path: Path) -> None:
+    p = tmp_path / "good.yaml"
+    p.write_text(GOOD)
+    r = subprocess.run([sys.executable, "-m", "loopc", "check", str(p)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_c_parser_is_in_use() -> None:
+    """ruamel.yaml's C (libyaml) parser must be installed (ruamel.yaml[oldlibyaml]);
+    the pure-Python fallback is ~7x slower."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.clib._ruamel_yaml import CParser  # noqa: F401
+
+    assert YAML(typ="safe").Parser.__name__ == "CParser"

@@ -1,0 +1,57 @@
+"""The diagnostic code registry: documented, exemplified, executed."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import loopc
+from loopc import codes
+from loopc.codes.__main__ import render
+
+ROOT = Path(__file__).resolve().parents[1]
+ALL = codes.all_codes()
+RUNNABLE = [c for c in ALL if c.example and not c.example.startswith("<")]
+
+
+def test_codes_are_well_formed() -> None:
+    names = set()
+    for c in ALL:
+        assert re.fullmatch(r"LP[1-5]\d{3}", c.code), c.code
+        assert re.fullmatch(r"[a-z_]+(\.[a-z_]+)+", c.name), c.name
+        assert c.name not in names or c.name.startswith("resource.artifact_budget"), c.name
+        names.add(c.name)
+        assert c.title and c.explanation
+
+
+def test_docs_page_is_current() -> None:
+    page = (ROOT / "docs" / "diagnostics.md").read_text(encoding="utf-8")
+    assert page == render(), "run: python -m loopc.codes > docs/diagnostics.md"
+
+
+def test_every_code_used_in_the_code_is_registered() -> None:
+    used = set()
+    for p in (ROOT / "loopc").rglob("*.py"):
+        if "codes" in p.parts:
+            continue
+        used |= set(re.findall(r"\bLP\d{4}\b", p.read_text(encoding="utf-8")))
+    registered = {c.code for c in ALL}
+    assert used - registered == set()
+
+
+@pytest.mark.parametrize("c", RUNNABLE, ids=[c.code for c in RUNNABLE])
+def test_failing_example_produces_its_code(c: codes.Code) -> None:
+    res = loopc.check_source(c.example)
+    assert c.code in {d.code for d in res.diagnostics}, [
+        (d.code, d.message) for d in res.diagnostics
+    ]
+
+
+FIXED = [c for c in ALL if c.fixed and not c.fixed.startswith("<")]
+
+
+@pytest.mark.parametrize("c", FIXED, ids=[c.code for c in FIXED])
+def test_fixed_example_checks_clean(c: codes.Code) -> None:
+    res = loopc.check_source(c.fixed)
+    assert res.ok, [(d.code, d.span.line, d.message) for d in res.diagnostics]

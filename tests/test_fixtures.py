@@ -1,0 +1,35 @@
+"""Data-driven rule tests (actionlint style): every ``tests/fixtures/**/X.yaml``
+is checked and the set of ``line:col CODE`` findings must equal ``X.out``
+(an empty ``.out`` means the near-miss checks clean)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import loopc
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CASES = sorted(FIXTURES.rglob("*.yaml")) if FIXTURES.is_dir() else []
+
+
+def expected(path: Path) -> list[str]:
+    out = path.with_suffix(".out")
+    if not out.exists():
+        return []
+    return sorted(l.strip() for l in out.read_text().splitlines() if l.strip() and not l.startswith("#"))
+
+
+@pytest.mark.parametrize("path", CASES, ids=[str(p.relative_to(FIXTURES)) for p in CASES])
+def test_fixture(path: Path) -> None:
+    res = loopc.check_source(path.read_bytes(), path=str(path))
+    got = sorted(f"{d.span.line}:{d.span.column} {d.code}" for d in res.diagnostics)
+    assert got == expected(path), "\n".join(
+        f"{d.span.line}:{d.span.column} {d.code} {d.message}" for d in res.diagnostics
+    )
+    assert not any(d.code == "LP5999" for d in res.diagnostics)
+
+
+def test_every_fixture_has_a_sidecar() -> None:
+    missing = [str(p) for p in CASES if not p.with_suffix(".out").exists()]
+    assert missing == []
