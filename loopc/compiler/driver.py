@@ -46,9 +46,10 @@ class CheckResult:
         return tuple(d for d in self.diagnostics if d.severity is Severity.WARNING)
 
 
-def _guard(reporter: Reporter, name: str, fn: Callable[..., Any], *args: Any) -> Any:
+def _guard(reporter: Reporter, name: str, fn: Callable[[], Any]) -> Any:
+    """Run one pass; an unexpected exception becomes an LP5999 diagnostic."""
     try:
-        return fn(*args)
+        return fn()
     except RecursionError:
         reporter.report("LP5999", Span(1, 1, 1, 2), f"internal error in {name}: recursion limit reached")
     except Exception as exc:  # noqa: BLE001 - a crashing rule becomes a diagnostic
@@ -70,23 +71,23 @@ def check_source(src: str | bytes, *, path: str | None = None) -> CheckResult:
     from loopc.compiler import yamlload
 
     reporter = Reporter()
-    doc = _guard(reporter, "yaml", yamlload.load, src, reporter, path)
+    doc = _guard(reporter, "yaml", lambda: yamlload.load(src, reporter, path=path))
     plan = scopes = types = analysis = None
     if doc is not None and doc.root is not None:
         from loopc.compiler import schema
 
-        plan = _guard(reporter, "schema", schema.build_plan, doc, reporter)
+        plan = _guard(reporter, "schema", lambda: schema.build_plan(doc, reporter))
     if plan is not None:
         from loopc.compiler import graph, scopemap, typecheck
 
-        graph_ok = _guard(reporter, "graph", graph.check_graph, plan, reporter)
-        scopes = _guard(reporter, "scopes", scopemap.build_scope_map, plan)
+        graph_ok = _guard(reporter, "graph", lambda: graph.check_graph(plan, reporter))
+        scopes = _guard(reporter, "scopes", lambda: scopemap.build_scope_map(plan))
         if scopes is not None:
-            types = _guard(reporter, "types", typecheck.check_types, plan, scopes, reporter)
+            types = _guard(reporter, "types", lambda: typecheck.check_types(plan, scopes, reporter, doc))
             if graph_ok:
                 from loopc import analyzer
 
-                analysis = _guard(reporter, "analyzer", analyzer.analyze, plan, scopes, reporter)
+                analysis = _guard(reporter, "analyzer", lambda: analyzer.analyze(plan, scopes, reporter))
     diags = tuple(sorted(_dedupe(reporter.diagnostics), key=Diagnostic.sort_key))
     ok = not any(d.severity is Severity.ERROR for d in diags)
     return CheckResult(ok, diags, doc, plan, scopes, types, analysis, path)

@@ -1,0 +1,1280 @@
+"""Schema pass: positioned YAML tree → typed :class:`~loopc.compiler.model.Plan`
+(seed 004 §5 pass 2 "type, constraint, and discriminated node/action schema
+validation" and the shape half of pass 3; syntax sheet §1, §2, §4, §5, §7).
+
+What it checks (LP2xxx, registry in :mod:`loopc.codes.schema`):
+
+* the document header values and its closed set of keys, with dedicated
+  diagnostics for the legacy shapes of syntax sheet §1;
+* every mapping is closed: an unknown key is reported on the key with a
+  "did you mean" suggestion and a rename :class:`~loopc.diagnostics.Fix`;
+* FieldSchema contracts (types, ``values``/``items``, defaults assignable
+  without coercion via :mod:`loopc.compiler.wireforms`, state defaults,
+  reserved callback fields, the 2,048 declared-field budget);
+* node and edge shapes: ids, the discriminated config key, per-type shape
+  and bounds rules, literal-only keys, ``retry``;
+* ValueExpr construction (sheet §3) with the literal budgets of seed 004 §3.2
+  (nesting 32, 8,192 values) and the graph budgets (512 nodes, 2,048 edges).
+
+What it does not check: expression syntax and typing, reference roots,
+symbol resolution, ports versus edges, connectivity and scopes — later
+passes own those and work only on what this pass accepted.  A node or edge
+with any schema error is reported once, listed in ``Plan.malformed_nodes``
+/ ``malformed_edges`` (and ``reporter.bad_nodes``/``bad_edges``) and left
+out of ``Plan.nodes``/``Plan.edges`` so nothing cascades.
+
+Cost is linear in the document: one walk, dict lookups per key, precompiled
+regexes, ``difflib`` only for keys that are already wrong.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+from typing import Any, Callable, Iterable
+
+from loopc.compiler.model import (
+    FIELD_TYPES, MISSING, NODE_CONFIG_KEYS, RETRY_CAPABLE, Edge, End, Expr, FanOut,
+    FieldSchema, Fork, Join, ListValue, Literal, Loop, MapValue, Node, Plan, Ref,
+    RequestApproval, Retry, SendMessage, SetVariable, Switch, SwitchCase, Template,
+    ValueExpr, Wait,
+)
+from loopc.compiler.report import Reporter
+from loopc.compiler.wireforms import (
+    ERROR_CODE_RE, IDENT_RE, conform, is_duration, number_problem,
+)
+from loopc.compiler.yamlnodes import YDocument, YMap, YNode, YScalar, YSeq
+from loopc.diagnostics import Fix, TextEdit
+
+API_VERSION = "loop.plan/v1"
+KIND = "PlanVersion"
+LEGACY_API_VERSION = "loop.workflow/v1"
+LEGACY_KIND = "Workflow"
+
+# Budgets (seed 004 §3.2).
+MAX_NODES = 512
+MAX_EDGES = 2048
+MAX_SCHEMA_FIELDS = 2048
+MAX_RELATED_SCOPES = 64
+MAX_LITERAL_NESTING = 32
+MAX_LITERAL_VALUES = 8192
+# Bounds of literal-only integers (seed 004 §3.2, §4.5, §4.7, §4.8).
+MAX_ATTEMPTS = 100
+MAX_CONCURRENCY = 64
+MAX_ITERATIONS = 10_000
+
+ROOT_KEYS = frozenset(("apiVersion", "kind", "input", "output", "state", "entry", "nodes", "edges"))
+FIELD_KEYS = frozenset(("type", "required", "default", "values", "items", "label", "description"))
+NODE_KEYS = ("id", "type", "label", "description", "input", "retry")
+LEGACY_NODE_KEYS = frozenset(("next", "default", "onApprove", "onReject", "onTimeout"))
+CONFIG_KEY_TYPES = {v: k for k, v in NODE_CONFIG_KEYS.items()}
+EDGE_KEYS = frozenset(("id", "from", "to", "bind", "label"))
+FROM_KEYS = frozenset(("node", "port"))
+RETRY_KEYS = frozenset(("maxAttempts", "backoff"))
+SEND_KEYS = frozenset((
+    "target", "scope", "text", "completion", "startThread", "responder",
+    "callbackOutput", "workScope", "relatedScopes", "workItems",
+))
+CALLBACK_ONLY = ("responder", "callbackOutput", "workScope", "relatedScopes", "workItems")
+WORK_ITEMS_KEYS = frozenset(("allowedResponders",))
+SET_VARIABLE_KEYS = frozenset(("assign",))
+WAIT_KEYS = frozenset(("condition", "duration", "timeout"))
+APPROVAL_KEYS = frozenset(("assignee", "summary", "feedbackScope"))
+SWITCH_KEYS = frozenset(("mode", "cases", "default"))
+CASE_KEYS = frozenset(("port", "when"))
+FORK_KEYS = frozenset(("branches",))
+JOIN_KEYS = frozenset(("forkId", "fanOutId", "mode", "result", "merge"))
+FAN_OUT_KEYS = frozenset(("items", "maxConcurrency", "failureMode"))
+LOOP_KEYS = frozenset(("mode", "iterations", "state", "init"))
+END_KEYS = frozenset(("status", "code", "detail"))
+#: Compiler-owned callback outputs that a ``callbackOutput`` may not declare.
+RESERVED_CALLBACK_FIELDS = frozenset(("workScope", "workItems"))
+NO_DEFAULT_TYPES = frozenset(("work_items", "responder"))
+_FIELD_TYPE_SET = frozenset(FIELD_TYPES)
+_VE_KEYS = ("ref", "expr", "literal")
+
+
+def build_plan(doc: YDocument, reporter: Reporter) -> Plan | None:
+    """Pass 2: build the typed model of ``doc`` (seed 004 §5 pass 2; sheet §1–§5, §7).
+
+    Reports LP2xxx diagnostics on ``reporter``.  Returns ``None`` only when
+    the document cannot be modelled at all (root not a mapping, ``nodes``
+    missing or not a list); otherwise a :class:`Plan` holding the well-formed
+    nodes and edges, with the ids of rejected ones in ``malformed_nodes`` /
+    ``malformed_edges``.  A missing or non-string ``entry`` becomes ``""``
+    (already reported).  Never raises on bad input.
+    """
+    root = doc.root
+    if root is None:
+        return None
+    return _Builder(reporter).plan(root)
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+def _kind(n: YNode | None) -> str:
+    """Noun phrase for the YAML kind of ``n`` ("a mapping", "a string" ...)."""
+    c = n.__class__
+    if c is YMap:
+        return "a mapping"
+    if c is YSeq:
+        return "a list"
+    if c is YScalar:
+        v = n.value
+        if v is None:
+            return "null"
+        vc = v.__class__
+        if vc is bool:
+            return "a boolean"
+        if vc is int or vc is float:
+            return "a number"
+        return "a string"
+    return "nothing"
+
+
+def suggest(word: str, choices: Iterable[str]) -> str | None:
+    """Closest of ``choices`` to ``word`` (case-insensitive match first, then
+    difflib ratio ≥ 0.6), or ``None``."""
+    ordered = sorted(choices)
+    low = word.lower()
+    for c in ordered:
+        if c.lower() == low:
+            return c
+    norm = low.replace("_", "").replace("-", "")
+    for c in ordered:
+        if c.lower().replace("_", "") == norm:
+            return c
+    got = difflib.get_close_matches(word, ordered, 1, 0.6)
+    return got[0] if got else None
+
+
+def _rename_fix(at: YNode, new: str, what: str = "rename to") -> Fix:
+    return Fix(f"{what} '{new}'", (TextEdit(at.span, new),))
+
+
+class _Builder:
+    """One schema walk over a document; holds the reporter and counters."""
+
+    def __init__(self, reporter: Reporter) -> None:
+        self.r = reporter
+        self.errs = 0
+        self.fields = 0
+        self.node: str | None = None
+        self.edge: str | None = None
+        self._count = 0
+        self._deep = False
+        self._config_builders: dict[str, Callable[[YMap, YMap], Any]] = {
+            "send_message": self.send_message,
+            "set_variable": self.set_variable,
+            "wait": self.wait,
+            "request_approval": self.request_approval,
+            "switch": self.switch,
+            "fork": self.fork,
+            "join": self.join,
+            "fan_out": self.fan_out,
+            "loop": self.loop,
+            "end": self.end,
+        }
+
+    # -- reporting -------------------------------------------------------
+
+    def err(self, code: str, at: Any, msg: str, **kw: Any) -> None:
+        self.errs += 1
+        self.r.report(code, at, msg, node=self.node, edge=self.edge, **kw)
+
+    def anchor(self, m: YNode) -> YNode:
+        """Where to report something missing from mapping ``m``: the key
+        that holds it, else its first key, else the mapping itself."""
+        p = m.parent
+        if p is not None and isinstance(p, YMap) and isinstance(m.key, str):
+            kn = p.key_node(m.key)
+            if kn is not None and p.get(m.key) is m:
+                return kn
+        if isinstance(m, YMap) and m.items:
+            return m.items[0][0]
+        return m
+
+    def missing(self, m: YMap, key: str, what: str, hint: str = "") -> None:
+        self.err("LP2006", self.anchor(m), f"{what} is missing required key '{key}'{hint}")
+
+    def shape(self, n: YNode, msg: str) -> None:
+        self.err("LP2012", n, f"{msg}, not {_kind(n)}")
+
+    def closed(
+        self, m: YMap, allowed: Iterable[str], what: str,
+        special: Callable[[str, YScalar, YNode], bool] | None = None,
+    ) -> None:
+        """Report keys of ``m`` outside ``allowed``; ``special(key, keynode,
+        value)`` may claim a key (returning True) for a dedicated diagnostic."""
+        allowed_set = allowed if isinstance(allowed, (frozenset, set)) else frozenset(allowed)
+        for k, kn, v in m.pairs():
+            if k in allowed_set or k.startswith("\x00"):
+                continue
+            if special is not None and special(k, kn, v):
+                continue
+            self.unknown(kn, k, allowed_set, what)
+
+    def unknown(self, kn: YScalar, k: str, allowed: Iterable[str], what: str) -> None:
+        sug = suggest(k, allowed)
+        if sug is not None:
+            self.err("LP2007", kn, f"unknown key '{k}' in {what}; did you mean '{sug}'?",
+                     fix=_rename_fix(kn, sug))
+        else:
+            self.err("LP2007", kn, f"unknown key '{k}' in {what} (allowed: {', '.join(sorted(allowed))})")
+
+    # -- literal-only scalars (sheet §7 "Value kinds per key") -------------
+
+    def lit_scalar(self, v: YNode, key: str, expect: str) -> YScalar | None:
+        """The scalar of a literal-only key, or ``None`` after reporting LP2013
+        (a ``{ref}``/``{expr}``/``{literal}`` form or a template) / LP2012 (shape)."""
+        if isinstance(v, YMap) and len(v.index) == 1:
+            k0, kn0, v0 = next(v.pairs())
+            if k0 == "ref" or k0 == "expr":
+                self.err("LP2013", v, f"'{key}' takes a literal value, not a {{{k0}: ...}} expression; "
+                         "it is fixed when the plan is compiled")
+                return None
+            if k0 == "literal":
+                self.literal_wrapper(v, v0, key)
+                return None
+        if isinstance(v, YScalar):
+            val = v.value
+            if val.__class__ is str and "{{" in val:
+                self.err("LP2013", v, f"'{key}' takes a literal value, not a template; "
+                         "it is fixed when the plan is compiled")
+                return None
+            return v
+        self.shape(v, f"'{key}' must be {expect}")
+        return None
+
+    def literal_wrapper(self, v: YNode, inner: YNode, key: str) -> None:
+        """LP2013 for ``{literal: x}`` on a literal-only key: write ``x`` directly."""
+        fix = None
+        if isinstance(inner, YScalar) and inner.value is not None:
+            text = inner.raw if inner.style == "" else json.dumps(inner.raw, ensure_ascii=False)
+            fix = Fix(f"write {key}: {text}", (TextEdit(v.span, text),))
+        self.err("LP2013", v, f"'{key}' takes a plain literal; {{literal: ...}} belongs to value "
+                 "expressions — write the value directly", fix=fix)
+
+    def get_str(self, m: YMap, key: str, what: str, *, required: bool = False,
+                literal_only: bool = True) -> str | None:
+        v = m.get(key)
+        if v is None:
+            if required:
+                self.missing(m, key, what)
+            return None
+        s = self.lit_scalar(v, key, "a string") if literal_only else (v if isinstance(v, YScalar) else None)
+        if s is None:
+            if not literal_only:
+                self.shape(v, f"'{key}' must be a string")
+            return None
+        if s.value.__class__ is not str:
+            self.shape(s, f"'{key}' must be a string")
+            return None
+        return s.value
+
+    def get_choice(self, m: YMap, key: str, choices: tuple[str, ...], what: str,
+                   *, required: bool = True) -> str | None:
+        v = m.get(key)
+        if v is None:
+            if required:
+                self.missing(m, key, what, f" ({' | '.join(choices)})")
+            return None
+        s = self.lit_scalar(v, key, f"one of {', '.join(choices)}")
+        if s is None:
+            return None
+        val = s.value
+        if val in choices and val.__class__ is str:
+            return val
+        if val is None:
+            self.shape(s, f"'{key}' must be one of {', '.join(choices)}")
+            return None
+        shown = val if val.__class__ is str else s.raw
+        sug = suggest(shown, choices) if shown else None
+        msg = f"'{key}' must be {' or '.join(choices) if len(choices) < 3 else 'one of ' + ', '.join(choices)}, not '{shown}'"
+        if sug is not None:
+            self.err("LP2015", s, msg + f"; did you mean '{sug}'?", fix=_rename_fix(s, sug, "replace with"))
+        else:
+            self.err("LP2015", s, msg)
+        return None
+
+    def get_int(self, m: YMap, key: str, lo: int, hi: int, what: str,
+                *, required: bool = False) -> int | None:
+        v = m.get(key)
+        if v is None:
+            if required:
+                self.missing(m, key, what, f" (an integer {lo}..{hi:,})")
+            return None
+        s = self.lit_scalar(v, key, f"an integer {lo}..{hi:,}")
+        if s is None:
+            return None
+        val = s.value
+        if val.__class__ is not int:
+            hint = " (quoted numbers are strings)" if val.__class__ is str and s.style else ""
+            self.shape(s, f"'{key}' must be an integer {lo}..{hi:,}{hint}")
+            return None
+        if not lo <= val <= hi:
+            self.err("LP2016", s, f"'{key}' must be between {lo} and {hi:,}, not {val}")
+            return None
+        return val
+
+    def get_bool(self, m: YMap, key: str, what: str) -> bool | None:
+        v = m.get(key)
+        if v is None:
+            return None
+        s = self.lit_scalar(v, key, "true or false")
+        if s is None:
+            return None
+        if s.value.__class__ is not bool:
+            if s.value in ("true", "false"):
+                hint = " (quoted booleans are strings)"
+            elif s.value.__class__ is str and s.value.lower() in ("yes", "no", "on", "off", "y", "n"):
+                hint = f" (under YAML 1.2 '{s.value}' is a string)"
+            else:
+                hint = ""
+            self.shape(s, f"'{key}' must be true or false{hint}")
+            return None
+        return s.value
+
+    def ident(self, s: YScalar, what: str) -> bool:
+        """Check an author-declared identifier scalar (sheet §1)."""
+        val = s.value
+        if val.__class__ is not str:
+            self.shape(s, f"{what} must be a string")
+            return False
+        if IDENT_RE.match(val) is None:
+            self.err("LP2014", s, f"{what} '{val}' must match ^[a-z][a-z0-9_]{{0,63}}$ "
+                     "(lower-case letter, then lower-case letters, digits or '_', at most 64)")
+            return False
+        return True
+
+    def get_template(self, m: YMap, key: str, what: str, *, required: bool = False) -> Template | None:
+        v = m.get(key)
+        if v is None:
+            if required:
+                self.missing(m, key, what)
+            return None
+        if isinstance(v, YScalar) and v.value.__class__ is str:
+            return Template(v.value, v)
+        self.shape(v, f"'{key}' takes a template string (use quotes, e.g. \"{{{{ input.x }}}}\")")
+        return None
+
+    def expr_text(self, v: YNode, key: str) -> Expr | None:
+        """A bare expression (``when``, ``wait.condition``, ``{expr: ...}``).
+        Plain scalars that YAML resolves to booleans/numbers keep their text."""
+        if isinstance(v, YScalar):
+            val = v.value
+            if val.__class__ is str:
+                return Expr(val, v)
+            if val is not None and v.style == "":
+                return Expr(v.raw, v)
+        if key != "expr" and isinstance(v, YMap) and len(v.index) == 1 and "expr" in v.index:
+            inner = v.get("expr")
+            if isinstance(inner, YScalar) and inner.value.__class__ is str:
+                text = json.dumps(inner.value, ensure_ascii=False)
+                self.err("LP2028", v, f"'{key}' is already an expression: write it directly, {key}: {text}",
+                         fix=Fix(f"write {key}: {text}", (TextEdit(v.span, text),)))
+                return None
+        self.err("LP2028", v, f"'{key}' takes an expression string, not {_kind(v)}")
+        return None
+
+    # -- ValueExprs (sheet §3) ---------------------------------------------
+
+    def value(self, n: YNode) -> ValueExpr | None:
+        """Build one ValueExpr, enforcing the literal budgets at its root."""
+        self._count = 0
+        self._deep = False
+        ve = self._vx(n, 0)
+        self._budget(n)
+        return ve
+
+    def _budget(self, n: YNode) -> None:
+        if self._deep:
+            self.err("LP2094", n, f"value nests deeper than {MAX_LITERAL_NESTING} levels (seed 004 §3.2)")
+        if self._count > MAX_LITERAL_VALUES:
+            self.err("LP2095", n, f"value holds {self._count:,} values; the limit is "
+                     f"{MAX_LITERAL_VALUES:,} (seed 004 §3.2)")
+
+    def _vx(self, n: YNode, depth: int) -> Any:
+        self._count += 1
+        c = n.__class__
+        if c is YScalar:
+            v = n.value
+            vc = v.__class__
+            if vc is str:
+                return Template(v, n) if "{{" in v else Literal(v, n)
+            if vc is float or (vc is int and (v > 9007199254740991 or v < -9007199254740991)):
+                why = number_problem(v)
+                if why is not None:
+                    self.err("LP2017", n, f"{why}; numbers are JSON numbers")
+            return Literal(v, n)
+        if depth >= MAX_LITERAL_NESTING:
+            self._deep = True
+        if c is YMap:
+            idx = n.index
+            if len(idx) == 1:
+                k0, _kn, v0 = next(n.pairs())
+                if k0 == "ref":
+                    return self.ref(v0)
+                if k0 == "expr":
+                    return self.expr_text(v0, "expr")
+                if k0 == "literal":
+                    return Literal(self._data(v0, depth), n, verbatim=True)
+            elif "ref" in idx or "expr" in idx or "literal" in idx:
+                k0 = next(k for k in _VE_KEYS if k in idx)
+                others = [k for k in idx if k != k0]
+                self.err("LP2018", n.key_node(k0),
+                         f"a mapping with '{k0}' must have no other keys (found {', '.join(map(repr, others))}); "
+                         "to build an object with such a key write {literal: {...}}")
+                return None
+            return MapValue({k: self._vx(v, depth + 1) for k, _kn, v in n.pairs()}, n)
+        if c is YSeq:
+            return ListValue(tuple(self._vx(x, depth + 1) for x in n.items), n)
+        return None
+
+    def _data(self, n: YNode, depth: int) -> Any:
+        """Plain data of a verbatim literal, counting values and nesting."""
+        self._count += 1
+        c = n.__class__
+        if c is YScalar:
+            v = n.value
+            vc = v.__class__
+            if vc is float or (vc is int and (v > 9007199254740991 or v < -9007199254740991)):
+                why = number_problem(v)
+                if why is not None:
+                    self.err("LP2017", n, f"{why}; numbers are JSON numbers")
+            return v
+        if depth >= MAX_LITERAL_NESTING:
+            self._deep = True
+        if c is YMap:
+            return {k: self._data(v, depth + 1) for k, _kn, v in n.pairs()}
+        return [self._data(x, depth + 1) for x in n.items]
+
+    def ref(self, v: YNode) -> Ref | None:
+        if not isinstance(v, YScalar) or v.value.__class__ is not str:
+            self.err("LP2019", v, f"'ref' takes a dotted path string such as input.topic, not {_kind(v)}")
+            return None
+        text = v.value
+        segs = tuple(text.split("."))
+        if not text or "" in segs or any(ch.isspace() for ch in text):
+            self.err("LP2019", v, f"'{text}' is not a reference path: write dot-separated, non-empty "
+                     "segments without spaces, such as run.input.topic")
+            return None
+        return Ref(segs, text, v)
+
+    def value_map(self, n: YNode, key: str) -> dict[str, ValueExpr] | None:
+        """A mapping of names to ValueExprs (``bind``, ``merge``, ``assign``, ``init``)."""
+        if not isinstance(n, YMap):
+            self.shape(n, f"'{key}' must be a mapping of field name to value")
+            return None
+        out: dict[str, ValueExpr] = {}
+        for k, _kn, v in n.pairs():
+            if k.startswith("\x00"):
+                continue
+            out[k] = self.value(v)
+        return out
+
+    # -- contracts (sheet §2) ----------------------------------------------
+
+    def contract(self, n: YNode, what: str, *, state: bool = False,
+                 callback: bool = False) -> dict[str, FieldSchema] | None:
+        """A ``{name: FieldSchema}`` mapping.  Fields whose type is unusable
+        are dropped; other defects keep the field with the bad part removed."""
+        if not isinstance(n, YMap):
+            self.shape(n, f"{what} must be a mapping of field name to FieldSchema (use {{}} for none)")
+            return None
+        out: dict[str, FieldSchema] = {}
+        for k, kn, v in n.pairs():
+            if k.startswith("\x00"):
+                continue
+            if callback and k in RESERVED_CALLBACK_FIELDS:
+                self.err("LP2027", kn, f"'{k}' is a compiler-owned callback output and cannot be declared "
+                         f"in callbackOutput; it is added automatically when the node declares '{k}'")
+                continue
+            if IDENT_RE.match(k) is None:
+                self.err("LP2014", kn, f"field name '{k}' must match ^[a-z][a-z0-9_]{{0,63}}$")
+            fs = self.field(v, k, kn, f"field '{k}' of {what}")
+            if fs is None:
+                continue
+            if state and not fs.has_default:
+                self.err("LP2026", kn, f"Run state field '{k}' needs a 'default' (every state field starts "
+                         "with a value)")
+            out[k] = fs
+        return out
+
+    def field(self, n: YNode, name: str, at: YNode, what: str) -> FieldSchema | None:
+        """One FieldSchema; ``None`` when its type is missing or unknown."""
+        self.fields += 1
+        if self.fields == MAX_SCHEMA_FIELDS + 1:
+            self.err("LP2092", at, f"more than {MAX_SCHEMA_FIELDS:,} declared schema fields (nested item "
+                     "schemas included; seed 004 §3.2)")
+        if not isinstance(n, YMap):
+            self.shape(n, f"{what} must be a FieldSchema mapping such as {{type: string}}")
+            return None
+        m: YMap = n
+        self.closed(m, FIELD_KEYS, f"the FieldSchema of {what}")
+        t: str | None = None
+        tn = m.get("type")
+        if tn is None:
+            self.missing(m, "type", what, f" ({', '.join(FIELD_TYPES)})")
+        else:
+            s = self.lit_scalar(tn, "type", "a type name")
+            if s is not None:
+                val = s.value
+                if val.__class__ is str and val in _FIELD_TYPE_SET:
+                    t = val
+                else:
+                    shown = val if val.__class__ is str else s.raw
+                    sug = suggest(shown, FIELD_TYPES) if shown else None
+                    msg = f"unknown field type '{shown}'"
+                    if sug is not None:
+                        self.err("LP2020", s, msg + f"; did you mean '{sug}'?", fix=_rename_fix(s, sug, "replace with"))
+                    else:
+                        self.err("LP2020", s, msg + f" (types: {', '.join(FIELD_TYPES)})")
+        required = self.get_bool(m, "required", what)
+        label = self.get_str(m, "label", what, literal_only=False)
+        description = self.get_str(m, "description", what, literal_only=False)
+        values: tuple[str, ...] | None = None
+        vn = m.get("values")
+        if vn is not None:
+            if t is not None and t != "enum":
+                self.err("LP2022", m.key_node("values"), f"'values' applies only to type enum, not {t}")
+            elif t == "enum":
+                values = self.enum_values(vn, what) or ()
+        elif t == "enum":
+            self.err("LP2021", tn, f"{what} is an enum and needs a non-empty 'values' list of strings")
+            values = ()
+        items: FieldSchema | None = None
+        inn = m.get("items")
+        if inn is not None:
+            if t is not None and t != "array":
+                self.err("LP2022", m.key_node("items"), f"'items' applies only to type array, not {t}")
+            elif t == "array":
+                items = self.field(inn, name, m.key_node("items"), f"the items of {what}")
+        elif t == "array":
+            self.err("LP2023", tn, f"{what} is an array and needs 'items', the FieldSchema of its elements")
+        default: Any = MISSING
+        dn = m.get("default")
+        if dn is not None and t is not None:
+            if t in NO_DEFAULT_TYPES:
+                self.err("LP2025", m.key_node("default"),
+                         f"a {t} field cannot have a default: {t} values are never written by authors")
+            else:
+                default = self.default(dn, t, values, items, m)
+        if t is None or (t == "array" and items is None):
+            return None  # unusable type: dropped (already reported)
+        return FieldSchema(
+            t, bool(required), default, values, items, label, description, m,
+        )
+
+    def enum_values(self, vn: YNode, what: str) -> tuple[str, ...] | None:
+        if not isinstance(vn, YSeq):
+            if isinstance(vn, YMap) and len(vn.index) == 1 and next(iter(vn.index)) in ("ref", "expr"):
+                self.err("LP2013", vn, "'values' takes a literal list of strings")
+            else:
+                self.shape(vn, "'values' must be a list of strings")
+            return None
+        elems = vn.items
+        if not elems:
+            self.err("LP2021", vn, f"{what} is an enum and needs at least one value")
+            return None
+        seen: dict[str, YNode] = {}
+        ok = True
+        for e in elems:
+            if not isinstance(e, YScalar) or e.value.__class__ is not str:
+                hint = f" (quote it: '{e.raw}')" if isinstance(e, YScalar) and e.value is not None else ""
+                self.err("LP2021", e, f"enum values must be strings, not {_kind(e)}{hint}")
+                ok = False
+                continue
+            if e.value in seen:
+                self.err("LP2021", e, f"duplicate enum value '{e.value}'",
+                         related=[("first listed here", seen[e.value])])
+                ok = False
+                continue
+            seen[e.value] = e
+        return tuple(seen)
+
+    def default(self, dn: YNode, t: str, values: tuple[str, ...] | None,
+                items: FieldSchema | None, m: YMap) -> Any:
+        """Check a ``default`` (plain data, no coercion); MISSING when invalid."""
+        if isinstance(dn, YMap) and len(dn.index) == 1:
+            k0, _kn, v0 = next(dn.pairs())
+            if k0 in ("ref", "expr"):
+                self.err("LP2013", dn, "a default is a literal value, not an expression")
+                return MISSING
+            if k0 == "literal":
+                dn = v0
+        elif isinstance(dn, YScalar) and dn.value.__class__ is str and "{{" in dn.value:
+            self.err("LP2013", dn, "a default is a literal value, not a template; write "
+                     "{literal: \"...\"} for text that contains '{{'")
+            return MISSING
+        before = self.errs
+        self._count = 0
+        self._deep = False
+        data = self._data(dn, 0)
+        self._budget(dn)
+        if self.errs != before:
+            return MISSING
+        if t == "array" and items is None:
+            return MISSING  # LP2023 already reported
+        why = conform(FieldSchema(t, values=values, items=items), data)
+        if why is not None:
+            self.err("LP2024", dn, f"default is not a valid {t}: {why}")
+            return MISSING
+        return data
+
+    # -- document (sheet §1) -----------------------------------------------
+
+    def plan(self, root: YNode) -> Plan | None:
+        if not isinstance(root, YMap):
+            self.err("LP2001", root, f"a plan document is a mapping starting with apiVersion and kind, not {_kind(root)}")
+            return None
+        m: YMap = root
+        self.closed(m, ROOT_KEYS, "the plan document", self._root_special)
+        self.header(m, "apiVersion", API_VERSION, LEGACY_API_VERSION, "LP2002", "LP2003")
+        self.header(m, "kind", KIND, LEGACY_KIND, "LP2004", "LP2005")
+
+        contracts: dict[str, dict[str, FieldSchema]] = {}
+        for key in ("input", "output", "state"):
+            cn = m.get(key)
+            c = self.contract(cn, f"the plan {key}", state=key == "state") if cn is not None else None
+            contracts[key] = c if c is not None else {}
+
+        entry = ""
+        en = m.get("entry")
+        if en is None:
+            self.missing(m, "entry", "the plan document", " (the id of the first node)")
+        elif isinstance(en, YScalar) and en.value.__class__ is str and en.value:
+            entry = en.value
+        else:
+            s = self.lit_scalar(en, "entry", "a node id string")
+            if s is not None:
+                self.shape(s, "'entry' must be a node id string")
+
+        nn = m.get("nodes")
+        if nn is None:
+            self.missing(m, "nodes", "the plan document")
+            return None
+        if not isinstance(nn, YSeq):
+            self.shape(nn, "'nodes' must be a list of nodes")
+            return None
+        nodes, bad_nodes = self.nodes(nn, m)
+
+        edges: dict[str, Edge] = {}
+        bad_edges: set[str] = set()
+        ed = m.get("edges")
+        if ed is not None:
+            if not isinstance(ed, YSeq):
+                self.shape(ed, "'edges' must be a list of edges (use [] for none)")
+            else:
+                edges, bad_edges = self.edges(ed, m)
+
+        self.r.bad_nodes.update(bad_nodes)
+        self.r.bad_edges.update(bad_edges)
+        return Plan(
+            contracts["input"], contracts["output"], contracts["state"], entry,
+            nodes, edges, frozenset(bad_nodes), frozenset(bad_edges), m,
+        )
+
+    def _root_special(self, k: str, kn: YScalar, v: YNode) -> bool:
+        if k in ("trigger", "triggers"):
+            self.err("LP2008", kn, f"'{k}' is not part of plan source: schedules and triggers belong to "
+                     "the Binding that starts the plan (seed 004 §4.1); remove it")
+            return True
+        if k == "inputs":
+            root = kn.parent
+            fix = None
+            if isinstance(root, YMap) and "input" not in root:
+                fix = _rename_fix(kn, "input")
+            self.err("LP2009", kn, "'inputs' is the legacy workflow key; the Plan input contract is "
+                     "'input', a mapping of field name to FieldSchema", fix=fix)
+            return True
+        return False
+
+    def header(self, m: YMap, key: str, want: str, legacy: str, code: str, legacy_code: str) -> None:
+        v = m.get(key)
+        if v is None:
+            self.missing(m, key, "the plan document", f" (it must be '{key}: {want}')")
+            return
+        val = v.value if isinstance(v, YScalar) else None
+        if val == want and val.__class__ is str:
+            return
+        fix = _rename_fix(v, want, "replace with")
+        if val == legacy:
+            what = "API version" if key == "apiVersion" else "kind"
+            self.err(legacy_code, v, f"'{legacy}' is the legacy workflow {what}; plans use "
+                     f"'{key}: {want}' (seed 004 §4.1)", fix=fix)
+            return
+        shown = f"'{val}'" if val.__class__ is str else _kind(v)
+        self.err(code, v, f"'{key}' must be exactly '{want}', not {shown}", fix=fix)
+
+    # -- nodes (sheet §4) --------------------------------------------------
+
+    def nodes(self, seq: YSeq, root: YMap) -> tuple[dict[str, Node], set[str]]:
+        items = seq.items
+        if len(items) > MAX_NODES:
+            self.err("LP2090", root.key_node("nodes"), f"the plan has {len(items):,} nodes; the limit is "
+                     f"{MAX_NODES} (seed 004 §3.2)")
+        nodes: dict[str, Node] = {}
+        bad: set[str] = set()
+        first: dict[str, YNode] = {}
+        for item in items:
+            self.node = None
+            before = self.errs
+            nid, idn, node = self.node_(item)
+            if nid is None:
+                self.node = None
+                continue
+            if nid in first:
+                self.err("LP2030", idn, f"duplicate node id '{nid}'; the first definition is used",
+                         related=[("first defined here", first[nid])])
+                continue
+            first[nid] = idn
+            if node is None or self.errs != before:
+                bad.add(nid)
+            else:
+                nodes[nid] = node
+        self.node = None
+        return nodes, bad
+
+    def node_(self, n: YNode) -> tuple[str | None, YNode | None, Node | None]:
+        if not isinstance(n, YMap):
+            self.shape(n, "a node must be a mapping with 'id', 'type' and its config key")
+            return None, None, None
+        m: YMap = n
+        nid: str | None = None
+        idn = m.get("id")
+        if idn is None:
+            self.missing(m, "id", "node")
+        elif isinstance(idn, YScalar) and idn.value.__class__ is str:
+            nid = idn.value
+            self.node = nid
+            self.ident(idn, "node id")
+        else:
+            self.shape(idn, "a node 'id' must be a string")
+        what = f"node '{nid}'" if nid else "node"
+
+        t: str | None = None
+        tn = m.get("type")
+        if tn is None:
+            self.missing(m, "type", what, f" ({', '.join(NODE_CONFIG_KEYS)})")
+        else:
+            s = self.lit_scalar(tn, "type", "a node type")
+            if s is not None:
+                val = s.value
+                if val.__class__ is str and val in NODE_CONFIG_KEYS:
+                    t = val
+                else:
+                    shown = val if val.__class__ is str else s.raw
+                    sug = CONFIG_KEY_TYPES.get(shown) or (suggest(shown, NODE_CONFIG_KEYS) if shown else None)
+                    msg = f"unknown node type '{shown}'"
+                    if sug is not None:
+                        self.err("LP2031", s, msg + f"; did you mean '{sug}'?", fix=_rename_fix(s, sug, "replace with"))
+                    else:
+                        self.err("LP2031", s, msg + f" (types: {', '.join(NODE_CONFIG_KEYS)})")
+        cfg_key = NODE_CONFIG_KEYS.get(t) if t else None
+
+        # closed keys: common + own config; legacy pointers and foreign config keys are dedicated
+        foreign: list[tuple[str, YScalar]] = []
+        allowed = NODE_KEYS + ((cfg_key,) if cfg_key else tuple(CONFIG_KEY_TYPES))
+        for k, kn, v in m.pairs():
+            if k in allowed or k == cfg_key or k.startswith("\x00"):
+                continue
+            if k in LEGACY_NODE_KEYS:
+                self.err("LP2010", kn, f"node-level '{k}' is a legacy control-flow pointer; control flow is "
+                         "declared only by edges (add an edge from the right port instead) (seed 004 §4.3)")
+            elif k in CONFIG_KEY_TYPES:
+                foreign.append((k, kn))
+            else:
+                self.unknown(kn, k, allowed, what)
+        cfg = m.get(cfg_key) if cfg_key else None
+        if t is not None:
+            for k, kn in foreign:
+                fix = _rename_fix(kn, cfg_key) if cfg is None and len(foreign) == 1 else None
+                self.err("LP2032", kn, f"'{k}' configures a {CONFIG_KEY_TYPES[k]} node; a node of type "
+                         f"'{t}' is configured under '{cfg_key}'", fix=fix)
+            if cfg is None and not foreign:
+                self.err("LP2033", tn, f"a node of type '{t}' needs its configuration mapping '{cfg_key}'")
+
+        label = self.get_str(m, "label", what, literal_only=False)
+        description = self.get_str(m, "description", what, literal_only=False)
+        inp = None
+        inn = m.get("input")
+        if inn is not None:
+            inp = self.contract(inn, f"the input of {what}")
+        retry = None
+        rn = m.get("retry")
+        if rn is not None and t is not None:
+            if t not in RETRY_CAPABLE:
+                self.err("LP2034", m.key_node("retry"), f"'retry' applies only to send_message, wait and "
+                         f"request_approval, not {t}")
+            else:
+                retry = self.retry(rn)
+
+        config = None
+        if t is not None and cfg is not None:
+            if not isinstance(cfg, YMap):
+                self.shape(cfg, f"'{cfg_key}' must be a mapping")
+            else:
+                config = self._config_builders[t](cfg, m)
+        if nid is None or config is None:
+            return nid, idn, None
+        return nid, idn, Node(nid, t, config, inp, retry, label, description, m)
+
+    def retry(self, rn: YNode) -> Retry | None:
+        if not isinstance(rn, YMap):
+            self.shape(rn, "'retry' must be a mapping {maxAttempts, backoff}")
+            return None
+        m: YMap = rn
+        self.closed(m, RETRY_KEYS, "retry")
+        ma = self.get_int(m, "maxAttempts", 1, MAX_ATTEMPTS, "retry", required=True)
+        bo = None
+        bn = m.get("backoff")
+        if bn is None:
+            self.missing(m, "backoff", "retry", " (a duration such as PT5S)")
+        else:
+            s = self.lit_scalar(bn, "backoff", "a duration such as PT5S")
+            if s is not None:
+                if s.value.__class__ is str and is_duration(s.value):
+                    bo = s.value
+                else:
+                    shown = s.value if s.value.__class__ is str else s.raw
+                    self.err("LP2035", s, f"'backoff' must be an ISO 8601 duration such as PT5S or P1D "
+                             f"(days, hours, minutes, seconds), not '{shown}'")
+        if ma is None or bo is None:
+            return None
+        return Retry(ma, bo, m)
+
+    # per-type configs ------------------------------------------------------
+
+    def send_message(self, c: YMap, node: YMap) -> SendMessage | None:
+        what = "sendMessage"
+        self.closed(c, SEND_KEYS, what)
+        completion = self.get_choice(c, "completion", ("sent", "callback"), what)
+        text = self.get_template(c, "text", what, required=True)
+        tn, sn = c.get("target"), c.get("scope")
+        target = scope = None
+        if tn is not None and sn is not None:
+            later = max((c.key_node("target"), c.key_node("scope")), key=lambda k: k.start)
+            self.err("LP2040", later, "declare exactly one destination: 'target' (a target string) or "
+                     "'scope' (a scope value), not both")
+        elif tn is None and sn is None:
+            self.err("LP2040", self.anchor(c), "sendMessage needs a destination: 'target' (such as "
+                     "\"#release\") or 'scope' (a scope value)")
+        if tn is not None:
+            target = self.get_template(c, "target", what)
+        if sn is not None:
+            scope = self.value(sn)
+        start_thread = None
+        if "startThread" in c:
+            start_thread = self.get_bool(c, "startThread", what)
+            if completion == "callback":
+                self.err("LP2042", c.key_node("startThread"), "'startThread' applies only to sent completion; "
+                         "open the thread with a sent node and address the callback node by its threadScope")
+        if completion == "sent":
+            for k in CALLBACK_ONLY:
+                kn = c.key_node(k)
+                if kn is not None:
+                    self.err("LP2041", kn, f"'{k}' applies only to callback completion (this node uses "
+                             "completion: sent)")
+        responder = None
+        rn = c.get("responder")
+        if rn is not None:
+            responder = self.value(rn)
+        callback_output = None
+        con = c.get("callbackOutput")
+        if con is not None:
+            callback_output = self.contract(con, "callbackOutput", callback=True)
+        work_scope: Any = MISSING
+        wn = c.get("workScope")
+        if wn is not None:
+            if isinstance(wn, YScalar) and wn.value is None:
+                work_scope = None
+            else:
+                work_scope = self.value(wn)
+        related: Any = None
+        rsn = c.get("relatedScopes")
+        if rsn is not None:
+            if wn is None:
+                self.err("LP2043", c.key_node("relatedScopes"), "'relatedScopes' needs 'workScope' (a scope "
+                         "value, or null to let the Agent choose) (seed 004 §4.5)")
+            if isinstance(rsn, YSeq):
+                elems = rsn.items
+                if not elems:
+                    self.err("LP2044", rsn, "'relatedScopes' must list at least one scope; omit the key for none")
+                elif len(elems) > MAX_RELATED_SCOPES:
+                    self.err("LP2093", rsn, f"'relatedScopes' lists {len(elems)} scopes; the limit is "
+                             f"{MAX_RELATED_SCOPES} (seed 004 §3.2)")
+                related = tuple(self.value(e) for e in elems)
+            else:
+                related = self.value(rsn)
+                if isinstance(related, Literal) and isinstance(related.value, list):
+                    if not related.value:
+                        self.err("LP2044", rsn, "'relatedScopes' must hold at least one scope; omit the key for none")
+                    elif len(related.value) > MAX_RELATED_SCOPES:
+                        self.err("LP2093", rsn, f"'relatedScopes' lists {len(related.value)} scopes; the limit "
+                                 f"is {MAX_RELATED_SCOPES} (seed 004 §3.2)")
+        allowed_responders = None
+        has_work_items = False
+        win = c.get("workItems")
+        if win is not None:
+            has_work_items = True
+            if not isinstance(win, YMap):
+                self.shape(win, "'workItems' must be a mapping {allowedResponders: <array<agent> value>}")
+            else:
+                self.closed(win, WORK_ITEMS_KEYS, "workItems")
+                an = win.get("allowedResponders")
+                if an is None:
+                    self.missing(win, "allowedResponders", "workItems", " (an array<agent> value)")
+                else:
+                    allowed_responders = self.value(an)
+        if completion == "callback" and con is None and wn is None:
+            self.err("LP2045", c.key_node("completion"), "a callback sendMessage needs 'callbackOutput' (the "
+                     "fields the Agent returns) unless it declares 'workScope' (seed 004 §4.5)")
+        if completion is None or text is None:
+            return None
+        return SendMessage(
+            text, completion, target, scope, start_thread, responder, callback_output,
+            work_scope, related, allowed_responders, has_work_items, c,
+        )
+
+    def set_variable(self, c: YMap, node: YMap) -> SetVariable | None:
+        self.closed(c, SET_VARIABLE_KEYS, "setVariable")
+        an = c.get("assign")
+        if an is None:
+            self.missing(c, "assign", "setVariable", " (a mapping of Run state field to value)")
+            return None
+        assign = self.value_map(an, "assign")
+        return None if assign is None else SetVariable(assign, c)
+
+    def wait(self, c: YMap, node: YMap) -> Wait | None:
+        self.closed(c, WAIT_KEYS, "wait")
+        cn, dn, ton = c.get("condition"), c.get("duration"), c.get("timeout")
+        if cn is not None and dn is not None:
+            later = max((c.key_node("condition"), c.key_node("duration")), key=lambda k: k.start)
+            self.err("LP2050", later, "a wait has exactly one of 'condition' (resume on a Run-state change) "
+                     "or 'duration' (a pure timer), not both")
+        elif cn is None and dn is None:
+            self.err("LP2050", self.anchor(c), "a wait needs 'condition' (resume on a Run-state change) or "
+                     "'duration' (a pure timer)")
+        if ton is not None and cn is None and dn is not None:
+            self.err("LP2051", c.key_node("timeout"), "'timeout' applies only to a wait with a 'condition'; "
+                     "a pure timer already ends after its duration")
+        cond = self.expr_text(cn, "condition") if cn is not None else None
+        dur = self.value(dn) if dn is not None else None
+        to = self.value(ton) if ton is not None else None
+        return Wait(cond, dur, to, c)
+
+    def request_approval(self, c: YMap, node: YMap) -> RequestApproval | None:
+        what = "requestApproval"
+        self.closed(c, APPROVAL_KEYS, what)
+        assignee = self.get_template(c, "assignee", what, required=True)
+        summary = self.get_template(c, "summary", what, required=True)
+        fs = c.get("feedbackScope")
+        feedback = self.value(fs) if fs is not None else None
+        if assignee is None or summary is None:
+            return None
+        return RequestApproval(assignee, summary, feedback, c)
+
+    def switch(self, c: YMap, node: YMap) -> Switch | None:
+        what = "switch"
+        self.closed(c, SWITCH_KEYS, what)
+        mode = self.get_choice(c, "mode", ("first_match", "all_match"), what)
+        ports: dict[str, YNode] = {}
+        cases: list[SwitchCase] = []
+        ok = True
+        cn = c.get("cases")
+        if cn is None:
+            self.missing(c, "cases", what, " (a list of {port, when})")
+            ok = False
+        elif not isinstance(cn, YSeq):
+            self.shape(cn, "'cases' must be a list of {port, when}")
+            ok = False
+        elif not cn.items:
+            self.err("LP2055", cn, "a switch needs at least one case")
+            ok = False
+        else:
+            for item in cn.items:
+                case = self.case(item, ports)
+                if case is None:
+                    ok = False
+                else:
+                    cases.append(case)
+        default = None
+        dn = c.get("default")
+        if dn is None:
+            self.missing(c, "default", what, " (the port taken when no case matches)")
+        else:
+            s = self.lit_scalar(dn, "default", "a port name")
+            if s is not None and self.ident(s, "default port"):
+                default = s.value
+                self._port(default, s, ports)
+        if mode is None or default is None or not ok:
+            return None
+        return Switch(mode, tuple(cases), default, c)
+
+    def _port(self, name: str, at: YNode, seen: dict[str, YNode], noun: str = "port") -> bool:
+        if name in seen:
+            where = "across the switch's cases and default" if noun == "port" else "within the fork"
+            self.err("LP2056", at, f"duplicate {noun} '{name}'; {noun}s are unique {where}",
+                     related=[("first used here", seen[name])])
+            return False
+        seen[name] = at
+        return True
+
+    def case(self, n: YNode, ports: dict[str, YNode]) -> SwitchCase | None:
+        if not isinstance(n, YMap):
+            self.shape(n, "a switch case must be a mapping {port, when}")
+            return None
+        m: YMap = n
+        self.closed(m, CASE_KEYS, "switch case")
+        port = None
+        pn = m.get("port")
+        if pn is None:
+            self.missing(m, "port", "switch case")
+        else:
+            s = self.lit_scalar(pn, "port", "a port name")
+            if s is not None and self.ident(s, "case port") and self._port(s.value, s, ports):
+                port = s.value
+        when = None
+        wn = m.get("when")
+        if wn is None:
+            self.missing(m, "when", "switch case", " (a condition expression)")
+        else:
+            when = self.expr_text(wn, "when")
+        if port is None or when is None:
+            return None
+        return SwitchCase(port, when, m)
+
+    def fork(self, c: YMap, node: YMap) -> Fork | None:
+        self.closed(c, FORK_KEYS, "fork")
+        bn = c.get("branches")
+        if bn is None:
+            self.missing(c, "branches", "fork", " (a list of at least two branch keys)")
+            return None
+        if isinstance(bn, YMap) and len(bn.index) == 1:
+            k0, _kn, v0 = next(bn.pairs())
+            if k0 in ("ref", "expr"):
+                self.err("LP2013", bn, "'branches' takes a literal list of branch keys")
+                return None
+            if k0 == "literal":
+                self.literal_wrapper(bn, v0, "branches")
+                return None
+        if not isinstance(bn, YSeq):
+            self.shape(bn, "'branches' must be a list of branch keys")
+            return None
+        seen: dict[str, YNode] = {}
+        ok = True
+        for e in bn.items:
+            s = self.lit_scalar(e, "branches", "a branch key")
+            if s is None or not self.ident(s, "branch key") or not self._port(s.value, s, seen, "branch key"):
+                ok = False
+        if len(bn.items) < 2:
+            self.err("LP2057", bn, f"a fork needs at least two branches (found {len(bn.items)}); "
+                     "a single path needs no fork")
+            return None
+        if not ok:
+            return None
+        return Fork(tuple(seen), c)
+
+    def join(self, c: YMap, node: YMap) -> Join | None:
+        what = "join"
+        self.closed(c, JOIN_KEYS, what)
+        fk, fo = c.get("forkId"), c.get("fanOutId")
+        if fk is not None and fo is not None:
+            later = max((c.key_node("forkId"), c.key_node("fanOutId")), key=lambda k: k.start)
+            self.err("LP2060", later, "a join names exactly one owner: 'forkId' (a fork or all_match switch) "
+                     "or 'fanOutId' (a fan_out), not both")
+        elif fk is None and fo is None:
+            self.err("LP2060", self.anchor(c), "a join needs its owner: 'forkId' (a fork or all_match "
+                     "switch) or 'fanOutId' (a fan_out)")
+        fork_id = self.get_str(c, "forkId", what) if fk is not None else None
+        fan_out_id = self.get_str(c, "fanOutId", what) if fo is not None else None
+        mode = self.get_choice(c, "mode", ("all", "any"), what)
+        if mode == "any" and fo is not None:
+            self.err("LP2061", c.get("mode"), "a fan-out join waits for every item: use mode: all "
+                     "(seed 004 §4.7)", fix=_rename_fix(c.get("mode"), "all", "replace with"))
+        result: dict[str, FieldSchema] | None = {}
+        rn = c.get("result")
+        if rn is not None:
+            result = self.contract(rn, "the join result")
+        merge: dict[str, ValueExpr] | None = {}
+        mn = c.get("merge")
+        if mn is not None:
+            merge = self.value_map(mn, "merge")
+        if mode is None or result is None or merge is None or (fork_id is None and fan_out_id is None):
+            return None
+        if fork_id is not None and fan_out_id is not None:
+            return None
+        return Join(mode, result, merge, fork_id, fan_out_id, c)
+
+    def fan_out(self, c: YMap, node: YMap) -> FanOut | None:
+        what = "fanOut"
+        self.closed(c, FAN_OUT_KEYS, what)
+        items = None
+        itn = c.get("items")
+        if itn is None:
+            self.missing(c, "items", what, " (the work_items value, e.g. {ref: input.work_items})")
+        else:
+            items = self.value(itn)
+        mc = self.get_int(c, "maxConcurrency", 1, MAX_CONCURRENCY, what)
+        fm = "collect"
+        if "failureMode" in c:
+            fm = self.get_choice(c, "failureMode", ("collect",), what)
+        if items is None or fm is None:
+            return None
+        return FanOut(items, mc, fm, c)
+
+    def loop(self, c: YMap, node: YMap) -> Loop | None:
+        what = "loop"
+        self.closed(c, LOOP_KEYS, what)
+        mode = self.get_choice(c, "mode", ("counted",), what)
+        iterations = self.get_int(c, "iterations", 1, MAX_ITERATIONS, what, required=True)
+        state: dict[str, FieldSchema] | None = {}
+        sn = c.get("state")
+        if sn is not None:
+            state = self.contract(sn, "the loop state")
+        init: dict[str, ValueExpr] | None = {}
+        inn = c.get("init")
+        if inn is not None:
+            init = self.value_map(inn, "init")
+        if mode is None or iterations is None or state is None or init is None:
+            return None
+        return Loop(mode, iterations, state, init, c)
+
+    def end(self, c: YMap, node: YMap) -> End | None:
+        what = "end"
+        self.closed(c, END_KEYS, what)
+        status = self.get_choice(c, "status", ("succeeded", "failed"), what)
+        code = None
+        detail = None
+        if status == "succeeded":
+            for k, holder in (("input", node), ("code", c), ("detail", c)):
+                kn = holder.key_node(k)
+                if kn is not None:
+                    why = ("its input contract is the Plan output" if k == "input"
+                           else "only a failed End records an error")
+                    self.err("LP2065", kn, f"a succeeded End has no '{k}': {why}")
+            return End(status, None, None, c)
+        if status == "failed":
+            cn = c.get("code")
+            if cn is None:
+                self.missing(c, "code", "a failed End", " (a stable error code such as review_rejected)")
+            else:
+                s = self.lit_scalar(cn, "code", "an error code string")
+                if s is not None:
+                    if s.value.__class__ is str and ERROR_CODE_RE.match(s.value):
+                        code = s.value
+                    else:
+                        shown = s.value if s.value.__class__ is str else s.raw
+                        self.err("LP2066", s, f"error code '{shown}' must match ^[a-z][a-z0-9_.]{{0,63}}$ "
+                                 "(such as review_rejected)")
+            if "detail" in c:
+                detail = self.get_template(c, "detail", what)
+                if detail is None:
+                    return None
+            if code is None:
+                return None
+            return End(status, code, detail, c)
+        return None
+
+    # -- edges (sheet §5) --------------------------------------------------
+
+    def edges(self, seq: YSeq, root: YMap) -> tuple[dict[str, Edge], set[str]]:
+        items = seq.items
+        if len(items) > MAX_EDGES:
+            self.err("LP2091", root.key_node("edges"), f"the plan has {len(items):,} edges; the limit is "
+                     f"{MAX_EDGES:,} (seed 004 §3.2)")
+        edges: dict[str, Edge] = {}
+        bad: set[str] = set()
+        first: dict[str, YNode] = {}
+        for item in items:
+            self.edge = None
+            before = self.errs
+            eid, idn, edge = self.edge_(item)
+            if eid is None:
+                continue
+            if eid in first:
+                self.err("LP2070", idn, f"duplicate edge id '{eid}'; the first definition is used",
+                         related=[("first defined here", first[eid])])
+                continue
+            first[eid] = idn
+            if edge is None or self.errs != before:
+                bad.add(eid)
+            else:
+                edges[eid] = edge
+        self.edge = None
+        return edges, bad
+
+    def edge_(self, n: YNode) -> tuple[str | None, YNode | None, Edge | None]:
+        if not isinstance(n, YMap):
+            self.shape(n, "an edge must be a mapping with 'id', 'from' and 'to'")
+            return None, None, None
+        m: YMap = n
+        eid: str | None = None
+        idn = m.get("id")
+        if idn is None:
+            self.missing(m, "id", "edge")
+        elif isinstance(idn, YScalar) and idn.value.__class__ is str:
+            eid = idn.value
+            self.edge = eid
+            self.ident(idn, "edge id")
+        else:
+            self.shape(idn, "an edge 'id' must be a string")
+        what = f"edge '{eid}'" if eid else "edge"
+        self.closed(m, EDGE_KEYS, what, self._edge_special)
+        src = self.endpoint(m, "from", what)
+        dst = self.endpoint(m, "to", what)
+        bind = None
+        bn = m.get("bind")
+        if bn is not None:
+            bind = self.value_map(bn, "bind")
+        label = self.get_str(m, "label", what, literal_only=False)
+        if eid is None or src is None or dst is None or (bn is not None and bind is None):
+            return eid, idn, None
+        return eid, idn, Edge(eid, src[0], src[1], dst[0], dst[1] or "in", bind, label, m)
+
+    def _edge_special(self, k: str, kn: YScalar, v: YNode) -> bool:
+        if k in ("when", "condition", "if"):
+            self.err("LP2007", kn, f"unknown key '{k}' in an edge: edges carry no conditions; route "
+                     "conditionally with a switch node (seed 004 §4.6)")
+            return True
+        return False
+
+    def endpoint(self, m: YMap, key: str, what: str) -> tuple[str, str | None] | None:
+        v = m.get(key)
+        if v is None:
+            self.missing(m, key, what, " ({node, port})" if key == "from" else " ({node})")
+            return None
+        if isinstance(v, YScalar) and v.value.__class__ is str:
+            text = v.value
+            fix = None
+            if key == "to" and text == "end":
+                msg = ("'to: end' is the legacy magic end target; add an explicit end node "
+                       "(type: end, end: {status: succeeded}) and route to it with to: {node: <its id>}")
+            elif key == "to":
+                msg = f"an edge target is a mapping {{node, port}}; write to: {{node: {text}}}"
+                fix = Fix(f"write {{node: {text}}}", (TextEdit(v.span, f"{{node: {text}}}"),))
+            else:
+                msg = (f"an edge source is a mapping {{node, port}} naming the source port; write "
+                       f"from: {{node: {text}, port: <port>}}")
+            self.err("LP2011", v, msg, fix=fix)
+            return None
+        if not isinstance(v, YMap):
+            self.shape(v, f"'{key}' must be a mapping {{node, port}}")
+            return None
+        em: YMap = v
+        self.closed(em, FROM_KEYS, f"'{key}' of {what}")
+        node = self.get_str(em, "node", f"'{key}' of {what}", required=True)
+        port = None
+        if key == "from":
+            port = self.get_str(em, "port", f"'from' of {what}", required=True)
+            if port is None:
+                return None
+        elif "port" in em:
+            port = self.get_str(em, "port", f"'to' of {what}")
+            if port is None:
+                return None
+        if node is None:
+            return None
+        return node, port
