@@ -14,14 +14,39 @@ into ``continue``/``break``) are inside.
 
 Where regions overlap without nesting, the affected nodes are listed in
 ``ambiguous`` and context checks stay silent: the analyzer names that defect.
+
+Algorithm (:func:`build_scope_map`): one breadth-first worklist from the
+entry.  Leaving a node with stack ``s`` through an opening port gives the
+edge (and its target) ``s + (scope,)``; an edge into a join pops back to
+just outside the innermost scope that join closes; an edge into a loop's
+``continue``/``break`` keeps its stack and stops (that is the body's back
+edge).  A node keeps the first stack it receives.  A second, different stack
+marks it ambiguous and is propagated once, so whatever inherits the conflict
+is marked too; a third is not propagated.  Every node and edge is therefore
+processed at most twice: O((nodes + edges) · depth), no recursion, and the
+result depends only on authored order.
+
+A join closes every scope its ``forkId``/``fanOutId`` names, whichever key
+names it (a mismatched key is the analyzer's finding); ``Scope.closer`` is
+the first such join in authored order.  A join never closes a loop.
+
+Nodes the entry cannot reach (the graph pass reports them), and nodes behind
+a node the schema pass rejected, get a best-effort stack from a second sweep
+seeded at their roots; they are listed in ``unreached`` and
+:meth:`ScopeMap.context_known` is false for them.
 """
 from __future__ import annotations
 
+from collections import deque
 from typing import Mapping
 
 import attrs
 
+from loopc.compiler.model import Edge, FanOut, Fork, Join, Loop, Node, Plan, Switch
+
 SCOPE_KINDS = ("fork", "all_match", "fan_out", "loop")
+#: Target ports of a loop that close one iteration of its body.
+LOOP_CLOSING_PORTS = frozenset(("continue", "break"))
 
 
 @attrs.frozen
@@ -36,14 +61,23 @@ class Scope:
     closer: str | None = None
 
 
+Stack = tuple[Scope, ...]
+
+
 @attrs.frozen
 class ScopeMap:
     """``node_scopes``/``edge_scopes`` map ids to their scope stack, outermost
-    first.  Ids in ``ambiguous`` have no single consistent stack."""
+    first.  Ids in ``ambiguous`` (nodes) and ``ambiguous_edges`` have no single
+    consistent stack; ids in ``unreached`` (nodes) / ``unreached_edges`` are
+    not reachable from the entry through well-formed nodes and carry only a
+    best-effort stack.  Every node and edge of the plan has an entry."""
 
     node_scopes: Mapping[str, tuple[Scope, ...]]
     edge_scopes: Mapping[str, tuple[Scope, ...]]
     ambiguous: frozenset[str] = frozenset()
+    ambiguous_edges: frozenset[str] = frozenset()
+    unreached: frozenset[str] = frozenset()
+    unreached_edges: frozenset[str] = frozenset()
 
     def innermost(self, element_id: str, kind: str, *, edge: bool = False) -> Scope | None:
         """Innermost enclosing scope of ``kind`` for a node (or edge) id."""
@@ -54,7 +88,201 @@ class ScopeMap:
         return None
 
     def stack(self, element_id: str, *, edge: bool = False) -> tuple[Scope, ...]:
+        """Scope stack of a node (or edge), outermost first; ``()`` if unknown."""
         return (self.edge_scopes if edge else self.node_scopes).get(element_id, ())
 
-    def is_ambiguous(self, element_id: str) -> bool:
-        return element_id in self.ambiguous
+    def is_ambiguous(self, element_id: str, *, edge: bool = False) -> bool:
+        """True when the node (or edge) was reached with two different stacks."""
+        return element_id in (self.ambiguous_edges if edge else self.ambiguous)
+
+    def context_known(self, element_id: str, *, edge: bool = False) -> bool:
+        """True when the stack is exact: reached from the entry, not ambiguous.
+        Context-legality checks should stay silent when this is false."""
+        if edge:
+            return (element_id in self.edge_scopes and element_id not in self.ambiguous_edges
+                    and element_id not in self.unreached_edges)
+        return (element_id in self.node_scopes and element_id not in self.ambiguous
+                and element_id not in self.unreached)
+
+    def loop_of(self, element_id: str, *, edge: bool = False) -> str | None:
+        """Id of the innermost counted loop whose body holds the node (edge)."""
+        s = self.innermost(element_id, "loop", edge=edge)
+        return s.owner if s else None
+
+    def fan_out_of(self, element_id: str, *, edge: bool = False) -> str | None:
+        """Id of the innermost fan_out whose item body holds the node (edge)."""
+        s = self.innermost(element_id, "fan_out", edge=edge)
+        return s.owner if s else None
+
+    def parallel_of(self, element_id: str, *, edge: bool = False) -> Scope | None:
+        """Innermost fork, all_match or fan-out scope of the node (edge)."""
+        for s in reversed(self.stack(element_id, edge=edge)):
+            if s.kind != "loop":
+                return s
+        return None
+
+    def members(self, owner: str, branch: str | None = None, *, edges: bool = False) -> tuple[str, ...]:
+        """Node (or edge) ids inside any scope opened by ``owner`` (restricted
+        to one ``branch`` when given), in map order.  O(size of the map)."""
+        table = self.edge_scopes if edges else self.node_scopes
+        out = []
+        for i, st in table.items():
+            for s in st:
+                if s.owner == owner and (branch is None or s.branch == branch):
+                    out.append(i)
+                    break
+        return tuple(out)
+
+
+def _opening_scope(node: Node, port: str, closers: Mapping[str, str]) -> Scope | None:
+    """The scope opened by leaving ``node`` through ``port``, if any."""
+    c = node.config
+    if isinstance(c, Fork):
+        if port in c.branches:
+            return Scope("fork", node.id, port, closers.get(node.id))
+    elif isinstance(c, Switch):
+        if c.mode == "all_match" and port in c.ports:
+            return Scope("all_match", node.id, port, closers.get(node.id))
+    elif isinstance(c, FanOut):
+        if port == "item":
+            return Scope("fan_out", node.id, None, closers.get(node.id))
+    elif isinstance(c, Loop):
+        if port == "body":
+            return Scope("loop", node.id, None, None)
+    return None
+
+
+class _Builder:
+    def __init__(self, plan: Plan) -> None:
+        self.nodes = plan.nodes
+        self.edges = plan.edges
+        self.rejected = plan.malformed_nodes
+        self.out: dict[str, list[Edge]] = {}
+        for e in plan.edges.values():
+            self.out.setdefault(e.from_node, []).append(e)
+        # join id -> owner id; owner id -> first join naming it (authored order)
+        self.join_owner: dict[str, str] = {}
+        self.closers: dict[str, str] = {}
+        for n in plan.nodes.values():
+            if isinstance(n.config, Join):
+                owner = n.config.owner
+                if owner:
+                    self.join_owner[n.id] = owner
+                    self.closers.setdefault(owner, n.id)
+        self.node_scopes: dict[str, Stack] = {}
+        self.alt: dict[str, Stack] = {}  # second distinct stack (propagated once)
+        self.edge_scopes: dict[str, Stack] = {}
+        self.edge_alt: dict[str, Stack] = {}
+        self.ambiguous: set[str] = set()
+        self.ambiguous_edges: set[str] = set()
+        self.queue: deque[tuple[str, Stack]] = deque()
+        self.sweep = False  # second sweep: best effort, no ambiguity
+
+    # -- assignment --------------------------------------------------------
+    def give_node(self, nid: str, st: Stack) -> None:
+        prev = self.node_scopes.get(nid)
+        if prev is None:
+            self.node_scopes[nid] = st
+            self.queue.append((nid, st))
+        elif self.sweep or prev == st:
+            return
+        else:
+            self.ambiguous.add(nid)
+            if nid not in self.alt:
+                self.alt[nid] = st
+                self.queue.append((nid, st))
+
+    def give_edge(self, eid: str, st: Stack) -> None:
+        prev = self.edge_scopes.get(eid)
+        if prev is None:
+            self.edge_scopes[eid] = st
+        elif not self.sweep and prev != st:
+            self.ambiguous_edges.add(eid)
+            self.edge_alt.setdefault(eid, st)
+
+    # -- propagation -------------------------------------------------------
+    def target_stack(self, e: Edge, est: Stack) -> Stack | None:
+        """Stack given to ``e``'s target, or None when the edge does not
+        propagate (target unknown, or a loop back edge)."""
+        t = self.nodes.get(e.to_node)
+        if t is None:
+            # a node the schema pass rejected is a sink until the sweep;
+            # a dangling id is nothing at all
+            return est if e.to_node in self.rejected else None
+        if isinstance(t.config, Loop) and e.to_port in LOOP_CLOSING_PORTS:
+            return None
+        owner = self.join_owner.get(t.id)
+        if owner is not None:
+            for i in range(len(est) - 1, -1, -1):
+                s = est[i]
+                if s.owner == owner and s.kind != "loop":
+                    return est[:i]
+        return est
+
+    def drain(self) -> None:
+        nodes, out, closers = self.nodes, self.out, self.closers
+        q = self.queue
+        while q:
+            nid, st = q.popleft()
+            node = nodes.get(nid)
+            if node is None and not self.sweep:
+                continue  # a node the schema pass rejected: a sink until the sweep
+            for e in out.get(nid, ()):
+                # a rejected node passes its stack through unchanged (best effort)
+                sc = _opening_scope(node, e.from_port, closers) if node is not None else None
+                est = st + (sc,) if sc is not None else st
+                self.give_edge(e.id, est)
+                tst = self.target_stack(e, est)
+                if tst is not None:
+                    self.give_node(e.to_node, tst)
+
+    def build(self, entry: str) -> ScopeMap:
+        if entry in self.nodes:
+            self.give_node(entry, ())
+            self.drain()
+        reached_nodes = set(self.node_scopes) & set(self.nodes)
+        reached_edges = set(self.edge_scopes)
+        # Second sweep: best-effort stacks for everything else.
+        self.sweep = True
+        for nid in [n for n in self.node_scopes if n not in self.nodes]:  # pass through rejected nodes with their stack
+            self.queue.append((nid, self.node_scopes[nid]))
+        self.drain()
+        indeg: dict[str, int] = {}
+        for e in self.edges.values():
+            t = self.nodes.get(e.to_node)
+            if t is not None and not (isinstance(t.config, Loop) and e.to_port in LOOP_CLOSING_PORTS) \
+                    and e.from_node != e.to_node:
+                indeg[e.to_node] = indeg.get(e.to_node, 0) + 1
+        for nid in self.nodes:
+            if nid not in self.node_scopes and not indeg.get(nid):
+                self.give_node(nid, ())
+                self.drain()
+        for nid in self.nodes:
+            if nid not in self.node_scopes:
+                self.give_node(nid, ())
+                self.drain()
+        for eid in self.edges:
+            if eid not in self.edge_scopes:
+                self.edge_scopes[eid] = ()
+        node_scopes = {nid: self.node_scopes[nid] for nid in self.nodes}
+        return ScopeMap(
+            node_scopes=node_scopes,
+            edge_scopes={eid: self.edge_scopes[eid] for eid in self.edges},
+            ambiguous=frozenset(self.ambiguous & set(self.nodes)),
+            ambiguous_edges=frozenset(self.ambiguous_edges),
+            unreached=frozenset(n for n in self.nodes if n not in reached_nodes),
+            unreached_edges=frozenset(e for e in self.edges if e not in reached_edges),
+        )
+
+
+def build_scope_map(plan: Plan) -> ScopeMap:
+    """Structural scope map of ``plan`` (seed 004 §4.4 context legality,
+    §4.7 fork/all_match/fan-out scopes, §4.8 loop bodies).
+
+    Returns a :class:`ScopeMap` with a stack for every node and edge of
+    ``plan``; overlapping regions go to ``ambiguous`` (no diagnostic — the
+    analyzer reports them).  Never raises on a well-typed :class:`Plan`,
+    whatever its graph defects (dangling endpoints, cycles outside loops,
+    joins without owners, owners without joins).
+    """
+    return _Builder(plan).build(plan.entry)

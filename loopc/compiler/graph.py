@@ -1,0 +1,377 @@
+"""Graph basics: entry, endpoints, ports, routing and reachability
+(seed 004 §4.3; §5 pass 3 "node, edge, endpoint, port ... symbol resolution"
+and the entry/reachability/routing half of pass 6; syntax sheet §4, §5).
+
+:func:`check_graph` reports, each defect once:
+
+* LP4001 ``graph.entry_missing`` — ``entry`` names no node;
+* LP4002 ``graph.dangling_node`` — an edge endpoint names no node;
+* LP4003 ``graph.unknown_port`` — ``from.port`` is not a source port of that
+  node type (this includes ``timed_out`` on a wait without ``timeout`` and any
+  edge leaving an End), or ``to.port`` is not a target port;
+* LP4004 ``graph.port_multiple_edges`` — a second edge leaves one source port
+  (ambiguous ordinary branching);
+* LP4005 ``graph.port_unrouted`` — a success/control port has no edge;
+* LP4006 ``graph.unreachable`` — a node cannot be reached from the entry;
+* LP4007 ``graph.no_succeeded_end`` — no succeeded End is reachable;
+* LP4008 ``graph.continue_unrouted`` — a loop has no edge into ``continue``.
+
+Cycles, scope soundness and terminal analysis belong to the analyzer.
+
+Cascade rules ("one defect, one diagnostic"): endpoints naming a node the
+schema pass rejected (``plan.malformed_nodes``) are silent; edges the schema
+pass rejected still count, from their raw YAML endpoints, as routing their
+source port and as reaching their target; a node with an unknown outgoing
+port is not also reported for unrouted ports (likewise ``continue`` for a
+loop with an unknown incoming port); a node reached only through an edge
+with a dangling endpoint (the source does not exist, or the target is a typo
+for it) is not reported unreachable, and the port of a typo'd source node is
+not reported unrouted.  All loops are iterative and linear in
+nodes + edges.
+"""
+from __future__ import annotations
+
+import difflib
+from collections import deque
+from typing import Iterable
+
+from loopc.compiler.model import Edge, End, Node, Plan
+from loopc.compiler.ports import must_route, source_ports, target_ports
+from loopc.compiler.report import Reporter
+from loopc.compiler.yamlnodes import YMap, YNode, YScalar, YSeq
+from loopc.diagnostics import Fix, TextEdit
+
+__all__ = ["check_graph", "suggest"]
+
+
+def suggest(word: str, candidates: Iterable[str]) -> str | None:
+    """Closest candidate to ``word`` for a "did you mean" hint, or ``None``.
+
+    Deterministic: ties resolve to the lexicographically smallest candidate.
+    """
+    if not isinstance(word, str) or not word:
+        return None
+    pool = sorted(set(c for c in candidates if isinstance(c, str) and c))
+    if not pool:
+        return None
+    best = difflib.get_close_matches(word, pool, n=1, cutoff=0.6)
+    if best:
+        return best[0]
+    low = word.lower()
+    for c in pool:  # case-only difference (``Done`` for ``done``)
+        if c.lower() == low:
+            return c
+    return None
+
+
+def _hint(word: str, candidates: Iterable[str]) -> tuple[str, str | None]:
+    s = suggest(word, candidates)
+    return (f"; did you mean `{s}`?" if s else ""), s
+
+
+def _fix(at: YNode | None, replacement: str | None) -> Fix | None:
+    if replacement is None or not isinstance(at, YScalar):
+        return None
+    return Fix(f"replace with `{replacement}`", (TextEdit(at.span, replacement),))
+
+
+def _sub(m: YNode | None, *keys: str) -> YNode | None:
+    """Walk ``keys`` down nested mappings; ``None`` when a step is missing."""
+    for k in keys:
+        if not isinstance(m, YMap):
+            return None
+        m = m.get(k)
+    return m
+
+
+def _str_at(m: YNode | None, *keys: str) -> str | None:
+    v = _sub(m, *keys)
+    if isinstance(v, YScalar) and isinstance(v.value, str):
+        return v.value
+    return None
+
+
+def _ports_text(ports: Iterable[str]) -> str:
+    ps = [f"`{p}`" for p in ports]
+    return ", ".join(ps) if ps else "none"
+
+
+class _RawEdge:
+    """Endpoints of an edge the schema pass rejected, read from its YAML
+    (``None`` where the YAML does not say)."""
+
+    __slots__ = ("from_node", "from_port", "to_node", "to_port")
+
+    def __init__(self, m: YMap) -> None:
+        self.from_node = _str_at(m, "from", "node")
+        self.from_port = _str_at(m, "from", "port")
+        to = _sub(m, "to")
+        self.to_node = _str_at(to, "node")
+        self.to_port = _str_at(to, "port") if _sub(to, "port") is not None else "in"
+
+
+def _raw_rejected_edges(plan: Plan) -> list[_RawEdge]:
+    """Raw endpoints of every authored edge that is not a well-formed
+    :class:`Edge` of ``plan`` (rejected, id-less, or a duplicate id).  When
+    ``edges`` itself is absent or not a list (the schema pass reported it),
+    one endpoint-less entry stands for "unknown edges"."""
+    if not isinstance(plan.src, YMap):
+        return []
+    seq = plan.src.get("edges")
+    if not isinstance(seq, YSeq):
+        return [_RawEdge(YMap(0, 0, 0, True))]
+    kept = {id(e.src) for e in plan.edges.values() if e.src is not None}
+    return [_RawEdge(m) if isinstance(m, YMap) else _RawEdge(YMap(0, 0, 0, True))
+            for m in seq.items if id(m) not in kept]
+
+
+class _Check:
+    def __init__(self, plan: Plan, reporter: Reporter) -> None:
+        self.plan = plan
+        self.r = reporter
+        self.nodes = plan.nodes
+        self.malformed = plan.malformed_nodes
+        self.ok = True
+
+    # -- locations ---------------------------------------------------------
+    def node_at(self, node: Node) -> YNode | None:
+        return _sub(node.src, "id") or node.src
+
+    def end_at(self, e: Edge, side: str, key: str) -> YNode | None:
+        """The ``from``/``to`` ``node``/``port`` value of ``e`` (or the
+        closest enclosing node that exists)."""
+        m = _sub(e.src, side)
+        v = _sub(m, key)
+        return v or m or e.src
+
+    # -- passes ------------------------------------------------------------
+    def run(self) -> bool:
+        entry_ok = self.check_entry()
+        valid = self.check_edges()
+        self.check_multiplicity(valid)
+        raw = _raw_rejected_edges(self.plan)
+        self.check_routing(raw)
+        if entry_ok:
+            self.check_reachability(raw)
+        return self.ok and entry_ok
+
+    def check_entry(self) -> bool:
+        plan = self.plan
+        if plan.entry in self.nodes:
+            return True
+        at = _sub(plan.src, "entry")
+        if plan.entry in self.malformed:
+            return False  # the schema pass reported that node
+        if plan.src is not None and (not isinstance(at, YScalar) or not isinstance(at.value, str)
+                                     or not isinstance(_sub(plan.src, "nodes"), YSeq)):
+            return False  # the schema pass reported the `entry` or `nodes` key itself
+        hint, s = _hint(plan.entry, self.nodes)
+        self.r.report(
+            "LP4001", at, f"entry `{plan.entry}` names no node{hint}",
+            fix=_fix(at, s),
+        )
+        return False
+
+    def check_edges(self) -> list[Edge]:
+        """Endpoint and port resolution; returns edges with valid source
+        endpoints (node and port), whatever their target."""
+        with_source: list[Edge] = []
+        self.bad_out_port: set[str] = set()   # nodes with an unknown outgoing port
+        self.bad_in_port: set[str] = set()    # nodes with an unknown incoming port
+        self.excused: set[str] = set()        # probable targets of dangling edges
+        self.assumed_routed: set[tuple[str, str]] = set()  # probable sources of dangling edges
+        nodes = self.nodes
+        for e in self.plan.edges.values():
+            src_ok = self.check_endpoint(e, "from")
+            dst_ok = self.check_endpoint(e, "to")
+            if src_ok:
+                n = nodes[e.from_node]
+                ports = source_ports(n)
+                if e.from_port not in ports:
+                    self.bad_out_port.add(n.id)
+                    self.unknown_port(e, n, "from", e.from_port, ports)
+                else:
+                    with_source.append(e)
+            elif e.from_node not in self.malformed and e.to_node in nodes:
+                self.excused.add(e.to_node)
+            if dst_ok:
+                n = nodes[e.to_node]
+                ports = target_ports(n)
+                if e.to_port not in ports:
+                    self.bad_in_port.add(n.id)
+                    self.unknown_port(e, n, "to", e.to_port, ports)
+        return with_source
+
+    def check_endpoint(self, e: Edge, side: str) -> bool:
+        name = e.from_node if side == "from" else e.to_node
+        if name in self.nodes:
+            return True
+        self.ok = False
+        if name in self.malformed:
+            return False
+        hint, s = _hint(name, self.nodes)
+        at = self.end_at(e, side, "node")
+        if s is not None:
+            if side == "to":
+                self.excused.add(s)  # do not also call the intended target unreachable
+            else:
+                self.assumed_routed.add((s, e.from_port))  # nor its port unrouted
+        self.r.report(
+            "LP4002", at,
+            f"edge `{e.id}` {'starts at' if side == 'from' else 'leads to'} `{name}`, which is not a node{hint}",
+            edge=e.id, fix=_fix(at, s),
+        )
+        return False
+
+    def unknown_port(self, e: Edge, n: Node, side: str, port: str, ports: tuple[str, ...]) -> None:
+        self.ok = False
+        at = self.end_at(e, side, "port")
+        hint, s = _hint(port, ports)
+        if side == "from":
+            if isinstance(n.config, End):
+                msg = (f"edge `{e.id}` leaves End `{n.id}`, but an End has no source ports: "
+                       f"a path stops at its End")
+                s = None
+            elif port == "timed_out" and n.type == "wait":
+                msg = (f"wait `{n.id}` has no `timed_out` port: `timed_out` exists only on a wait "
+                       f"with a `timeout`; its source ports are {_ports_text(ports)}")
+            elif port == "timed_out":
+                msg = (f"{n.type} `{n.id}` has no `timed_out` port: only a wait with a `timeout` "
+                       f"can time out; its source ports are {_ports_text(ports)}")
+            else:
+                msg = (f"`{port}` is not a source port of {n.type} `{n.id}`; its source ports are "
+                       f"{_ports_text(ports)}{hint}")
+        else:
+            msg = (f"`{port}` is not a target port of {n.type} `{n.id}`; its target ports are "
+                   f"{_ports_text(ports)}{hint}")
+        self.r.report("LP4003", at, msg, edge=e.id, node=n.id, fix=_fix(at, s))
+
+    def check_multiplicity(self, with_source: list[Edge]) -> None:
+        first: dict[tuple[str, str], Edge] = {}
+        for e in with_source:
+            key = (e.from_node, e.from_port)
+            prev = first.get(key)
+            if prev is None:
+                first[key] = e
+                continue
+            self.r.report(
+                "LP4004", self.end_at(e, "from", "port"),
+                f"port `{e.from_port}` of `{e.from_node}` already has edge `{prev.id}`; a source port "
+                f"takes at most one edge (use a switch or fork for choice or parallelism)",
+                edge=e.id, node=e.from_node,
+                related=[(f"first edge `{prev.id}` from this port", self.end_at(prev, "from", "port"))],
+            )
+
+    def check_routing(self, raw: list[_RawEdge]) -> None:
+        routed: set[tuple[str, str]] = set(self.assumed_routed)
+        continued: set[str] = set()
+        for e in self.plan.edges.values():
+            routed.add((e.from_node, e.from_port))
+            if e.to_port == "continue":
+                continued.add(e.to_node)
+        blind_out = blind_in = False
+        for re_ in raw:
+            if re_.from_node is None or re_.from_port is None:
+                blind_out = True
+            else:
+                routed.add((re_.from_node, re_.from_port))
+            if re_.to_node is None or re_.to_port is None:
+                blind_in = True
+            elif re_.to_port == "continue":
+                continued.add(re_.to_node)
+        for n in self.nodes.values():
+            if not blind_out and n.id not in self.bad_out_port:
+                seen: set[str] = set()
+                for p in source_ports(n):
+                    if p in seen or not must_route(n, p) or (n.id, p) in routed:
+                        continue
+                    seen.add(p)
+                    self.r.report(
+                        "LP4005", self.node_at(n),
+                        f"port `{p}` of {n.type} `{n.id}` has no edge; a success or control port "
+                        f"must be routed (a missing edge never completes a Run)",
+                        node=n.id,
+                    )
+            if (n.type == "loop" and not blind_in and n.id not in self.bad_in_port
+                    and n.id not in continued):
+                self.r.report(
+                    "LP4008", self.node_at(n),
+                    f"loop `{n.id}` has no edge into its required `continue` port; the body's exit "
+                    f"must lead back to `{n.id}` port `continue` (or `break` to leave early)",
+                    node=n.id,
+                )
+
+    def check_reachability(self, raw: list[_RawEdge]) -> None:
+        known = set(self.nodes) | set(self.malformed)
+        adj: dict[str, list[str]] = {}
+        blind = False
+        for e in self.plan.edges.values():
+            if e.from_node in known and e.to_node in known:
+                adj.setdefault(e.from_node, []).append(e.to_node)
+        for re_ in raw:
+            if re_.to_node is None:
+                blind = True
+            elif re_.from_node is None or re_.from_node not in known:
+                if re_.to_node in self.nodes:
+                    self.excused.add(re_.to_node)
+            elif re_.to_node in known:
+                adj.setdefault(re_.from_node, []).append(re_.to_node)
+        if blind:
+            return  # a rejected edge with no readable target: reachability is unknown
+        reached = _reach([self.plan.entry], adj)
+        excused = _reach(sorted(self.excused - reached), adj, skip=reached)
+        succeeded_ends = [n for n in self.nodes.values()
+                          if isinstance(n.config, End) and n.config.status == "succeeded"]
+        reached_success = any(n.id in reached for n in succeeded_ends)
+        for n in self.nodes.values():
+            if n.id in reached or n.id in excused:
+                continue
+            tail = ""
+            if isinstance(n.config, End) and n.config.status == "succeeded" and not reached_success:
+                tail = "; no succeeded End is reachable"
+            self.r.report(
+                "LP4006", self.node_at(n),
+                f"{n.type} `{n.id}` is not reachable from the entry `{self.plan.entry}`{tail}",
+                node=n.id,
+            )
+        if reached_success:
+            return
+        if excused or any(m in reached for m in self.malformed):
+            return  # the End may sit behind a defect already reported
+        if any(n.id not in reached for n in succeeded_ends):
+            return  # reported on the unreachable succeeded End itself
+        at = _sub(self.plan.src, "entry") or self.plan.src
+        self.r.report(
+            "LP4007", at,
+            f"no succeeded End is reachable from the entry `{self.plan.entry}`; every Plan needs "
+            f"a path to an End with `status: succeeded`",
+            node=self.plan.entry,
+        )
+
+
+def _reach(seeds: list[str], adj: dict[str, list[str]], skip: set[str] | frozenset[str] = frozenset()) -> set[str]:
+    """Node ids reachable from ``seeds`` (breadth-first, iterative)."""
+    seen = {s for s in seeds if s not in skip}
+    q = deque(seen)
+    while q:
+        n = q.popleft()
+        for t in adj.get(n, ()):
+            if t not in seen and t not in skip:
+                seen.add(t)
+                q.append(t)
+    return seen
+
+
+def check_graph(plan: Plan, reporter: Reporter) -> bool:
+    """Graph basics of seed 004 §4.3 / §5 passes 3 and 6 (entry, endpoints,
+    ports, one edge per source port, routing of success/control ports,
+    reachability, a reachable succeeded End).
+
+    Reports LP4001–LP4008 on ``reporter``; never raises on a well-typed
+    :class:`Plan`.  Returns ``True`` when the graph is sound enough for the
+    analyzer: the entry exists and every edge of ``plan.edges`` has existing,
+    well-formed endpoints and ports (an endpoint naming a malformed node
+    makes it ``False`` without a diagnostic).  Multiple edges per port,
+    unrouted ports and unreachable nodes do not make it ``False``.
+    """
+    return _Check(plan, reporter).run()
