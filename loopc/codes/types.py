@@ -1,0 +1,203 @@
+"""LP3001–LP3199 — the expression and template language (seed 004 §4.4,
+§3.2 budgets; syntax sheet §3, §7 "Expressions", "Typing string-shaped
+values").
+
+Returned by :mod:`loopc.compiler.expr` (``ExprError.code``) and reported by
+the type pass at the exact position inside the scalar
+(:func:`loopc.compiler.scalarpos.value_span`).  LP3001–LP3009 are syntax and
+budget errors, LP3010–LP3019 paths, LP3020–LP3029 operator typing,
+LP3030–LP3039 templates.  (Reference-path legality inside a plan is usually
+reported by the type pass with its own LP32xx codes, :mod:`loopc.codes.bindings`,
+and an agent in ``target`` with LP3402: LP3010–LP3013 and LP3031 are what the
+expression API returns with a plain :class:`~loopc.compiler.expr.ExprContext`,
+e.g. for tools that check a lone expression.)
+"""
+import json
+
+from loopc.codes import Code, register
+
+H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
+
+
+def _q(s: str) -> str:
+    """A YAML double-quoted scalar holding ``s``."""
+    return json.dumps(s, ensure_ascii=False)
+
+
+def _plan(when: str = "input.severity == 'high'", text: str = "Urgent: {{ input.topic }}",
+          target: str = "#release") -> str:
+    """A switch ``route`` (one case ``when``) → send_message ``notify``
+    (``text``, ``target``) → succeeded End ``done``."""
+    return H + f"""input:
+  severity: {{type: enum, values: [high, low], required: true}}
+  topic: {{type: string, required: true}}
+  count: {{type: number, required: true}}
+  tags: {{type: array, required: true, items: {{type: string}}}}
+  owner: {{type: agent, required: true}}
+  due: {{type: duration, required: true}}
+  note: {{type: string}}
+output: {{}}
+entry: route
+nodes:
+  - id: route
+    type: switch
+    input:
+      severity: {{type: enum, values: [high, low], required: true}}
+      topic: {{type: string, required: true}}
+      count: {{type: number, required: true}}
+      tags: {{type: array, required: true, items: {{type: string}}}}
+      owner: {{type: agent, required: true}}
+      due: {{type: duration, required: true}}
+      note: {{type: string}}
+    switch:
+      mode: first_match
+      cases:
+        - port: urgent
+          when: {_q(when)}
+      default: other
+  - id: notify
+    type: send_message
+    input:
+      topic: {{type: string, required: true}}
+      count: {{type: number, required: true}}
+      tags: {{type: array, required: true, items: {{type: string}}}}
+      owner: {{type: agent, required: true}}
+    sendMessage:
+      target: {_q(target)}
+      text: {_q(text)}
+      completion: sent
+  - id: done
+    type: end
+    end: {{status: succeeded}}
+edges:
+  - id: e_urgent
+    from: {{node: route, port: urgent}}
+    to: {{node: notify}}
+  - id: e_other
+    from: {{node: route, port: other}}
+    to: {{node: done}}
+  - id: e_sent
+    from: {{node: notify, port: completed}}
+    to: {{node: done}}
+"""
+
+
+OK = _plan()
+
+_LONG = " || ".join(f"input.count == {i}" for i in range(600))
+_DEEP = "(" * 65 + "input.count == 1" + ")" * 65
+_LONG_TEXT = "x" * 70_000 + " {{ input.topic }}"
+
+register(
+    # -- syntax and budgets (LP3001–LP3009) ---------------------------------
+    Code("LP3001", "expr.syntax", "Expression syntax error",
+         "The expression does not follow the grammar of seed 004 §4.4: literals (quoted strings, "
+         "JSON numbers, `true`, `false`, `null`, `[...]`), paths (`input.a.b`), comparisons "
+         "`== != < <= > >= in`, `!`, `&&`, `||`, parentheses and the calls `contains`, `startsWith`, "
+         "`endsWith`, `length`. There is no arithmetic; comparisons do not chain (`a < b < c` is "
+         "an error: write `a < b && b < c`); the keywords `true false null in` cannot be path "
+         "segments. The diagnostic points at the offending token and lists what was expected.",
+         _plan(when="input.count > 1 < 5"), _plan(when="input.count > 1 && input.count < 5")),
+    Code("LP3002", "expr.too_long", "Expression longer than 8 KiB",
+         "One expression is at most 8 KiB (8,192 bytes) of UTF-8 (seed 004 §3.2). The diagnostic "
+         "starts at the first character beyond the limit. Split the logic over several switch "
+         "cases or compute a value upstream.",
+         _plan(when=_LONG), _plan(when="input.count < 600")),
+    Code("LP3003", "expr.too_deep", "Expression nesting deeper than 64",
+         "One expression nests at most 64 levels (seed 004 §3.2). Nesting is the larger of the "
+         "parsed tree's depth (`&&` and `||` are n-ary, so a long `a && b && ...` chain is only "
+         "two levels) and the depth of nested brackets `(`/`[`.",
+         _plan(when=_DEEP), _plan(when="input.count == 1")),
+    Code("LP3004", "template.too_long", "Template longer than 64 KiB",
+         "One interpolated template is at most 64 KiB (65,536 bytes) of UTF-8 (seed 004 §3.2). "
+         "Each `{{ }}` expression inside it is also limited to 8 KiB.",
+         _plan(text=_LONG_TEXT), _plan()),
+    Code("LP3005", "template.syntax", "Unclosed or empty interpolation",
+         "In a template every `{{` opens an interpolation closed by the next `}}` outside a quoted "
+         "string, and holds one expression. A literal `{{` is written `{{ '{{' }}`; a `}}` outside "
+         "an interpolation is ordinary text.",
+         _plan(text="Topic: {{ input.topic"),
+         _plan(text="Topic: {{ input.topic }} (write {{ '{{' }} for a brace pair)")),
+    Code("LP3006", "expr.bad_literal", "Invalid literal",
+         "String literals accept the escapes `\\\\ \\' \\\" \\n \\t \\uXXXX` only (a surrogate pair "
+         "for characters beyond U+FFFF; a lone surrogate is rejected). Numbers are JSON numbers: "
+         "integers within ±(2^53−1), finite decimals.",
+         _plan(when="input.count == 9007199254740993"), _plan(when="input.count == 9007199254740991")),
+    # -- paths (LP3010–LP3019) ------------------------------------------------
+    Code("LP3010", "expr.unknown_root", "Unknown reference root",
+         "A path starts with one of the roots of syntax sheet §3: `run.input`, `run.state`, "
+         "`input`, `output`, `branches`, `winner`, `item`, `items`, `loop`. Legacy roots "
+         "(`inputs`, `event`, `state`, `steps`, `ctx`) are not part of loop.plan/v1. A bare word "
+         "is a path, not a string: quote string literals (`'high'`).",
+         "<returned by loopc.compiler.expr.check_expression for `input.severity == high` with a "
+         "plain ExprContext; inside a plan the type pass reports LP3201 (or LP3203 for legacy roots)>",
+         _plan(when="input.severity == 'high'")),
+    Code("LP3011", "expr.root_unavailable", "Reference root not available here",
+         "Each root exists only where its context does (syntax sheet §3): `output.*` in an edge "
+         "`bind`, `branches.*`/`winner.*`/`items` in a join's `merge`, `item.*` in a fan-out item "
+         "body, `loop.*` in a counted-loop body. Node configuration reads `input.*` and `run.*`.",
+         "<returned by the expression API with the default ExprContext.resolve for `output.ok` "
+         "where only `input` is offered; inside a plan the type pass reports LP3202>", _plan()),
+    Code("LP3012", "expr.unknown_field", "Unknown field in a path",
+         "A path selects a field its typed context does not declare. Paths below an "
+         "`object`-typed value are not checked statically (seed 004 §7.0), but contracts are.",
+         "<returned by the expression API with the default ExprContext.resolve for "
+         "`input.severty` when `input` declares `severity`; inside a plan the type pass reports LP3204>",
+         _plan()),
+    Code("LP3013", "expr.not_an_object", "Field of a value that has no fields",
+         "Only objects (and `scope` values, with `kind` and `scopeId`) have fields; a path cannot "
+         "continue below a string, number, array, ...",
+         "<returned by the expression API with the default ExprContext.resolve for "
+         "`input.topic.text` when `topic` is a string; inside a plan the type pass reports LP3205>",
+         _plan(when="input.topic == 'x'")),
+    # -- operator typing (LP3020–LP3029) ---------------------------------------
+    Code("LP3020", "expr.type_mismatch", "Operands or value of the wrong type",
+         "Comparisons are strict (syntax sheet §7): both operands have one type (an `enum` "
+         "compares with a `string`), two enums must share a value, and an expression used where "
+         "a type is expected must be assignable to it (`enum` → `string`, `agent` → `responder`, "
+         "nothing else).",
+         _plan(when="input.count == input.topic"), _plan(when="input.count == 3")),
+    Code("LP3021", "expr.unknown_function", "Unknown function",
+         "The only functions are `contains(a, b)`, `startsWith(a, b)`, `endsWith(a, b)` and "
+         "`length(x)` (names are case-sensitive).",
+         _plan(when="startswith(input.topic, 'v1')"), _plan(when="startsWith(input.topic, 'v1')")),
+    Code("LP3022", "expr.bad_arguments", "Wrong arguments to a function",
+         "`contains` takes (string, string) or (array<T>, T); `startsWith`/`endsWith` take "
+         "(string, string); `length` takes one string or array and returns a number.",
+         _plan(when="contains(input.count, 'x')"), _plan(when="contains(input.tags, 'x')")),
+    Code("LP3023", "expr.not_boolean", "Logical operator on a non-boolean",
+         "`!`, `&&` and `||` take booleans; there is no truthiness. Compare explicitly "
+         "(`length(input.tags) > 0`, `input.note != null`).",
+         _plan(when="input.topic && input.count > 1"),
+         _plan(when="input.topic != '' && input.count > 1")),
+    Code("LP3024", "expr.not_comparable", "Values of this type cannot be compared",
+         "`==`/`!=` compare scalars (string, enum, number, boolean, duration, datetime, member, "
+         "agent, channel); `< <= > >=` compare numbers, strings (code-point order), durations or "
+         "datetimes; `in` needs an array on its right and a scalar on its left.",
+         _plan(when="input.tags == input.tags"), _plan(when="length(input.tags) == 2")),
+    Code("LP3025", "expr.literal_mismatch", "String literal does not fit the expected type",
+         "A string literal takes the expected type when it matches that type's wire form "
+         "(syntax sheet §7): one of an enum's values, an ISO 8601 duration (`PT1H`), an RFC 3339 "
+         "datetime with offset, a `#channel`, a canonical member/agent id (`mem_ana`).",
+         _plan(when="input.severity == 'urgent'"), _plan(when="input.severity == 'high'")),
+    Code("LP3026", "expr.mixed_array", "Array literal elements of different types",
+         "The elements of an array literal `[e, ...]` have one type (string literals take the "
+         "type of their neighbours when they match its wire form).",
+         _plan(when="input.count in [1, 'two']"), _plan(when="input.count in [1, 2]")),
+    Code("LP3027", "expr.null_compare", "Comparison of a never-null value with null",
+         "Only optional values (neither `required` nor defaulted) can be null, so only they may "
+         "be compared with `null`.",
+         _plan(when="input.topic != null"), _plan(when="input.note != null")),
+    # -- templates (LP3030–LP3039) ---------------------------------------------
+    Code("LP3030", "template.non_scalar", "Non-scalar value interpolated into text",
+         "Templates render scalars only: string, enum, number, boolean, duration, datetime, "
+         "member, agent, channel (syntax sheet §3). Objects, arrays, scopes, work_items and "
+         "responders cannot be interpolated; interpolate one of their scalar fields instead.",
+         _plan(text="Tags: {{ input.tags }}"), _plan(text="Tags: {{ length(input.tags) }}")),
+    Code("LP3031", "template.agent_in_target", "Agent interpolated into a message target",
+         "A `sendMessage.target` addresses a channel, dm, task or team; an agent identity selects "
+         "callback execution through `responder`, never the destination (seed 004 §4.5).",
+         "<returned by loopc.compiler.expr.check_template(..., forbid_agent=True) for "
+         "`dm:@{{ input.owner }}` with an agent-typed owner; inside a plan the type pass reports LP3402>",
+         _plan(target="#release")),
+)
