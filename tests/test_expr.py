@@ -454,15 +454,15 @@ class TestTyping:
         ("length(input.s, input.s) > 1", "LP3022", "length(input.s, input.s)"),
         ("[1, 'a'] == [1]", "LP3026", "'a'"),
         ("input.n in [1, true]", "LP3026", "true"),
-        ("input.nope == 1", "LP3012", "nope"),
-        ("input.n.x == 1", "LP3013", "x"),
-        ("input.room.id == 'x'", "LP3012", "id"),
-        ("output.x == 1", "LP3011", "output"),
-        ("loop.iteration == 1", "LP3011", "loop"),
-        ("steps.a.output == 1", "LP3010", "steps"),
-        ("inputs.a == 1", "LP3010", "inputs"),
-        ("run.foo == 1", "LP3010", "run"),
-        ("input.sev == high", "LP3010", "high"),
+        ("input.nope == 1", "LP3204", "nope"),
+        ("input.n.x == 1", "LP3205", "x"),
+        ("input.room.id == 'x'", "LP3204", "id"),
+        ("output.x == 1", "LP3202", "output"),
+        ("loop.iteration == 1", "LP3202", "loop"),
+        ("steps.a.output == 1", "LP3201", "steps"),
+        ("inputs.a == 1", "LP3201", "inputs"),
+        ("run.foo == 1", "LP3201", "run"),
+        ("input.sev == high", "LP3201", "high"),
         ("input.n", "LP3020", "input.n"),
     ])
     def test_errors(self, text: str, code: str, bad: str) -> None:
@@ -485,8 +485,8 @@ class TestTyping:
 
     def test_no_cascade(self) -> None:
         # one defect, one diagnostic: the unknown field makes its subtree unknown
-        assert codes("input.nope == 1 && input.nope2 > 'x' && !input.nope3") == ["LP3012"] * 3
-        assert codes("length(input.nope) > 1") == ["LP3012"]
+        assert codes("input.nope == 1 && input.nope2 > 'x' && !input.nope3") == ["LP3204"] * 3
+        assert codes("length(input.nope) > 1") == ["LP3204"]
         assert codes("upper(input.s) == 'A' && true") == ["LP3021"]
 
     def test_literals_take_the_expected_type(self) -> None:
@@ -539,7 +539,7 @@ class TestTyping:
         assert c.type == T.with_optional(T.NUMBER)
         ctx = ExprContext({"branches": T.branches_of(["a"], {"x": fs("number")})})
         assert [e.code for e in check_expression("branches.a.x == null", ctx).errors] == ["LP3027"]
-        assert [e.code for e in check_expression("branches.b.x == 1", ctx).errors] == ["LP3012"]
+        assert [e.code for e in check_expression("branches.b.x == 1", ctx).errors] == ["LP3204"]
 
     def test_context_roots(self) -> None:
         ctx = ExprContext({
@@ -548,10 +548,10 @@ class TestTyping:
             "loop": T.loop_of({"draft": fs("string")}),
         })
         assert check_expression("length(items) > 1", ctx, T.BOOLEAN).ok
-        assert [e.code for e in check_expression("items.key == 'a'", ctx).errors] == ["LP3013"]
+        assert [e.code for e in check_expression("items.key == 'a'", ctx).errors] == ["LP3205"]
         assert check_expression("winner.key == 'legal' && winner.value.v == 'x'", ctx, T.BOOLEAN).ok
         assert check_expression("loop.iteration < 3 && loop.state.draft != ''", ctx, T.BOOLEAN).ok
-        assert [e.code for e in check_expression("input.x == 1", ctx).errors] == ["LP3011"]
+        assert [e.code for e in check_expression("input.x == 1", ctx).errors] == ["LP3202"]
 
     def test_custom_resolve(self) -> None:
         from loopc.compiler.expr import ContextError
@@ -559,11 +559,11 @@ class TestTyping:
         class Ctx(ExprContext):
             def resolve(self, root, segments):
                 if segments and segments[-1] == "secret":
-                    return ContextError("LP3011", "no secrets", len(segments) - 1)
+                    return ContextError("LP3202", "no secrets", len(segments) - 1)
                 return T.STRING
 
         c = check_expression("input.a.secret == 'x'", Ctx({}))
-        assert [(e.code, e.start, e.end) for e in c.errors] == [("LP3011", 8, 14)]
+        assert [(e.code, e.start, e.end) for e in c.errors] == [("LP3202", 8, 14)]
 
     def test_broken_context_does_not_crash(self) -> None:
         class Bad(ExprContext):
@@ -571,7 +571,7 @@ class TestTyping:
                 raise RuntimeError("boom")
 
         c = check_expression("input.a == 1", Bad({}))
-        assert c.errors and c.errors[0].code == "LP3011"
+        assert c.errors and c.errors[0].code == "LP3202"
 
     def test_check_path(self) -> None:
         c = check_path("input.who", CTX, T.MEMBER)
@@ -630,7 +630,7 @@ class TestTemplateTyping:
     def test_agent_in_target(self) -> None:
         text = "dm:@{{ input.ag }}"
         c = check_template(text, CTX, T.STRING, forbid_agent=True)
-        assert [e.code for e in c.errors] == ["LP3031"]
+        assert [e.code for e in c.errors] == ["LP3402"]
         assert text[c.errors[0].start:c.errors[0].end] == "{{ input.ag }}"
         assert check_template(text, CTX, T.STRING).ok  # text: agents render
 

@@ -5,12 +5,11 @@ values").
 Returned by :mod:`loopc.compiler.expr` (``ExprError.code``) and reported by
 the type pass at the exact position inside the scalar
 (:func:`loopc.compiler.scalarpos.value_span`).  LP3001–LP3009 are syntax and
-budget errors, LP3010–LP3019 paths, LP3020–LP3029 operator typing,
-LP3030–LP3039 templates.  (Reference-path legality inside a plan is usually
-reported by the type pass with its own LP32xx codes, :mod:`loopc.codes.bindings`,
-and an agent in ``target`` with LP3402: LP3010–LP3013 and LP3031 are what the
-expression API returns with a plain :class:`~loopc.compiler.expr.ExprContext`,
-e.g. for tools that check a lone expression.)
+budget errors, LP3020–LP3029 operator typing, LP3030–LP3039 templates.
+Path defects (unknown root or field, root not legal here) and an agent in
+``target`` use the binding family's codes (LP3201–LP3205, LP3402,
+:mod:`loopc.codes.bindings`) whether they come from a lone expression or a
+``{ref}``: one defect, one code.
 """
 import json
 
@@ -123,33 +122,6 @@ register(
          "for characters beyond U+FFFF; a lone surrogate is rejected). Numbers are JSON numbers: "
          "integers within ±(2^53−1), finite decimals.",
          _plan(when="input.count == 9007199254740993"), _plan(when="input.count == 9007199254740991")),
-    # -- paths (LP3010–LP3019) ------------------------------------------------
-    Code("LP3010", "expr.unknown_root", "Unknown reference root",
-         "A path starts with one of the roots of syntax sheet §3: `run.input`, `run.state`, "
-         "`input`, `output`, `branches`, `winner`, `item`, `items`, `loop`. Legacy roots "
-         "(`inputs`, `event`, `state`, `steps`, `ctx`) are not part of loop.plan/v1. A bare word "
-         "is a path, not a string: quote string literals (`'high'`).",
-         "<returned by loopc.compiler.expr.check_expression for `input.severity == high` with a "
-         "plain ExprContext; inside a plan the type pass reports LP3201 (or LP3203 for legacy roots)>",
-         _plan(when="input.severity == 'high'")),
-    Code("LP3011", "expr.root_unavailable", "Reference root not available here",
-         "Each root exists only where its context does (syntax sheet §3): `output.*` in an edge "
-         "`bind`, `branches.*`/`winner.*`/`items` in a join's `merge`, `item.*` in a fan-out item "
-         "body, `loop.*` in a counted-loop body. Node configuration reads `input.*` and `run.*`.",
-         "<returned by the expression API with the default ExprContext.resolve for `output.ok` "
-         "where only `input` is offered; inside a plan the type pass reports LP3202>", _plan()),
-    Code("LP3012", "expr.unknown_field", "Unknown field in a path",
-         "A path selects a field its typed context does not declare. Paths below an "
-         "`object`-typed value are not checked statically (seed 004 §7.0), but contracts are.",
-         "<returned by the expression API with the default ExprContext.resolve for "
-         "`input.severty` when `input` declares `severity`; inside a plan the type pass reports LP3204>",
-         _plan()),
-    Code("LP3013", "expr.not_an_object", "Field of a value that has no fields",
-         "Only objects (and `scope` values, with `kind` and `scopeId`) have fields; a path cannot "
-         "continue below a string, number, array, ...",
-         "<returned by the expression API with the default ExprContext.resolve for "
-         "`input.topic.text` when `topic` is a string; inside a plan the type pass reports LP3205>",
-         _plan(when="input.topic == 'x'")),
     # -- operator typing (LP3020–LP3029) ---------------------------------------
     Code("LP3020", "expr.type_mismatch", "Operands or value of the wrong type",
          "Comparisons are strict (syntax sheet §7): both operands have one type (an `enum` "
@@ -194,10 +166,4 @@ register(
          "member, agent, channel (syntax sheet §3). Objects, arrays, scopes, work_items and "
          "responders cannot be interpolated; interpolate one of their scalar fields instead.",
          _plan(text="Tags: {{ input.tags }}"), _plan(text="Tags: {{ length(input.tags) }}")),
-    Code("LP3031", "template.agent_in_target", "Agent interpolated into a message target",
-         "A `sendMessage.target` addresses a channel, dm, task or team; an agent identity selects "
-         "callback execution through `responder`, never the destination (seed 004 §4.5).",
-         "<returned by loopc.compiler.expr.check_template(..., forbid_agent=True) for "
-         "`dm:@{{ input.owner }}` with an agent-typed owner; inside a plan the type pass reports LP3402>",
-         _plan(target="#release")),
 )

@@ -39,10 +39,10 @@ from loopc.compiler.expr.parser import ExprError, parse_expression, parse_path, 
 from loopc.compiler.types import Type
 
 # Codes (registered in loopc/codes/types.py).
-UNKNOWN_ROOT = "LP3010"
-ROOT_UNAVAILABLE = "LP3011"
-UNKNOWN_FIELD = "LP3012"
-NOT_AN_OBJECT = "LP3013"
+UNKNOWN_ROOT = "LP3201"
+ROOT_UNAVAILABLE = "LP3202"
+UNKNOWN_FIELD = "LP3204"
+NOT_AN_OBJECT = "LP3205"
 TYPE_MISMATCH = "LP3020"
 UNKNOWN_FUNCTION = "LP3021"
 BAD_ARGUMENTS = "LP3022"
@@ -52,7 +52,7 @@ LITERAL_MISMATCH = "LP3025"
 MIXED_ARRAY = "LP3026"
 NULL_COMPARE = "LP3027"
 NON_SCALAR = "LP3030"
-AGENT_IN_TARGET = "LP3031"
+AGENT_IN_TARGET = "LP3402"
 
 
 # ---------------------------------------------------------------------------
@@ -61,7 +61,7 @@ AGENT_IN_TARGET = "LP3031"
 
 @attrs.frozen
 class ContextError:
-    """Why a path does not resolve: ``code`` (LP3011/LP3012/LP3013),
+    """Why a path does not resolve: ``code`` (LP3202/LP3204/LP3205),
     ``message``, and ``segment`` — the index of the offending segment
     (``-1`` = the root itself)."""
 
@@ -117,9 +117,9 @@ class ExprContext:
         """Type of ``root.seg1.seg2...`` or a :class:`ContextError`.
 
         ``root`` is a known root name.  Fields of a typed object must exist
-        (LP3012 with a suggestion); below an untyped ``object`` (or
+        (LP3204 with a suggestion); below an untyped ``object`` (or
         ``unknown``) the type is ``unknown``; selecting a field of a scalar or
-        array is LP3013.  ``scope`` values have ``kind`` and ``scopeId``.
+        array is LP3205.  ``scope`` values have ``kind`` and ``scopeId``.
         Optionality propagates to everything below an optional value.
         """
         t = self.roots.get(root)
@@ -583,7 +583,7 @@ def check_template_ast(tpl: A.TemplateAst, ctx: ExprContext, expected: Type | No
       literal — takes a string-shaped ``expected`` type when it matches the
       wire form (LP3025 otherwise);
     * ``forbid_agent`` (the ``target`` key, seed 004 §4.5): interpolating an
-      agent is LP3031.
+      agent is LP3402.
     """
     ch = _Checker(ctx)
     parts: list[Any] = []

@@ -1,0 +1,363 @@
+"""Type and binding pass: seed 004 §5 passes 4–5 ("typed expression and
+template compilation", "edge mapping and whole-output assignability"),
+§4.4, §4.5; syntax sheet §3 (reference roots), §4, §5, §7.
+
+:func:`check_types` types every ValueExpr, expression and template of a
+:class:`~loopc.compiler.model.Plan` in the context valid at its location
+(:mod:`loopc.compiler.typecheck_context`), checks every mapping onto a
+contract (edge ``bind`` and same-name pass-through, the entry's Plan input,
+``join.merge``, ``loop.init``, ``setVariable.assign``) and the typed node
+configuration keys (:mod:`loopc.compiler.typecheck_nodes`), and returns a
+:class:`TypeInfo` for lowering.  Codes LP32xx–LP34xx
+(:mod:`loopc.codes.bindings`); expression syntax and operator typing codes
+(LP30xx–LP31xx) come from :mod:`loopc.compiler.expr`.
+
+Cascade rules (one defect, one diagnostic): nodes and edges the schema pass
+rejected are absent from ``plan.nodes``/``plan.edges`` and never checked;
+edges whose endpoints or ports do not exist are left to the graph pass; a
+value whose type could not be established (an unknown root, a syntax error)
+is not also reported as not assignable; a ``bind`` key that looks like a typo
+of a missing required field is reported once, as the unknown key; where the
+scope map marks an id ambiguous, context legality is not reported.
+
+Cost: one walk over nodes and edges; parsed expressions and templates are
+cached by text; root types are built once per contract.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import attrs
+
+from loopc.compiler import types as T
+from loopc.compiler.model import Edge, Loop, Node, Plan
+from loopc.compiler.ports import effective_input, target_ports
+from loopc.compiler.report import Reporter
+from loopc.compiler.scopemap import ScopeMap
+from loopc.compiler.typecheck_context import Context, ContextBuilder
+from loopc.compiler.typecheck_values import (
+    TypedList, TypedLiteral, TypedMap, TypedTemplate, ValueChecker, make_path,
+)
+from loopc.compiler.types import Type
+from loopc.compiler.yamlnodes import YDocument, YMap, YNode
+
+__all__ = [
+    "FieldBinding", "TypeInfo", "TypedList", "TypedLiteral", "TypedMap", "TypedTemplate",
+    "check_types",
+]
+
+
+# ---------------------------------------------------------------------------
+# Typed forms (the compiled values lowering consumes)
+# ---------------------------------------------------------------------------
+
+#: What :attr:`TypeInfo.values` holds for one model object:
+#: ``Literal`` → :class:`TypedLiteral`; ``Ref`` → a typed
+#: :class:`~loopc.compiler.expr.ast.Path`; ``Expr`` → the typed expression
+#: AST root (any :mod:`~loopc.compiler.expr.ast` node); ``Template`` →
+#: :class:`TypedTemplate`; ``ListValue`` → :class:`TypedList`; ``MapValue`` →
+#: :class:`TypedMap`.  Every form has a ``.type``.
+Typed = Any
+
+
+@attrs.frozen
+class FieldBinding:
+    """One field of a destination contract and the value it receives.
+
+    * ``field`` — destination field name; ``type`` — its declared type;
+    * ``value`` — the typed value (:data:`Typed`); for an implicit
+      pass-through a typed ``Path`` (``output.<field>`` on edges,
+      ``run.input.<field>`` for the entry);
+    * ``source`` — the authored ValueExpr, ``None`` when implicit;
+    * ``implicit`` — true for same-name pass-through (sheet §5: "The IR
+      always holds explicit bindings").
+    """
+
+    field: str
+    type: Type
+    value: Typed
+    source: Any = None
+    implicit: bool = False
+
+
+@attrs.frozen(eq=False)
+class TypeInfo:
+    """Result of the type pass, consumed by IR lowering.
+
+    * ``values`` — identity-keyed map from every model ValueExpr, ``Expr``
+      and ``Template`` object that was typed (node configuration, ``bind``,
+      ``merge``, ``init``, ``assign``, nested list/map members) to its typed
+      form (see :data:`Typed`).  Model objects hash by identity, so look
+      them up with the very object from the Plan (:meth:`typed`).  Values
+      whose type could not be established (a diagnostic was reported) are
+      absent.
+    * ``edge_bindings`` — edge id → the complete, explicit binding list of
+      that edge's destination contract: authored ``bind`` entries in authored
+      order, or, for an omitted ``bind``, one implicit ``output.<f>``
+      binding per destination field the source port provides (destination
+      contract order).  Edges the pass skipped (dangling endpoints or ports)
+      are absent.
+    * ``entry_bindings`` — the entry node's input built from the Plan input
+      by same-name pass-through (``run.input.<f>``).
+    * ``dest_contracts`` — edge id → the destination contract the bindings
+      build (the destination's effective input; a succeeded End takes the
+      Plan output; ``continue``/``break`` build the loop state).
+    """
+
+    values: Mapping[Any, Typed]
+    edge_bindings: Mapping[str, tuple[FieldBinding, ...]]
+    entry_bindings: tuple[FieldBinding, ...]
+    dest_contracts: Mapping[str, Mapping[str, Any]]
+
+    def typed(self, obj: Any) -> Typed | None:
+        """Typed form of a model object, or ``None`` if it was not typed."""
+        return self.values.get(obj)
+
+    def type_of(self, obj: Any) -> Type | None:
+        """Static type of a model object, or ``None``."""
+        t = self.values.get(obj)
+        return None if t is None else t.type
+
+
+# ---------------------------------------------------------------------------
+# The pass
+# ---------------------------------------------------------------------------
+
+def check_types(plan: Plan, scopes: ScopeMap | None, reporter: Reporter,
+                doc: YDocument | None = None) -> TypeInfo:
+    """Type-check ``plan`` (seed 004 §5 passes 4–5) and report LP3xxx findings.
+
+    ``scopes`` is the structural scope map (``item.*``/``loop.*`` legality,
+    ambiguity); ``doc`` the loaded source, used to place expression
+    diagnostics on their exact character (without it, a diagnostic inside a
+    quoted or block scalar with escapes falls back to the whole scalar).
+    Returns a :class:`TypeInfo`.  Never raises on a malformed model.
+    """
+    if doc is None:
+        doc = getattr(reporter, "document", None) or getattr(plan, "document", None)
+    checker = _PlanChecker(plan, scopes, reporter, doc)
+    checker.run()
+    return TypeInfo(checker.vc.values, checker.edge_bindings, checker.entry_bindings, checker.dest_contracts)
+
+
+class _PlanChecker:
+    """One run of the pass over one plan (no state survives the call)."""
+
+    def __init__(self, plan: Plan, scopes: ScopeMap | None, reporter: Reporter,
+                 doc: YDocument | None) -> None:
+        self.plan = plan
+        self.scopes = scopes
+        self.reporter = reporter
+        self.ctx = ContextBuilder(plan, scopes)
+        self.vc = ValueChecker(reporter, doc)
+        self.edge_bindings: dict[str, tuple[FieldBinding, ...]] = {}
+        self.entry_bindings: tuple[FieldBinding, ...] = ()
+        self.dest_contracts: dict[str, Mapping[str, Any]] = {}
+        self._ftypes: dict[int, tuple[Any, Type]] = {}
+
+    def ftype(self, fs: Any) -> Type:
+        """Type of a FieldSchema, cached by identity (contracts are shared)."""
+        hit = self._ftypes.get(id(fs))
+        if hit is None:
+            hit = (fs, T.type_of_field(fs))  # keeps ``fs`` alive: its id stays unique
+            self._ftypes[id(fs)] = hit
+        return hit[1]
+
+    def run(self) -> None:
+        from loopc.compiler import typecheck_nodes
+
+        typecheck_nodes.check_responder_fields(self)
+        self.check_entry()
+        for node in self.plan.nodes.values():
+            typecheck_nodes.check_node(self, node)
+        for edge in self.plan.edges.values():
+            self.check_edge(edge)
+
+    # -- mappings onto a contract -----------------------------------------
+    def mapping(self, entries: Mapping[str, Any], holder: YNode | None, contract: Mapping[str, Any],
+                ctx: Context, *, what: str, dest: str, complete: bool,
+                node: str | None = None, edge: str | None = None) -> tuple[FieldBinding, ...]:
+        """Check ``entries`` (field → ValueExpr) against ``contract``.
+
+        ``holder`` is the YAML mapping of the entries (its keys locate
+        unknown fields; its key in the parent locates missing fields).
+        ``complete`` requires every required field without default (LP3301).
+        LP3302 for keys not in ``contract`` (with "did you mean"), LP3303
+        for values not assignable.  Returns the bindings in authored order.
+        """
+        out: list[FieldBinding] = []
+        claimed: set[str] = set()
+        names = list(contract)
+        for key, value in entries.items():
+            if value is None:
+                continue  # malformed ValueExpr, reported by the schema pass
+            fs = contract.get(key)
+            key_node = holder.key_node(key) if isinstance(holder, YMap) else None
+            if fs is None:
+                hint = _suggest(key, [n for n in names if n not in entries])
+                msg = f"{dest} has no field `{key}`"
+                if hint:
+                    claimed.add(hint)
+                    msg += f"; did you mean `{hint}`?"
+                elif names:
+                    msg += f" (fields: {', '.join(f'`{n}`' for n in names[:12])}{', …' if len(names) > 12 else ''})"
+                else:
+                    msg += " (it declares no fields)"
+                self.reporter.report("LP3302", key_node or value.src, msg, node=node, edge=edge,
+                                     fix=_rename_fix(key_node, hint) if hint and key_node is not None else None)
+                self.vc.check(value, None, ctx, code="LP3303", what=what)
+                continue
+            ft = self.ftype(fs)
+            typed = self.vc.check(value, ft, ctx, code="LP3303", what=f"field `{key}` of {dest}")
+            if typed is not None:
+                out.append(FieldBinding(key, ft, typed, value, False))
+        if complete:
+            missing = [n for n, fs in contract.items()
+                       if fs.required and not fs.has_default and n not in entries and n not in claimed]
+            if missing:
+                at = _holder_key(holder)
+                listed = ", ".join(f"`{m}`" for m in missing)
+                s = "s" if len(missing) > 1 else ""
+                self.reporter.report("LP3301", at, f"{what} does not set required field{s} {listed} of {dest}",
+                                     node=node, edge=edge)
+        return tuple(out)
+
+    def passthrough(self, source: Mapping[str, Any] | None, dest: Mapping[str, Any], at: YNode | None, *,
+                    root: str, source_desc: str, dest_desc: str, no_source_hint: str = "",
+                    node: str | None = None, edge: str | None = None) -> tuple[FieldBinding, ...]:
+        """Same-name pass-through (sheet §5): every ``dest`` field takes the
+        same-named ``source`` field.  LP3304 lists required fields without
+        default that have no same-named source; LP3305 each same-named field
+        whose type is not assignable.  Returns the implicit bindings."""
+        src = source or {}
+        out: list[FieldBinding] = []
+        missing: list[str] = []
+        for name, fs in dest.items():
+            dt = self.ftype(fs)
+            sfs = src.get(name)
+            if sfs is None:
+                if fs.required and not fs.has_default:
+                    missing.append(name)
+                continue
+            st = self.ftype(sfs)
+            if not T.assignable(st, dt):
+                self.reporter.report(
+                    "LP3305", at,
+                    f"same-name pass-through: {source_desc} field `{name}` is {T.describe(st)}, but "
+                    f"{dest_desc} field `{name}` is {T.describe(dt)}; write an explicit `bind`",
+                    node=node, edge=edge)
+                continue
+            segs = tuple(root.split(".")) + (name,)
+            out.append(FieldBinding(name, dt, make_path(segs, st), None, True))
+        if missing:
+            parts = []
+            for m in missing:
+                hint = _suggest(m, [n for n in src if n not in dest])
+                parts.append(f"`{m}`" + (f" ({source_desc} has `{hint}`)" if hint else ""))
+            s = "s" if len(missing) > 1 else ""
+            msg = (f"{dest_desc} requires field{s} {', '.join(parts)} with no default, and {source_desc} "
+                   f"has no same-named field{s}")
+            msg += no_source_hint or "; write an explicit `bind`"
+            self.reporter.report("LP3304", at, msg, node=node, edge=edge)
+        return tuple(out)
+
+    # -- entry ---------------------------------------------------------------
+    def check_entry(self) -> None:
+        """The entry's input is the Plan input by same-name pass-through
+        (sheet §6 "The entry node's activation input is the Plan input")."""
+        node = self.plan.nodes.get(self.plan.entry)
+        if node is None:
+            return
+        dest = effective_input(node, self.plan.output)
+        at = self.plan.src.get("entry") if isinstance(self.plan.src, YMap) else None
+        self.entry_bindings = self.passthrough(
+            self.plan.input, dest, at or node.src, root="run.input", source_desc="the Plan input",
+            dest_desc=f"entry node '{node.id}' input",
+            no_source_hint="; declare it in the Plan `input` (the entry takes the Plan input by name)",
+            node=node.id)
+
+    # -- edges -----------------------------------------------------------------
+    def dest_contract(self, dst: Node, port: str) -> Mapping[str, Any] | None:
+        """Contract an edge into ``dst``.``port`` builds (None: unknown port)."""
+        if port in ("continue", "break") and isinstance(dst.config, Loop):
+            return dst.config.state
+        if port != "in":
+            return None
+        return effective_input(dst, self.plan.output)
+
+    def check_edge(self, edge: Edge) -> None:
+        """Edge ``bind`` or same-name pass-through (seed 004 §4.4, sheet §5)."""
+        plan = self.plan
+        if edge.id in plan.malformed_edges:
+            return
+        src = plan.nodes.get(edge.from_node)
+        dst = plan.nodes.get(edge.to_node)
+        if src is None or dst is None:
+            return
+        if edge.from_port not in self.ctx.source_ports(src) or edge.to_port not in target_ports(dst):
+            return
+        dest = self.dest_contract(dst, edge.to_port)
+        if dest is None:
+            return
+        self.dest_contracts[edge.id] = dest
+        if edge.to_port == "in":
+            dest_desc = f"the input of '{dst.id}'"
+            if dst.type == "end" and getattr(dst.config, "status", None) == "succeeded":
+                dest_desc = f"the Plan output (input of succeeded End '{dst.id}')"
+        else:
+            dest_desc = f"the state of loop '{dst.id}' (port `{edge.to_port}`)"
+        if edge.bind is not None:
+            holder = edge.src.get("bind") if isinstance(edge.src, YMap) else None
+            ctx = self.ctx.edge_bind(edge, src)  # only explicit binds evaluate anything
+            self.edge_bindings[edge.id] = self.mapping(
+                edge.bind, holder, dest, ctx, what=f"the `bind` of edge '{edge.id}'", dest=dest_desc,
+                complete=True, edge=edge.id)
+            return
+        out = self.ctx.output(src, edge.from_port)
+        hint = ""
+        if out is None:
+            if src.type == "fan_out":
+                hint = (f"; port `item` carries nothing under `output.*`: write a `bind` from `item.*` "
+                        "(for example `{ref: item.instruction}`)")
+            elif src.type == "loop":
+                hint = (f"; port `body` carries nothing under `output.*`: write a `bind` from "
+                        "`loop.state.*` / `loop.iteration`")
+        at = edge.src.get("to") if isinstance(edge.src, YMap) else None
+        self.edge_bindings[edge.id] = self.passthrough(
+            out, dest, at or edge.src, root="output",
+            source_desc=f"the output of '{src.id}' port `{edge.from_port}`", dest_desc=dest_desc,
+            no_source_hint=hint, edge=edge.id)
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+def _suggest(word: str, candidates: Any) -> str | None:
+    from loopc.compiler.graph import suggest
+
+    return suggest(word, candidates)
+
+
+def _rename_fix(key_node: YNode, new: str) -> Any:
+    from loopc.diagnostics import Fix, TextEdit
+
+    return Fix(f"rename to `{new}`", (TextEdit(key_node.span, new),))
+
+
+def _holder_key(holder: YNode | None) -> YNode | None:
+    """The key naming ``holder`` in its parent mapping (``bind:``), else
+    ``holder`` itself."""
+    if holder is None:
+        return None
+    parent = holder.parent
+    if isinstance(parent, YMap) and isinstance(holder.key, str):
+        kn = parent.key_node(holder.key)
+        if kn is not None:
+            return kn
+    return holder
+
+
+# Re-exported for typecheck_nodes.
+suggest = _suggest
+holder_key = _holder_key

@@ -1,0 +1,445 @@
+"""Reference contexts and path typing (seed 004 §4.4; syntax sheet §3
+"Reference roots", §7 "Context types").
+
+A :class:`Context` says which reference roots exist at one location of the
+plan (a node's configuration, an edge ``bind``, a join ``merge``, a wait
+``condition``) and gives each root's static type.  :func:`resolve_path`
+types a dotted path through that context: contracts are typed objects
+(:func:`loopc.compiler.types.record_of`), ``scope`` values have ``kind`` and
+``scopeId``, and anything below an untyped ``object`` is ``unknown`` (checked
+at run time, seed 004 §7.0).  Problems come back as :class:`PathProblem`
+values (code, message, offending segment, suggested replacement); the caller
+reports them at the exact character.
+
+Contexts are built by :class:`ContextBuilder`, which caches root types per
+node and edge so that a plan is typed in time linear in its size.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+import attrs
+
+from loopc.compiler import types as T
+from loopc.compiler.model import End, Edge, FanOut, Fork, Join, Loop, Node, Plan, Switch
+from loopc.compiler.ports import effective_input, output_contract, source_ports
+from loopc.compiler.scopemap import ScopeMap
+from loopc.compiler.types import Type
+
+#: Roots of syntax sheet §3 (``run`` stands for ``run.input``/``run.state``).
+ROOTS = ("run", "input", "output", "branches", "winner", "item", "items", "loop")
+
+#: Legacy roots (sheet §1) → (replacement for the root segment(s) or None, advice).
+LEGACY_ROOTS: Mapping[str, tuple[str | None, str]] = {
+    "inputs": ("input", "the activation input is `input.*`"),
+    "state": ("run.state", "typed Run state is `run.state.*`"),
+    "event": (None, "plans have no `event.*`: declare the value in the Plan input and read `run.input.*`"),
+    "ctx": (None, "plans have no `ctx.*`: read `run.input.*`, `run.state.*` or the activation's `input.*`"),
+    "steps": (None, "there is no global `steps.<node>.output` (a node may have many activations): "
+                    "bind the value across an edge from `output.*` into the destination's input"),
+}
+
+#: ``item.*`` (sheet §7 "Context types").
+ITEM_TYPE = T.object_of((
+    ("key", T.STRING),
+    ("dependsOn", T.array_of(T.STRING)),
+    ("workScope", T.SCOPE),
+    ("relatedScopes", T.array_of(T.SCOPE)),
+    ("responder", T.RESPONDER),
+    ("instruction", T.STRING),
+    ("dependencies", T.OBJECT),
+))
+
+#: One terminal item envelope of ``items`` (sheet §7).
+ENVELOPE_TYPE = T.object_of((
+    ("key", T.STRING),
+    ("status", T.enum_of(("succeeded", "failed", "timed_out", "blocked", "cancelled"))),
+    ("value", T.with_optional(T.OBJECT)),
+    ("error", T.object_of((("code", T.STRING), ("detail", T.STRING)), optional=True)),
+    ("blockedBy", T.array_of(T.STRING)),
+))
+#: ``items`` at a fan-out join's merge: source-ordered terminal envelopes.
+ITEMS_TYPE = T.array_of(ENVELOPE_TYPE)
+
+
+#: Placeholder for the location label in shared "not here" messages.
+WHERE = "{where}"
+_NO_ITEM = ("`item.*` is not available in {where}: it exists only on the edge leaving a fan_out's `item` "
+            "port and inside that item body")
+_NO_LOOP = ("`loop.*` is not available in {where}: it exists only on the edge leaving a loop's `body` port "
+            "and inside the loop body up to `continue`/`break`")
+_NO_OUTPUT = ("`output.*` is available only in an edge `bind` (the source port's output), not in {where}; "
+              "bind the value into this node's input and read `input.*`")
+_MERGE_ONLY = {
+    "branches": "`branches.*` is available only in an `all` join's `merge`, not in {where}",
+    "winner": "`winner.*` is available only in an `any` join's `merge`, not in {where}",
+    "items": "`items` is available only in a fan-out join's `merge`, not in {where}",
+}
+
+
+@attrs.frozen
+class Context:
+    """The reference context at one location.
+
+    * ``kind`` — ``config`` (node configuration), ``bind`` (edge bind),
+      ``merge`` (join merge), ``condition`` (wait condition);
+    * ``label`` — where, for messages (``"the configuration of node 'ask'"``);
+    * ``roots`` — root name (:data:`ROOTS`) → type of the root value, for the
+      roots legal here;
+    * ``absent`` — root name → why it is not legal here (used in messages;
+      :data:`WHERE` in it stands for ``label``);
+    * ``silent`` — the scope map marks this location ambiguous: references to
+      roots that are not legal here are typed ``unknown`` without a diagnostic;
+    * ``node`` / ``edge`` — the culprit ids for diagnostics.
+    """
+
+    kind: str
+    label: str
+    roots: Mapping[str, Type]
+    absent: Mapping[str, str] = attrs.field(factory=dict)
+    silent: bool = False
+    node: str | None = None
+    edge: str | None = None
+
+    def run_field(self, name: str) -> Type | None:
+        """Type of ``run.<name>`` when ``run`` is legal here."""
+        run = self.roots.get("run")
+        return run.field(name) if run is not None else None
+
+
+@attrs.frozen
+class PathProblem:
+    """Why a path cannot be typed.
+
+    ``segment`` is the index of the offending segment (0 = root);
+    ``replace``, when set, is ``(first, last_exclusive, text)``: replacing
+    segments ``first..last`` (joined with dots) by ``text`` is the suggested
+    fix.
+    """
+
+    code: str
+    message: str
+    segment: int
+    replace: tuple[int, int, str] | None = None
+
+
+@attrs.frozen
+class Resolved:
+    """A typed path: ``type`` of the value; ``static`` is how many segments
+    were typed statically (the rest lie below an ``object`` and are checked at
+    run time)."""
+
+    type: Type
+    static: int
+
+
+def _suggest(word: str, candidates: Iterable[str]) -> str | None:
+    from loopc.compiler.graph import suggest
+
+    return suggest(word, candidates)
+
+
+def resolve_path(ctx: Context, segments: tuple[str, ...], *, in_expr: bool = False) -> Resolved | PathProblem:
+    """Type ``segments`` (the whole dotted path, root first) in ``ctx``.
+
+    Returns :class:`Resolved` or a :class:`PathProblem` carrying one of
+    LP3201 ``ref.unknown_root``, LP3202 ``ref.root_not_here``, LP3203
+    ``ref.legacy_root``, LP3204 ``ref.unknown_field``, LP3205
+    ``ref.no_fields``, LP3206 ``ref.unknown_branch`` (sheet §3, §7).
+    ``in_expr``: the path is inside an expression, where a bare unknown word
+    is more likely meant as text (the message says how to quote it).
+    Never raises.
+    """
+    if not segments or not segments[0]:
+        return PathProblem("LP3201", "empty reference path", 0)
+    root = segments[0]
+    if root in LEGACY_ROOTS:
+        repl, advice = LEGACY_ROOTS[root]
+        text = ".".join(segments)
+        if repl is not None:
+            new = ".".join((repl,) + segments[1:])
+            return PathProblem("LP3203", f"legacy reference root `{root}` in `{text}`: {advice} — write `{new}`",
+                               0, (0, 1, repl))
+        return PathProblem("LP3203", f"legacy reference root `{root}` in `{text}`: {advice}", 0)
+    if root not in ROOTS:
+        legal = sorted(ctx.roots) or list(ROOTS)
+        hint = _suggest(root, legal) or _suggest(root, ROOTS) or _field_hint(ctx, root)
+        msg = f"unknown reference root `{root}`"
+        if in_expr and len(segments) == 1:
+            msg = f"unknown name `{root}` (a path starts with a reference root; to write text, quote it: '{root}')"
+        if hint:
+            return PathProblem("LP3201", msg + f"; did you mean `{hint}`?", 0, (0, 1, hint))
+        return PathProblem("LP3201", msg + f" (roots here: {', '.join(f'`{r}`' for r in legal) or 'none'})", 0)
+    rtype = ctx.roots.get(root)
+    if rtype is None:
+        if ctx.silent:
+            return Resolved(T.UNKNOWN, 1)
+        why = (ctx.absent.get(root) or f"`{root}.*` is not available in {ctx.label}").replace(WHERE, ctx.label)
+        return PathProblem("LP3202", why, 0)
+    return walk_fields(root, rtype, segments)
+
+
+def _field_hint(ctx: Context, word: str) -> str | None:
+    """A field of a contract root close to a bare ``word`` (``summry`` →
+    ``input.summary``): authors often forget the root."""
+    for prefix, t in (("input", ctx.roots.get("input")), ("output", ctx.roots.get("output")),
+                      ("run.state", ctx.run_field("state")), ("run.input", ctx.run_field("input"))):
+        if t is None or t.fields is None:
+            continue
+        names = t.field_names()
+        if word in names:
+            return f"{prefix}.{word}"
+        hit = _suggest(word, names)
+        if hit is not None:
+            return f"{prefix}.{hit}"
+    return None
+
+
+def walk_fields(root: str, rtype: Type, segments: tuple[str, ...]) -> Resolved | PathProblem:
+    """Walk ``segments[1:]`` through ``rtype`` (the type of ``segments[0]``)."""
+    cur = rtype
+    optional = rtype.optional
+    if root == "run" and len(segments) == 1:
+        return PathProblem("LP3204", "`run` alone is not a value: read `run.input.<field>` or `run.state.<field>`", 0)
+    for i in range(1, len(segments)):
+        name = segments[i]
+        k = cur.kind
+        if k == "unknown" or (k == "object" and cur.fields is None):
+            return Resolved(T.UNKNOWN, i)
+        if k == "scope":
+            cur = T.object_of(T.SCOPE_FIELDS, optional=cur.optional)
+            k = "object"
+        if k != "object":
+            prefix = ".".join(segments[:i])
+            return PathProblem(
+                "LP3205",
+                f"`{prefix}` is {T.article(T.describe(T.required_form(cur)))}; it has no field `{name}`",
+                i)
+        ft = cur.field(name)
+        if ft is None:
+            prefix = ".".join(segments[:i])
+            names = cur.field_names()
+            hint = _suggest(name, names)
+            code = "LP3206" if root == "branches" and i == 1 else "LP3204"
+            what = "branch" if code == "LP3206" else "field"
+            if root == "run" and i == 1:
+                msg = f"`run` has `input` and `state`, not `{name}`"
+            elif names:
+                shown = ", ".join(f"`{n}`" for n in names[:12]) + (", …" if len(names) > 12 else "")
+                msg = f"`{prefix}` has no {what} `{name}` (declared: {shown})"
+            else:
+                msg = f"`{prefix}` has no {what} `{name}` (it declares no fields)"
+            if hint:
+                return PathProblem(code, msg + f"; did you mean `{hint}`?", i, (i, i + 1, hint))
+            return PathProblem(code, msg, i)
+        if optional and not ft.optional:
+            ft = T.with_optional(ft)
+        optional = optional or ft.optional
+        cur = ft
+    return Resolved(cur, len(segments))
+
+
+# ---------------------------------------------------------------------------
+# Building contexts
+# ---------------------------------------------------------------------------
+
+class ContextBuilder:
+    """Builds the :class:`Context` of every location of one plan.
+
+    Implements the "where" column of sheet §3's reference-roots table:
+
+    * ``run`` everywhere except where a key restricts it (never);
+    * ``input``: node config (the node's effective input) and edge binds (the
+      source activation's input) — not in a join's ``merge`` nor on edges
+      leaving a join (they read the result as ``output.*``);
+    * ``output``: edge binds only (the source port's output contract);
+    * ``branches``/``winner``: the ``all``/``any`` join's ``merge`` when its
+      owner is a fork or an all_match switch; ``items``: a fan-out join's merge;
+    * ``item``: the edge leaving a fan_out ``item`` port and every node and
+      edge of the item body (scope map);
+    * ``loop``: the edge leaving a loop's ``body`` port and every node and
+      edge of the body up to ``continue``/``break`` (innermost loop);
+    * a wait ``condition`` reads only ``input`` and ``run``.
+    """
+
+    def __init__(self, plan: Plan, scopes: ScopeMap | None) -> None:
+        self.plan = plan
+        self.scopes = scopes
+        self._records: dict[tuple[int, bool], tuple[Mapping, Type]] = {}
+        self._ports: dict[str, frozenset[str]] = {}
+        self._outs: dict[tuple[str, str], Mapping | None] = {}
+        self.run_type = T.object_of((("input", self.record(plan.input)), ("state", self.record(plan.state))))
+
+    # -- helpers -----------------------------------------------------------
+    def record(self, contract: Mapping | None, *, optional: bool = False) -> Type:
+        """Typed object of a contract (cached by identity)."""
+        if contract is None:
+            contract = {}
+        key = (id(contract), optional)
+        hit = self._records.get(key)
+        if hit is None:
+            # the contract is kept in the entry so that its id cannot be reused
+            hit = (contract, T.record_of(contract, optional=optional))
+            self._records[key] = hit
+        return hit[1]
+
+    def source_ports(self, node: Node) -> frozenset[str]:
+        """Source ports of ``node`` (cached: a switch's ports are rebuilt on
+        every call of the model property)."""
+        hit = self._ports.get(node.id)
+        if hit is None:
+            hit = self._ports[node.id] = frozenset(source_ports(node))
+        return hit
+
+    def output(self, node: Node, port: str) -> Mapping | None:
+        """:func:`~loopc.compiler.ports.output_contract`, cached per port; a
+        switch or fork port returns the node's own input contract object, so
+        its typed record is built once for all ports."""
+        key = (node.id, port)
+        if key in self._outs:
+            return self._outs[key]
+        if isinstance(node.config, (Switch, Fork)):
+            out: Mapping | None = node.input_contract if port in self.source_ports(node) else None
+        else:
+            out = output_contract(node, port)
+        self._outs[key] = out
+        return out
+
+    def unknown(self, element: str, *, edge: bool = False) -> bool:
+        """True when the scope map cannot give ``element`` one exact scope
+        stack (ambiguous, or not reached from the entry): context legality
+        is then not reported."""
+        s = self.scopes
+        if s is None:
+            return False
+        known = getattr(s, "context_known", None)
+        if known is not None:
+            return not known(element, edge=edge)
+        return s.is_ambiguous(element)
+
+    def _innermost(self, element: str, kind: str, *, edge: bool) -> str | None:
+        if self.scopes is None:
+            return None
+        sc = self.scopes.innermost(element, kind, edge=edge)
+        return sc.owner if sc is not None else None
+
+    def _scope_roots(self, roots: dict[str, Type], absent: dict[str, str], fan_out: str | None,
+                     loop: str | None, where: str) -> None:
+        if fan_out is not None:
+            roots["item"] = ITEM_TYPE
+        else:
+            absent["item"] = _NO_ITEM
+        loop_node = self.plan.nodes.get(loop) if loop is not None else None
+        if loop_node is not None and isinstance(loop_node.config, Loop):
+            roots["loop"] = T.object_of((("iteration", T.NUMBER), ("state", self.record(loop_node.config.state))))
+        elif loop is not None:
+            roots["loop"] = T.UNKNOWN
+        else:
+            absent["loop"] = _NO_LOOP
+
+    @staticmethod
+    def _merge_only(absent: dict[str, str], where: str) -> None:
+        absent.update(_MERGE_ONLY)
+
+    # -- node configuration ------------------------------------------------
+    def node_config(self, node: Node) -> Context:
+        """Context of ``node``'s configuration (templates, ValueExprs, ``when``)."""
+        where = f"the configuration of node '{node.id}'"
+        roots: dict[str, Type] = {"run": self.run_type}
+        absent: dict[str, str] = {"output": _NO_OUTPUT}
+        cfg = node.config
+        if isinstance(cfg, End) and cfg.status == "succeeded":
+            roots["input"] = self.record(self.plan.output)
+        else:
+            roots["input"] = self.record(effective_input(node, self.plan.output))
+        self._scope_roots(roots, absent, self._innermost(node.id, "fan_out", edge=False),
+                          self._innermost(node.id, "loop", edge=False), where)
+        self._merge_only(absent, where)
+        return Context("config", where, roots, absent, self.unknown(node.id), node=node.id)
+
+    def wait_condition(self, node: Node) -> Context:
+        """A wait ``condition`` reads only ``input.*`` and ``run.*`` (sheet §7)."""
+        where = f"the `condition` of wait '{node.id}'"
+        roots = {"run": self.run_type, "input": self.record(node.input_contract)}
+        reason = (f"a wait `condition` reads only `input.*` and `run.*`; bind the value into "
+                  f"the input of '{node.id}' and read `input.*`")
+        absent = {r: reason for r in ROOTS if r not in roots}
+        return Context("condition", where, roots, absent, self.unknown(node.id), node=node.id)
+
+    def join_merge(self, node: Node) -> Context:
+        """Context of a join's ``merge``: ``branches.*`` (all), ``winner.*``
+        (any), ``items`` (fan-out join) and ``run.*`` only (sheet §7)."""
+        cfg = node.config
+        assert isinstance(cfg, Join)
+        where = f"the `merge` of join '{node.id}'"
+        roots: dict[str, Type] = {"run": self.run_type}
+        absent: dict[str, str] = {}
+        reason = (f"a join's `merge` reads only `branches.*`, `winner.*`, `items` and `run.*`; "
+                  "arrivals are exposed under `branches.<key>.*` (all) or `winner.value.*` (any)")
+        for r in ("input", "output", "item", "loop"):
+            absent[r] = reason
+        silent = self.unknown(node.id)
+        owner = self.plan.nodes.get(cfg.owner) if cfg.owner else None
+        arrival = self.record(node.input_contract)
+        if cfg.fan_out_id is not None:
+            if owner is not None and isinstance(owner.config, FanOut):
+                roots["items"] = ITEMS_TYPE
+            else:
+                roots["items"] = T.UNKNOWN  # owner malformed or missing: reported elsewhere
+            absent["branches"] = f"`branches.*` exists only at a fork or all_match join; '{node.id}' closes a fan_out: use `items`"
+            absent["winner"] = f"`winner.*` exists only at an `any` join of a fork or all_match switch; use `items`"
+        else:
+            absent["items"] = f"`items` exists only at a fan-out join's `merge`; '{node.id}' joins branches"
+            keys: tuple[str, ...] | None = None
+            optional = False
+            if owner is not None and isinstance(owner.config, Fork):
+                keys = owner.config.branches
+            elif owner is not None and isinstance(owner.config, Switch):
+                keys = owner.config.ports
+                optional = owner.config.mode == "all_match"
+            if cfg.mode == "all":
+                if keys is None:
+                    roots["branches"] = T.UNKNOWN
+                else:
+                    rec = self.record(node.input_contract, optional=optional)
+                    roots["branches"] = T.object_of(tuple((k, rec) for k in keys))
+                absent["winner"] = f"`winner.*` exists only at an `any` join; '{node.id}' is `mode: all`: use `branches.<key>.*`"
+            else:
+                roots["winner"] = T.object_of((("key", T.STRING), ("value", arrival)))
+                absent["branches"] = f"`branches.*` exists only at an `all` join; '{node.id}' is `mode: any`: use `winner.value.*`"
+        return Context("merge", where, roots, absent, silent, node=node.id)
+
+    # -- edges -------------------------------------------------------------
+    def edge_bind(self, edge: Edge, src: Node) -> Context:
+        """Context of ``edge``'s ``bind``: the source activation's ``input.*``,
+        the source port's ``output.*``, ``item.*``/``loop.*`` by scope."""
+        where = f"the `bind` of edge '{edge.id}'"
+        roots: dict[str, Type] = {"run": self.run_type}
+        absent: dict[str, str] = {}
+        if isinstance(src.config, Join):
+            absent["input"] = (f"edges leaving join '{src.id}' read its result as `output.*`, not `input.*`")
+        else:
+            roots["input"] = self.record(effective_input(src, self.plan.output))
+        out = self.output(src, edge.from_port)
+        if out is not None:
+            roots["output"] = self.record(out)
+        elif isinstance(src.config, FanOut):
+            absent["output"] = (f"port `item` of fan_out '{src.id}' carries nothing under `output.*`; "
+                                "read the WorkItem as `item.*`")
+        elif isinstance(src.config, Loop):
+            absent["output"] = (f"port `body` of loop '{src.id}' carries nothing under `output.*`; "
+                                "read `loop.state.*` / `loop.iteration`")
+        else:
+            absent["output"] = f"port `{edge.from_port}` of '{src.id}' carries no output"
+        fan_out = src.id if isinstance(src.config, FanOut) and edge.from_port == "item" else \
+            self._innermost(edge.id, "fan_out", edge=True)
+        loop = src.id if isinstance(src.config, Loop) and edge.from_port == "body" else \
+            self._innermost(edge.id, "loop", edge=True)
+        self._scope_roots(roots, absent, fan_out, loop, where)
+        self._merge_only(absent, where)
+        return Context("bind", where, roots, absent, self.unknown(edge.id, edge=True),
+                       node=None, edge=edge.id)
+
+    def entry(self) -> Context:
+        """Context of the entry's Plan-input pass-through (only ``run``)."""
+        return Context("entry", "the Plan input", {"run": self.run_type}, {}, False)
