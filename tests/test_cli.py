@@ -82,6 +82,6 @@ def test_c_parser_is_in_use() -> None:
     """ruamel.yaml's C (libyaml) parser must be installed (ruamel.yaml[oldlibyaml]);
     the pure-Python fallback is ~7x slower."""
     from ruamel.yaml import YAML
-    from ruamel.yaml.clib._ruamel_yaml import CParser  # noqa: F401
+    from ruamel.yaml.cyaml import CParser  # noqa: F401
 
     assert YAML(typ="safe").Parser.__name__ == "CParser"

@@ -135,7 +135,7 @@ def load(src: str | bytes, reporter: Reporter, *, path: str | None = None) -> YD
 
 def _compose(text: str, reporter: Reporter) -> YNode | None:
     from ruamel.yaml import events as E
-    from ruamel.yaml.clib._ruamel_yaml import CParser  # type: ignore[import-not-found]
+    from ruamel.yaml.cyaml import CParser  # libyaml; ruamel.yaml[oldlibyaml]
 
     ScalarEvent = E.ScalarEvent
     MappingStartEvent = E.MappingStartEvent
@@ -365,7 +365,8 @@ def _check_header(doc: YDocument, reporter: Reporter) -> None:
     if not (isinstance(api, YScalar) and api.value == "loop.plan/v1"
             and isinstance(kind, YScalar) and kind.value == "PlanVersion"):
         return
-    lines = [doc.line_text(0).rstrip(" "), doc.line_text(1).rstrip(" ")]
+    head = re.split(r"\r\n|\r|\n", doc.text[:200], maxsplit=2)
+    lines = [(head[i] if i < len(head) else "").rstrip(" ") for i in (0, 1)]
     if tuple(lines) == HEADER:
         return
     bad = 0 if lines[0] != HEADER[0] else 1

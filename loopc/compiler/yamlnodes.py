@@ -7,9 +7,12 @@ the value resolved under the YAML 1.2 core schema (syntax sheet §7).
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Iterator
 
 from loopc.diagnostics import Span
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def _escape(token: str) -> str:
@@ -158,18 +161,7 @@ class YDocument:
         """Code-point index at which each 0-based line starts."""
         if self._line_starts is None:
             starts = [0]
-            text = self.text
-            i = 0
-            n = len(text)
-            while i < n:
-                c = text[i]
-                if c == "\n":
-                    starts.append(i + 1)
-                elif c == "\r":
-                    if i + 1 < n and text[i + 1] == "\n":
-                        i += 1
-                    starts.append(i + 1)
-                i += 1
+            starts.extend(m.end() for m in _LINE_BREAK.finditer(self.text))
             self._line_starts = starts
         return self._line_starts
 
