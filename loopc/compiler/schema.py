@@ -181,6 +181,8 @@ class _Builder:
 
     def err(self, code: str, at: Any, msg: str, **kw: Any) -> None:
         self.errs += 1
+        if isinstance(at, YScalar) and at.style == "*":
+            return  # an alias, already reported by the YAML layer (LP1006)
         self.r.report(code, at, msg, node=self.node, edge=self.edge, **kw)
 
     def anchor(self, m: YNode) -> YNode:
