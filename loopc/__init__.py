@@ -3,7 +3,10 @@
 Public API (pure functions; no I/O except the ``*_file`` helpers):
 
 * :func:`check_source`, :func:`check_file` — seed 004 §5 passes 1–12, returning
-  a :class:`CheckResult` (``.ok``, ``.diagnostics``, ``.plan``).
+  a :class:`CheckResult` (``.ok``, ``.diagnostics``, ``.plan``);
+* :func:`compile_source`, :func:`compile_file` — passes 1–13, returning a
+  :class:`CompileResult` (``.ok``, ``.diagnostics``, ``.artifact``,
+  ``.digest``, ``.bytes``) with the canonical versioned IR artifact.
 
 See docs/api.md.
 """
@@ -13,8 +16,9 @@ __version__ = "0.1.0"
 
 from loopc.compiler.driver import CheckResult, check_file, check_source
 from loopc.diagnostics import Diagnostic, Fix, Related, Severity, Span, TextEdit
+from loopc.ir.api import CompileResult, compile_file, compile_source
 
 __all__ = [
-    "CheckResult", "Diagnostic", "Fix", "Related", "Severity", "Span", "TextEdit",
-    "check_file", "check_source", "__version__",
+    "CheckResult", "CompileResult", "Diagnostic", "Fix", "Related", "Severity", "Span", "TextEdit",
+    "check_file", "check_source", "compile_file", "compile_source", "__version__",
 ]

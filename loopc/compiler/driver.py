@@ -7,8 +7,10 @@ what earlier passes accepted, so one defect gives one diagnostic.
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import traceback
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import attrs
 
@@ -36,6 +38,7 @@ class CheckResult:
     types: Any = None
     analysis: Any = None
     path: str | None = None
+    budget_checked: bool = False
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -65,14 +68,36 @@ def _guard(reporter: Reporter, name: str, fn: Callable[[], Any]) -> Any:
 def check_source(src: str | bytes, *, path: str | None = None) -> CheckResult:
     """Check one plan source (text or bytes).  Never raises on bad input.
 
-    Runs seed 004 §5 passes 1–12; returns a :class:`CheckResult` whose
-    diagnostics are sorted by position.
+    Runs seed 004 §5 passes 1–12 plus the artifact-budget projection of
+    §3.2 (so validation reports the same LP5001–LP5004 as publish); returns a
+    :class:`CheckResult` whose diagnostics are sorted by position.
     """
+    with _no_cyclic_gc():
+        return _check(src, path)
+
+
+@contextlib.contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector during one check: the passes build
+    many small acyclic objects and each generation-2 collection would rescan
+    the whole (large, live) model.  Reference counting still frees memory;
+    the previous state is restored."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _check(src: str | bytes, path: str | None) -> CheckResult:
     from loopc.compiler import yamlload
 
     reporter = Reporter()
     doc = _guard(reporter, "yaml", lambda: yamlload.load(src, reporter, path=path))
     plan = scopes = types = analysis = None
+    budget_checked = False
     if doc is not None and doc.root is not None:
         from loopc.compiler import schema
 
@@ -84,13 +109,19 @@ def check_source(src: str | bytes, *, path: str | None = None) -> CheckResult:
         scopes = _guard(reporter, "scopes", lambda: scopemap.build_scope_map(plan))
         if scopes is not None:
             types = _guard(reporter, "types", lambda: typecheck.check_types(plan, scopes, reporter, doc))
+            if types is not None:
+                from loopc.ir import budget
+
+                budget_checked = _guard(
+                    reporter, "budget", lambda: budget.check_budget(plan, scopes, types, reporter)
+                ) is not None
             if graph_ok:
                 from loopc import analyzer
 
                 analysis = _guard(reporter, "analyzer", lambda: analyzer.analyze(plan, scopes, reporter))
     diags = tuple(sorted(_dedupe(reporter.diagnostics), key=Diagnostic.sort_key))
     ok = not any(d.severity is Severity.ERROR for d in diags)
-    return CheckResult(ok, diags, doc, plan, scopes, types, analysis, path)
+    return CheckResult(ok, diags, doc, plan, scopes, types, analysis, path, budget_checked)
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:

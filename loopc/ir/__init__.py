@@ -1,1 +1,43 @@
-"""loopc.ir"""
+"""loopc.ir — lowering to the canonical versioned artifact, semantic digest,
+strict decoder and expression evaluator (seed 004 §5 pass 13; docs/ir.md).
+
+Public names (imported lazily so ``import loopc`` stays fast):
+
+* :func:`compile_source`, :func:`compile_file`, :class:`CompileResult`;
+* :func:`decode`, :func:`verify`, :class:`Artifact`, :class:`DecodeError`;
+* :func:`canonical_bytes`, :func:`semantic_digest`, :func:`semantic_projection`;
+* :func:`evaluate`, :class:`EvaluationError`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+_EXPORTS = {
+    "compile_source": "loopc.ir.api",
+    "compile_file": "loopc.ir.api",
+    "compile_checked": "loopc.ir.api",
+    "CompileResult": "loopc.ir.api",
+    "decode": "loopc.ir.decoder",
+    "verify": "loopc.ir.decoder",
+    "Artifact": "loopc.ir.decoder",
+    "DecodeError": "loopc.ir.decoder",
+    "VerifyResult": "loopc.ir.decoder",
+    "canonical_bytes": "loopc.ir.canonical",
+    "CanonicalizationError": "loopc.ir.canonical",
+    "semantic_digest": "loopc.ir.digest",
+    "semantic_projection": "loopc.ir.digest",
+    "DIGEST_TAG": "loopc.ir.digest",
+    "evaluate": "loopc.ir.evaluator",
+    "EvaluationError": "loopc.ir.evaluator",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    mod = _EXPORTS.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'loopc.ir' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(mod), name)

@@ -1,0 +1,172 @@
+"""Programmatic compile API (seed 004 §5 passes 1–13; issue 4 "API").
+
+:func:`compile_source` is pure (text or bytes in, :class:`CompileResult`
+out); :func:`compile_file` reads a file and calls it.  The CLI commands
+``compile``/``digest`` and the language server are thin shells over these.
+
+Pipeline: :func:`loopc.check_source` (passes 1–12) → artifact budget
+projection (:mod:`loopc.ir.budget`) → lowering (:mod:`loopc.ir.lower`) →
+version selection (:mod:`loopc.ir.surface`) → final gates → semantic digest
+(:mod:`loopc.ir.digest`) → canonical bytes (:mod:`loopc.ir.canonical`).
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import gc
+import traceback
+from typing import Any, Iterator
+
+import attrs
+
+from loopc.diagnostics import Diagnostic, Severity, Span
+
+__all__ = ["CompileResult", "compile_source", "compile_file", "compile_checked", "bench_compile"]
+
+
+@attrs.frozen(eq=False, slots=False)
+class CompileResult:
+    """Result of a compile.
+
+    * ``ok`` — no error diagnostics and an artifact was produced;
+    * ``diagnostics`` — every finding of passes 1–13, sorted by position;
+    * ``digest`` — ``sha256:<hex>`` semantic digest (``None`` on errors);
+    * ``bytes`` — the canonical RFC 8785 artifact bytes (``None`` on errors);
+    * ``check`` — the underlying :class:`~loopc.compiler.driver.CheckResult`;
+    * ``version`` — the artifact version N (``None`` on errors);
+    * ``artifact`` — :class:`loopc.ir.decoder.Artifact`, decoded lazily from
+      ``bytes`` (a fresh, unshared copy; ``None`` on errors).
+    """
+
+    ok: bool
+    diagnostics: tuple[Diagnostic, ...]
+    digest: str | None = None
+    bytes: bytes | None = None
+    check: Any = None
+    version: int | None = None
+
+    @functools.cached_property
+    def artifact(self) -> Any:
+        """The decoded :class:`~loopc.ir.decoder.Artifact` (parsed from
+        :attr:`bytes` on first access; ``None`` on errors)."""
+        if self.bytes is None:
+            return None
+        import json
+
+        from loopc.ir.decoder import Artifact
+
+        return Artifact(json.loads(self.bytes), self.version or 0)
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.severity is Severity.ERROR)
+
+
+
+def compile_source(src: str | bytes, *, path: str | None = None, limits: Any = None) -> CompileResult:
+    """Compile one plan source.  Never raises on bad input: problems are
+    diagnostics (a crashing step becomes LP5999).  ``limits`` overrides the
+    artifact budget (:class:`loopc.ir.budget.Limits`; tests only)."""
+    from loopc.compiler.driver import check_source
+
+    check = check_source(src, path=path)
+    return compile_checked(check, limits=limits)
+
+
+def compile_file(path: str) -> CompileResult:
+    """Read ``path`` as bytes and compile it; ``OSError`` propagates (the CLI
+    maps it to exit 2)."""
+    from loopc.compiler.driver import yaml_budget_bytes
+
+    with open(path, "rb") as fh:
+        data = fh.read(yaml_budget_bytes() + 1)
+    return compile_source(data, path=str(path))
+
+
+def compile_checked(check: Any, *, limits: Any = None) -> CompileResult:
+    """Lower an existing :class:`~loopc.compiler.driver.CheckResult`
+    (seed 004 §5 pass 13).  A check with errors yields ``ok=False`` and its
+    diagnostics unchanged."""
+    if not check.ok:
+        return CompileResult(False, check.diagnostics, check=check)
+    from loopc.compiler.report import Reporter
+
+    reporter = Reporter()
+    try:
+        with _no_cyclic_gc():
+            out = _lower(check, reporter, limits)
+    except RecursionError:
+        reporter.report("LP5999", Span(1, 1, 1, 2), "internal error in lowering: recursion limit reached")
+        out = None
+    except Exception as exc:  # noqa: BLE001 - a crash becomes a diagnostic
+        tb = traceback.extract_tb(exc.__traceback__)[-1]
+        reporter.report(
+            "LP5999", Span(1, 1, 1, 2),
+            f"internal error in lowering: {type(exc).__name__}: {exc} "
+            f"({tb.filename.rsplit('/', 1)[-1]}:{tb.lineno}); please report this")
+        out = None
+    diags = tuple(sorted(tuple(check.diagnostics) + tuple(reporter.diagnostics), key=Diagnostic.sort_key))
+    if out is None or reporter.has_errors:
+        return CompileResult(False, diags, check=check)
+    version, raw, digest = out
+    return CompileResult(True, diags, digest, raw, check, version)
+
+
+@contextlib.contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while lowering: lowering builds
+    hundreds of thousands of acyclic JSON containers, and each generation
+    collection would rescan the (large, live) checked model.  Reference
+    counting still frees everything; the previous state is restored."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _lower(check: Any, reporter: Any, limits: Any) -> tuple[Any, bytes, str] | None:
+    from loopc.ir import budget
+    from loopc.ir.canonical import canonical_bytes, scan
+    from loopc.ir.decoder import iter_instr_roots
+    from loopc.ir.digest import digest_of_projection, semantic_projection
+    from loopc.ir.instr import LoweringError, scan_instrs
+    from loopc.ir.lower import lower_plan
+    from loopc.ir.versions import artifact_version, compiler_version, structural_version
+
+    lim = limits or budget.LIMITS
+    if check.plan is None or check.types is None or check.analysis is None:
+        reporter.report("LP5010", Span(1, 1, 1, 2),
+                        "cannot compile: the type pass or the analyzer did not run for this plan")
+        return None
+    if limits is not None or not getattr(check, "budget_checked", False):
+        proj = budget.project(check)
+        if not budget.budget_diagnostics(check, proj, reporter, lim):
+            return None
+    try:
+        data = lower_plan(check)
+    except LoweringError as exc:
+        reporter.report("LP5010", Span(1, 1, 1, 2), f"cannot compile: {exc}")
+        return None
+    expr_depth, where, instr_version = scan_instrs(iter_instr_roots(data))
+    version = max(instr_version, structural_version(data))
+    data["artifactVersion"] = artifact_version(version)
+    data["compilerVersion"] = compiler_version(version)
+    data["digest"] = "sha256:" + "0" * 64
+    fast, depth = scan(data)
+    if not budget.final_gates(depth, 0, (expr_depth, where), reporter, check, lim):
+        return None
+    digest = digest_of_projection(semantic_projection(data), fast=fast)
+    data["digest"] = digest
+    raw = canonical_bytes(data, fast=fast)
+    if not budget.final_gates(0, len(raw), (0, None), reporter, check, lim):
+        return None
+    return version, raw, digest
+
+
+def bench_compile(source: str | bytes) -> CompileResult:
+    """Benchmark entry point: one full compile (passes 1–13 and canonical
+    bytes) of ``source``.  See benchmarks/ and docs/ir.md §Performance."""
+    return compile_source(source)

@@ -1,0 +1,495 @@
+"""Strict artifact decoder and verifier (seed 004 §5: "The decoder accepts
+every immutable envelope, validates each against its own closed field/type
+surface, and never interprets newer fields under an older envelope").
+
+:func:`decode` turns bytes into an :class:`Artifact` or raises
+:class:`DecodeError` with an RFC 6901 pointer and a precise message.  It
+checks, in order:
+
+1. UTF-8 text without BOM holding exactly one JSON object; no duplicate
+   keys, no ``NaN``/``Infinity``; numbers are IEEE 754 doubles (an integer
+   token beyond ±(2^53−1) is read as a double, a number beyond the double
+   range is rejected);
+2. ``artifactVersion`` names a known version N and ``compilerVersion`` is
+   ``loop.plan.compiler/vN``;
+3. envelope nesting ≤ 256;
+4. the closed surface of version N (:mod:`loopc.ir.surface`) — unknown
+   fields and fields of newer versions are rejected;
+5. minimality: the artifact uses at least one feature of version N (a
+   conforming compiler emits the lowest version that holds the plan), so
+   one plan has exactly one artifact;
+6. cross-references: nodes, edges and scopes sorted by id without
+   duplicates; the entry, every edge endpoint, every port's edge, every
+   target port's edge list, join owners and scope owners resolve; the
+   source-port table of each node is the one its opcode and config imply;
+   expression nesting ≤ 128.
+
+:func:`verify` adds the digest recomputation.  ``canonical_bytes(decode(b))
+== b`` for every canonical artifact ``b``.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator, Mapping
+
+import attrs
+
+from loopc.ir.canonical import CanonicalizationError, canonical_bytes, scan
+from loopc.ir.instr import instr_depth
+from loopc.ir.surface import SurfaceError, validate
+from loopc.ir.versions import parse_artifact_version, parse_compiler_version
+
+__all__ = ["Artifact", "DecodeError", "VerifyResult", "decode", "decode_data", "verify",
+           "iter_instr_roots", "config_instrs"]
+
+MAX_ENVELOPE_NESTING = 256
+MAX_EXPRESSION_NESTING = 128
+MAX_SAFE_INT = 2**53 - 1
+
+
+class DecodeError(ValueError):
+    """The bytes are not a valid artifact.  ``pointer`` locates the problem
+    (RFC 6901, ``""`` = the whole document)."""
+
+    def __init__(self, pointer: str, message: str) -> None:
+        super().__init__(f"{pointer or '/'}: {message}" if pointer else message)
+        self.pointer = pointer
+        self.message = message
+
+
+@attrs.frozen(eq=False, slots=False)
+class Artifact:
+    """A decoded (or freshly compiled) artifact.
+
+    ``data`` is the plain JSON object; ``version`` the artifact version N.
+    Use :meth:`to_json` / :func:`~loopc.ir.canonical.canonical_bytes` for the
+    wire form; :attr:`nodes`/:attr:`edges` give typed views
+    (:mod:`loopc.ir.model`).  Treat ``data`` as read-only.
+    """
+
+    data: Mapping[str, Any] = attrs.field(repr=False)
+    version: int = 0
+
+    def to_json(self) -> Mapping[str, Any]:
+        return self.data
+
+    def to_bytes(self) -> bytes:
+        """Canonical RFC 8785 bytes."""
+        return canonical_bytes(self.data, fast=getattr(self, "_fast", None))
+
+    def pretty(self) -> str:
+        from loopc.ir.canonical import pretty_text
+
+        return pretty_text(self.data)
+
+    @property
+    def digest(self) -> str:
+        return self.data["digest"]
+
+    @property
+    def artifact_version(self) -> str:
+        return self.data["artifactVersion"]
+
+    @property
+    def compiler_version(self) -> str:
+        return self.data["compilerVersion"]
+
+    @property
+    def plan(self) -> Mapping[str, Any]:
+        return self.data["plan"]
+
+    def recompute_digest(self) -> str:
+        """The semantic digest recomputed from the content."""
+        from loopc.ir.digest import digest_of_projection, semantic_projection
+
+        return digest_of_projection(semantic_projection(self.data), fast=getattr(self, "_fast", None))
+
+    @property
+    def nodes(self) -> tuple[Any, ...]:
+        """Typed node views in id order (:class:`loopc.ir.model.NodeView`)."""
+        from loopc.ir.model import node_view
+
+        return tuple(node_view(n) for n in self.plan["nodes"])
+
+    @property
+    def edges(self) -> tuple[Any, ...]:
+        """Typed edge views in id order (:class:`loopc.ir.model.EdgeView`)."""
+        from loopc.ir.model import edge_view
+
+        return tuple(edge_view(e) for e in self.plan["edges"])
+
+    def node(self, node_id: str) -> Any:
+        """The view of node ``node_id``; ``KeyError`` when absent."""
+        from loopc.ir.model import node_view
+
+        for n in self.plan["nodes"]:
+            if n["id"] == node_id:
+                return node_view(n)
+        raise KeyError(node_id)
+
+    def edge(self, edge_id: str) -> Any:
+        from loopc.ir.model import edge_view
+
+        for e in self.plan["edges"]:
+            if e["id"] == edge_id:
+                return edge_view(e)
+        raise KeyError(edge_id)
+
+
+# ---------------------------------------------------------------------------
+# JSON text
+# ---------------------------------------------------------------------------
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise DecodeError("", f"duplicate object key {k!r}")
+            seen.add(k)
+    return d
+
+
+def _constant(name: str) -> Any:
+    raise DecodeError("", f"{name} is not a JSON number")
+
+
+def _int(s: str) -> int | float:
+    """JSON numbers are IEEE 754 doubles (RFC 8785 §3.2.2.3): an integer token
+    beyond ±(2^53−1) — how RFC 8785 prints a large integral double — is read
+    as that double."""
+    if len(s) < 16:
+        return int(s)
+    v = int(s)
+    if -MAX_SAFE_INT <= v <= MAX_SAFE_INT:
+        return v
+    return _float(s)
+
+
+def _float(s: str) -> float:
+    v = float(s)
+    if v in (float("inf"), float("-inf")):
+        raise DecodeError("", f"number {s} is out of range")
+    return v
+
+
+def parse_json(data: bytes | str) -> Any:
+    """Strict JSON text → Python value (see module docstring, step 1)."""
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        raw = bytes(data)
+        if raw.startswith(b"\xef\xbb\xbf"):
+            raise DecodeError("", "artifact starts with a byte-order mark")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise DecodeError("", f"artifact is not UTF-8 (byte {exc.start})") from None
+    else:
+        text = data
+    try:
+        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant,
+                          parse_int=_int, parse_float=_float)
+    except DecodeError:
+        raise
+    except RecursionError:
+        raise DecodeError("", f"artifact nests deeper than {MAX_ENVELOPE_NESTING}") from None
+    except json.JSONDecodeError as exc:
+        raise DecodeError("", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+
+
+# ---------------------------------------------------------------------------
+# Decoding
+# ---------------------------------------------------------------------------
+
+def decode(data: bytes | str, *, canonical: bool = False) -> Artifact:
+    """Strictly decode artifact bytes (or text).
+
+    With ``canonical=True`` the input must also be exactly its own RFC 8785
+    form (what ``loopc compile`` writes without ``--pretty``).  Raises
+    :class:`DecodeError`.  Does not check the digest: see :func:`verify`.
+    """
+    value = parse_json(data)
+    art = decode_data(value)
+    if canonical:
+        raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+        if canonical_bytes(value) != raw:
+            raise DecodeError("", "artifact bytes are not in RFC 8785 canonical form")
+    return art
+
+
+def decode_data(value: Any) -> Artifact:
+    """Validate already-parsed JSON data as an artifact (steps 2–6)."""
+    if not isinstance(value, dict):
+        raise DecodeError("", "an artifact is a JSON object")
+    version = parse_artifact_version(value.get("artifactVersion"))
+    if version is None:
+        raise DecodeError("/artifactVersion",
+                          f"unsupported artifactVersion {value.get('artifactVersion')!r} "
+                          "(known: loop.plan.artifact/v1 … v5)")
+    cv = parse_compiler_version(value.get("compilerVersion"))
+    if cv != version:
+        raise DecodeError("/compilerVersion",
+                          f"compilerVersion must be loop.plan.compiler/v{version} for "
+                          f"loop.plan.artifact/v{version}; found {value.get('compilerVersion')!r}")
+    try:
+        fast, depth = scan(value)
+    except CanonicalizationError as exc:
+        raise DecodeError("", str(exc)) from None
+    if depth > MAX_ENVELOPE_NESTING:
+        raise DecodeError("", f"artifact nests {depth} levels deep (limit {MAX_ENVELOPE_NESTING})")
+    try:
+        used = validate(value, version)
+    except SurfaceError as exc:
+        raise DecodeError(exc.pointer, exc.message) from None
+    if used < version:
+        raise DecodeError(
+            "/artifactVersion",
+            f"artifact declares loop.plan.artifact/v{version} but uses no feature newer than v{used}; "
+            f"a conforming compiler emits loop.plan.artifact/v{used} for it")
+    _check_references(value["plan"])
+    if not fast:
+        try:
+            canonical_bytes(value, fast=False)
+        except CanonicalizationError as exc:
+            raise DecodeError("", str(exc)) from None
+    art = Artifact(value, version)
+    object.__setattr__(art, "_fast", fast)
+    return art
+
+
+@attrs.frozen
+class VerifyResult:
+    """Outcome of :func:`verify`: ``ok`` and a one-line ``message``;
+    ``artifact`` when decoding succeeded."""
+
+    ok: bool
+    message: str
+    artifact: Artifact | None = None
+    computed_digest: str | None = None
+
+
+def verify(data: bytes | str) -> VerifyResult:
+    """Strict decode plus digest recomputation (``loopc verify``)."""
+    try:
+        art = decode(data)
+    except DecodeError as exc:
+        where = f" at {exc.pointer}" if exc.pointer else ""
+        return VerifyResult(False, f"invalid artifact{where}: {exc.message}")
+    computed = art.recompute_digest()
+    if computed != art.digest:
+        return VerifyResult(False, f"digest mismatch: artifact says {art.digest}, content hashes to {computed}",
+                            art, computed)
+    return VerifyResult(True, f"ok: {art.artifact_version} {computed}", art, computed)
+
+
+# ---------------------------------------------------------------------------
+# Cross-reference checks
+# ---------------------------------------------------------------------------
+
+def _sorted_unique(items: list[Any], key: str, where: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    prev: str | None = None
+    for i, it in enumerate(items):
+        k = it[key]
+        if prev is not None and not prev < k:
+            if prev == k:
+                raise DecodeError(f"{where}/{i}/{key}", f"duplicate {key} '{k}'")
+            raise DecodeError(f"{where}/{i}/{key}", f"'{k}' is out of order: {where} are sorted by {key}")
+        prev = k
+        out[k] = it
+    return out
+
+
+def expected_source_ports(node: Mapping[str, Any]) -> list[str]:
+    """Source port names implied by a node's opcode and config."""
+    op = node["op"]
+    c = node["config"]
+    if op == "send_message":
+        return ["completed", "failed"]
+    if op == "set_variable":
+        return ["completed"]
+    if op == "wait":
+        return ["completed", "timed_out", "failed"] if "timeout" in c else ["completed", "failed"]
+    if op == "request_approval":
+        return ["approved", "rejected", "failed"]
+    if op == "switch":
+        return [case["port"] for case in c["cases"]] + [c["default"]]
+    if op == "fork":
+        return list(c["branches"])
+    if op == "join":
+        return ["completed", "failed"]
+    if op == "fan_out":
+        return ["item"]
+    if op == "loop":
+        return ["body", "done"]
+    return []
+
+
+def _check_references(plan: Mapping[str, Any]) -> None:
+    nodes = _sorted_unique(plan["nodes"], "id", "/plan/nodes")
+    edges = _sorted_unique(plan["edges"], "id", "/plan/edges")
+    _sorted_unique(plan["scopes"], "owner", "/plan/scopes")
+    if plan["entry"]["node"] not in nodes:
+        raise DecodeError("/plan/entry/node", f"entry node '{plan['entry']['node']}' does not exist")
+    for i, n in enumerate(plan["nodes"]):
+        base = f"/plan/nodes/{i}"
+        src = n["ports"]["source"]
+        names = [p["name"] for p in src]
+        want = expected_source_ports(n)
+        if names != want:
+            raise DecodeError(f"{base}/ports/source",
+                              f"node '{n['id']}' ({n['op']}) must have source ports {want}, found {names}")
+        for j, p in enumerate(src):
+            if "edge" in p:
+                e = edges.get(p["edge"])
+                if e is None or e["from"] != {"node": n["id"], "port": p["name"]}:
+                    raise DecodeError(f"{base}/ports/source/{j}/edge",
+                                      f"edge '{p['edge']}' does not leave port '{p['name']}' of '{n['id']}'")
+            elif p["name"] not in ("failed", "timed_out"):
+                raise DecodeError(f"{base}/ports/source/{j}",
+                                  f"port '{p['name']}' must be routed by an edge (only failed/timed_out "
+                                  "ports take an implicit route)")
+            elif p["implicit"]["status"] != p["name"]:
+                raise DecodeError(f"{base}/ports/source/{j}/implicit/status",
+                                  f"implicit route status must be '{p['name']}'")
+        tnames = [t["name"] for t in n["ports"]["target"]]
+        twant = ["in", "continue", "break"] if n["op"] == "loop" else ["in"]
+        if tnames != twant:
+            raise DecodeError(f"{base}/ports/target", f"node '{n['id']}' must have target ports {twant}")
+        for j, t in enumerate(n["ports"]["target"]):
+            if t["edges"] != sorted(set(t["edges"])):
+                raise DecodeError(f"{base}/ports/target/{j}/edges", "edge ids must be sorted and unique")
+            for eid in t["edges"]:
+                e = edges.get(eid)
+                if e is None or e["to"] != {"node": n["id"], "port": t["name"]}:
+                    raise DecodeError(f"{base}/ports/target/{j}/edges",
+                                      f"edge '{eid}' does not enter port '{t['name']}' of '{n['id']}'")
+        for key in ("reads", "writes", "watches"):
+            lst = n["effects"][key]
+            if lst != sorted(set(lst)):
+                raise DecodeError(f"{base}/effects/{key}", "state fields must be sorted and unique")
+        for j, s in enumerate(n["scope"]):
+            if s["owner"] not in nodes:
+                raise DecodeError(f"{base}/scope/{j}/owner", f"scope owner '{s['owner']}' does not exist")
+        c = n["config"]
+        if n["op"] == "join":
+            owner = c.get("forkId") or c.get("fanOutId")
+            o = nodes.get(owner)
+            ok_owner = o is not None and (
+                (o["op"] == "fork" or (o["op"] == "switch" and o["config"]["mode"] == "all_match"))
+                if "forkId" in c else o["op"] == "fan_out")
+            if not ok_owner:
+                key = "forkId" if "forkId" in c else "fanOutId"
+                raise DecodeError(f"{base}/config/{key}", f"'{owner}' is not a valid join owner")
+        for suffix, instr in config_instrs(n["op"], c):
+            d = instr_depth(instr)
+            if d > MAX_EXPRESSION_NESTING:
+                raise DecodeError(f"{base}/config{suffix}",
+                                  f"expression nested {d} levels deep (limit {MAX_EXPRESSION_NESTING})")
+    for i, e in enumerate(plan["edges"]):
+        base = f"/plan/edges/{i}"
+        for end_key, side in (("from", "source"), ("to", "target")):
+            ep = e[end_key]
+            n = nodes.get(ep["node"])
+            if n is None:
+                raise DecodeError(f"{base}/{end_key}/node", f"node '{ep['node']}' does not exist")
+            ports = {p["name"]: p for p in n["ports"][side]}
+            p = ports.get(ep["port"])
+            if p is None:
+                raise DecodeError(f"{base}/{end_key}/port",
+                                  f"node '{ep['node']}' has no {side} port '{ep['port']}'")
+            if side == "source" and p.get("edge") != e["id"]:
+                raise DecodeError(f"{base}/from", f"port '{ep['port']}' of '{ep['node']}' names edge "
+                                                  f"{p.get('edge')!r}, not '{e['id']}'")
+            if side == "target" and e["id"] not in p["edges"]:
+                raise DecodeError(f"{base}/to", f"port '{ep['port']}' of '{ep['node']}' does not list '{e['id']}'")
+        to = nodes[e["to"]["node"]]
+        failed_end = to["op"] == "end" and to["config"]["status"] == "failed"
+        if failed_end != ("disposition" in e):
+            raise DecodeError(f"{base}/disposition" if "disposition" in e else base,
+                              "an edge has a 'disposition' exactly when it enters a failed End")
+        if e["effects"]["reads"] != sorted(set(e["effects"]["reads"])):
+            raise DecodeError(f"{base}/effects/reads", "state fields must be sorted and unique")
+        for k, instr in e["bind"].items():
+            d = instr_depth(instr)
+            if d > MAX_EXPRESSION_NESTING:
+                raise DecodeError(f"{base}/bind/{k}", f"expression nested {d} levels deep "
+                                                      f"(limit {MAX_EXPRESSION_NESTING})")
+    for k, instr in plan["entry"]["bind"].items():
+        d = instr_depth(instr)
+        if d > MAX_EXPRESSION_NESTING:
+            raise DecodeError(f"/plan/entry/bind/{k}", f"expression nested {d} levels deep "
+                                                        f"(limit {MAX_EXPRESSION_NESTING})")
+    for i, s in enumerate(plan["scopes"]):
+        o = nodes.get(s["owner"])
+        want_op = {"fork": "fork", "all_match": "switch", "fan_out": "fan_out", "loop": "loop"}[s["kind"]]
+        if o is None or o["op"] != want_op:
+            raise DecodeError(f"/plan/scopes/{i}/owner", f"'{s['owner']}' is not a {want_op} node")
+        j = s.get("join")
+        if j is not None and (j not in nodes or nodes[j]["op"] != "join"):
+            raise DecodeError(f"/plan/scopes/{i}/join", f"'{j}' is not a join node")
+
+
+def config_instrs(op: str, c: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
+    """``(pointer suffix, instruction)`` for every instruction tree held by a
+    node config of opcode ``op`` (docs/ir.md lists these positions)."""
+    def esc(k: str) -> str:
+        return k.replace("~", "~0").replace("/", "~1")
+
+    if op == "send_message":
+        for k in ("text", "target", "scope", "responder"):
+            if k in c:
+                yield f"/{k}", c[k]
+        ws = c.get("workScope")
+        if isinstance(ws, dict) and "scope" in ws:
+            yield "/workScope/scope", ws["scope"]
+        rs = c.get("relatedScopes")
+        if isinstance(rs, dict):
+            if isinstance(rs.get("items"), list):
+                for i, x in enumerate(rs["items"]):
+                    yield f"/relatedScopes/items/{i}", x
+            elif "value" in rs:
+                yield "/relatedScopes/value", rs["value"]
+        wi = c.get("workItems")
+        if isinstance(wi, dict) and "allowedResponders" in wi:
+            yield "/workItems/allowedResponders", wi["allowedResponders"]
+    elif op == "set_variable":
+        for k, x in c.get("assign", {}).items():
+            yield f"/assign/{esc(k)}", x
+    elif op == "wait":
+        for k in ("condition", "duration", "timeout"):
+            if k in c:
+                yield f"/{k}", c[k]
+    elif op == "request_approval":
+        for k in ("assignee", "summary", "feedbackScope"):
+            if k in c:
+                yield f"/{k}", c[k]
+    elif op == "switch":
+        for i, case in enumerate(c.get("cases", ())):
+            yield f"/cases/{i}/when", case["when"]
+    elif op == "join":
+        for k, x in c.get("merge", {}).items():
+            yield f"/merge/{esc(k)}", x
+    elif op == "fan_out":
+        if "items" in c:
+            yield "/items", c["items"]
+    elif op == "loop":
+        for k, x in c.get("init", {}).items():
+            yield f"/init/{esc(k)}", x
+    elif op == "end":
+        if "detail" in c:
+            yield "/detail", c["detail"]
+
+
+def iter_instr_roots(artifact: Mapping[str, Any]) -> Iterator[tuple[str, str, Any]]:
+    """``(kind, id, instruction)`` for every instruction tree of an artifact:
+    entry bindings (kind ``node``, the entry id), node configs, edge binds."""
+    plan = artifact["plan"]
+    for x in plan["entry"]["bind"].values():
+        yield "node", plan["entry"]["node"], x
+    for n in plan["nodes"]:
+        for _, x in config_instrs(n["op"], n["config"]):
+            yield "node", n["id"], x
+    for e in plan["edges"]:
+        for x in e["bind"].values():
+            yield "edge", e["id"], x

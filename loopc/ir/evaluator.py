@@ -1,0 +1,313 @@
+"""Evaluator for compiled instruction trees (seed 004 §4.4; syntax sheet §3,
+§7 "Expressions", "Template rendering").  The reference interpreter uses it;
+other runtimes can read it as the executable definition of each opcode.
+
+``evaluate(instr, env)`` — ``instr`` a positional instruction ``[op, type,
+operands...]`` (:mod:`loopc.ir.instr`), ``env`` maps reference roots to
+values::
+
+    {"run.input": {...}, "run.state": {...}, "input": {...}, "output": {...},
+     "branches": {key: {...}}, "winner": {"key": k, "value": {...}},
+     "item": {...}, "items": [...], "loop": {"iteration": n, "state": {...}}}
+
+Semantics (decisions beyond the sheet are marked *):
+
+* ``ref`` walks ``path`` through objects; a missing key or a ``null``
+  parent gives ``null`` (an optional value that is absent)*; walking into a
+  non-object, or a root absent from ``env``, raises :class:`EvaluationError`;
+* ``eq``/``ne``/``in``/``contains`` compare by value and by the static type
+  of the operands: durations by length (``PT60S == PT1M``)*, datetimes by
+  instant*, numbers numerically (``1 == 1.0``), booleans never equal numbers,
+  anything else by JSON equality;
+* ``lt le gt ge`` order numbers, strings (code points), durations, datetimes;
+  a ``null`` operand makes the comparison false*;
+* ``and``/``or`` short-circuit left to right; ``not``; ``null`` counts as
+  false in a boolean position*;
+* ``length`` counts code points or elements; ``startsWith``/``endsWith`` on
+  strings; ``contains`` a substring or an array element;
+* ``template`` concatenates its rendered parts: strings as is, numbers in
+  shortest round-trip form (RFC 8785 / ECMAScript), ``true``/``false``,
+  ``null`` as ``null``*, other values as canonical JSON*.
+
+Evaluation is iterative (an explicit stack), so tree depth is not limited by
+Python recursion.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from decimal import Decimal
+from typing import Any, Mapping
+
+__all__ = ["EvaluationError", "evaluate", "render"]
+
+
+class EvaluationError(Exception):
+    """A run-time evaluation failure (missing root, wrong value shape)."""
+
+
+_DUR = re.compile(r"P(?:([0-9]+)D)?(?:T(?:([0-9]+)H)?(?:([0-9]+)M)?(?:([0-9]+(?:\.[0-9]+)?)S)?)?\Z")
+_DT = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})\Z")
+
+
+def duration_value(s: Any) -> Decimal:
+    """Exact length in seconds of an ISO 8601 duration ``P[nD][T[nH][nM][nS]]``."""
+    m = _DUR.match(s) if isinstance(s, str) else None
+    if not m or not any(m.groups()) or s.endswith("T"):
+        raise EvaluationError(f"{s!r} is not a duration")
+    d, h, mi, sec = m.groups()
+    return Decimal(int(d or 0) * 86400 + int(h or 0) * 3600 + int(mi or 0) * 60) + Decimal(sec or 0)
+
+
+def datetime_value(s: Any) -> tuple[Decimal, ...]:
+    """Comparable instant of an RFC 3339 datetime (UTC seconds, exact)."""
+    m = _DT.match(s) if isinstance(s, str) else None
+    if not m:
+        raise EvaluationError(f"{s!r} is not an RFC 3339 datetime")
+    y, mo, d, h, mi, sec, frac, off = m.groups()
+    try:
+        base = _dt.datetime(int(y), int(mo), int(d), int(h), int(mi), min(int(sec), 59), tzinfo=_dt.timezone.utc)
+    except ValueError as exc:
+        raise EvaluationError(f"{s!r} is not a valid datetime") from exc
+    offset = 0
+    if off not in ("Z", "z"):
+        sign = 1 if off[0] == "+" else -1
+        offset = sign * (int(off[1:3]) * 3600 + int(off[4:6]) * 60)
+    secs = Decimal(int(base.timestamp()) - offset) + (1 if int(sec) == 60 else 0) + Decimal("0" + (frac or ""))
+    return (secs,)
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _domain(types: tuple[str, ...]) -> str:
+    for t in types:
+        if t in ("duration", "datetime"):
+            return t
+    return "json"
+
+
+def _key(v: Any, dom: str) -> Any:
+    if v is None:
+        return None
+    if dom == "duration":
+        return ("d", duration_value(v))
+    if dom == "datetime":
+        return ("t", datetime_value(v))
+    return v
+
+
+def _equal(a: Any, b: Any, dom: str) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    if dom != "json":
+        return _key(a, dom) == _key(b, dom)
+    return _json_equal(a, b)
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if isinstance(x, bool) or isinstance(y, bool):
+            if not (isinstance(x, bool) and isinstance(y, bool) and x == y):
+                return False
+        elif _is_num(x) or _is_num(y):
+            if not (_is_num(x) and _is_num(y) and x == y):
+                return False
+        elif isinstance(x, str) or isinstance(y, str):
+            if x != y:
+                return False
+        elif x is None or y is None:
+            if not (x is None and y is None):
+                return False
+        elif isinstance(x, Mapping) and isinstance(y, Mapping):
+            if set(x) != set(y):
+                return False
+            stack.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, (list, tuple)) and isinstance(y, (list, tuple)):
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y))
+        else:
+            return False
+    return True
+
+
+def _order(op: str, a: Any, b: Any, dom: str) -> bool:
+    if a is None or b is None:
+        return False
+    ka, kb = _key(a, dom), _key(b, dom)
+    if dom == "json":
+        if _is_num(a) and _is_num(b) or isinstance(a, str) and isinstance(b, str):
+            pass
+        else:
+            raise EvaluationError(f"cannot order {_kind(a)} and {_kind(b)}")
+    if op == "lt":
+        return ka < kb
+    if op == "le":
+        return ka <= kb
+    if op == "gt":
+        return ka > kb
+    return ka >= kb
+
+
+def _kind(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "boolean"
+    if _is_num(v):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, (list, tuple)):
+        return "array"
+    return "object"
+
+
+def _truth(v: Any) -> bool:
+    if v is None:
+        return False
+    if isinstance(v, bool):
+        return v
+    raise EvaluationError(f"expected a boolean, found {_kind(v)}")
+
+
+def render(v: Any) -> str:
+    """Template rendering of one value (syntax sheet §7)."""
+    if isinstance(v, str):
+        return v
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if v is None:
+        return "null"
+    from loopc.ir.canonical import canonical_text
+
+    return canonical_text(v)
+
+
+def _resolve(root: str, path: Any, env: Mapping[str, Any]) -> Any:
+    if root not in env:
+        raise EvaluationError(f"reference root '{root}' is not available here")
+    cur = env[root]
+    for seg in path:
+        if cur is None:
+            return None
+        if isinstance(cur, Mapping):
+            cur = cur.get(seg)
+        else:
+            raise EvaluationError(f"cannot read '{seg}' of {_kind(cur)} in {root}.{'.'.join(path)}")
+    return cur
+
+
+def _apply(instr: list[Any], vals: list[Any]) -> Any:
+    op = instr[0]
+    if op == "array":
+        return vals
+    if op == "object":
+        return dict(zip(instr[2::2], vals))
+    if op == "template":
+        return "".join(render(v) for v in vals)
+    if op in ("eq", "ne", "in", "lt", "le", "gt", "ge", "contains"):
+        a, b = vals
+        ta = _type_of(instr[2])
+        tb = _type_of(instr[3])
+        if op in ("eq", "ne"):
+            r = _equal(a, b, _domain((ta, tb)))
+            return r if op == "eq" else not r
+        if op == "in":
+            if b is None:
+                return False
+            if not isinstance(b, (list, tuple)):
+                raise EvaluationError(f"'in' needs an array on the right, found {_kind(b)}")
+            inner = tb[6:-1] if tb.startswith("array<") else "unknown"
+            dom = _domain((ta, inner))
+            return any(_equal(a, x, dom) for x in b)
+        if op == "contains":
+            if a is None:
+                return False
+            if isinstance(a, str):
+                if not isinstance(b, str):
+                    raise EvaluationError("contains(string, x) needs a string x")
+                return b in a
+            if isinstance(a, (list, tuple)):
+                inner = ta[6:-1] if ta.startswith("array<") else "unknown"
+                dom = _domain((inner, tb))
+                return any(_equal(x, b, dom) for x in a)
+            raise EvaluationError(f"contains needs a string or an array, found {_kind(a)}")
+        return _order(op, a, b, _domain((ta, tb)))
+    if op in ("startsWith", "endsWith"):
+        a, b = vals
+        if a is None or b is None:
+            return False
+        if not isinstance(a, str) or not isinstance(b, str):
+            raise EvaluationError(f"{op} needs two strings")
+        return a.startswith(b) if op == "startsWith" else a.endswith(b)
+    if op == "length":
+        (a,) = vals
+        if isinstance(a, (str, list, tuple)):
+            return len(a)
+        if a is None:
+            return 0
+        raise EvaluationError(f"length needs a string or an array, found {_kind(a)}")
+    if op == "not":
+        return not _truth(vals[0])
+    raise EvaluationError(f"unknown instruction '{op}'")
+
+
+def _type_of(instr: Any) -> str:
+    return instr[1] if isinstance(instr, list) and len(instr) > 1 and isinstance(instr[1], str) else "unknown"
+
+
+def evaluate(instr: list[Any], env: Mapping[str, Any]) -> Any:
+    """Evaluate an instruction tree in ``env`` (see module docstring).
+    Raises :class:`EvaluationError` on run-time failures."""
+    from loopc.ir.instr import children
+
+    result: Any = None
+    # Frames: [instr, children, next child index, collected values]
+    stack: list[list[Any]] = []
+
+    def push(i: Any) -> tuple[bool, Any]:
+        if not isinstance(i, list) or len(i) < 2:
+            raise EvaluationError(f"not an instruction: {i!r}")
+        op = i[0]
+        if op == "lit":
+            return True, i[2]
+        if op == "ref":
+            return True, _resolve(i[2], i[3:], env)
+        stack.append([i, children(i), 0, []])
+        return False, None
+
+    done, result = push(instr)
+    while stack:
+        frame = stack[-1]
+        i, kids, k, vals = frame
+        op = i[0]
+        if done:
+            vals.append(result)
+            done = False
+            if op in ("and", "or"):
+                t = _truth(result)
+                if (op == "and" and not t) or (op == "or" and t):
+                    stack.pop()
+                    done, result = True, t
+                    continue
+        if k < len(kids):
+            frame[2] = k + 1
+            done, result = push(kids[k])
+            continue
+        stack.pop()
+        if op == "and":
+            result = True
+        elif op == "or":
+            result = False
+        else:
+            result = _apply(i, vals)
+        done = True
+    return result

@@ -1,0 +1,149 @@
+"""Artifact and compiler envelope versions (seed 004 §5 "Artifact evolution is
+reader-first"; syntax sheet §7 "Artifact versions").
+
+``loop.plan.artifact/v1`` … ``/v5``; the compiler envelope
+``loop.plan.compiler/vN`` always carries the same N.  The emitted version is
+the lowest one whose closed surface accepts the lowered artifact, i.e. the
+highest version whose feature the plan uses (see :mod:`loopc.ir.surface`,
+where every field, variant and enum value carries the version that introduced
+it):
+
+* v1 — base;
+* v2 — the ``scope`` value type, ``sendMessage.scope`` (destination union),
+  ``sendMessage.startThread`` (Thread-start output contract);
+* v3 — ``sendMessage.workScope`` (closed work-scope mode) and list-form
+  ``sendMessage.relatedScopes``;
+* v4 — ``sendMessage.responder``, array-valued ``relatedScopes``,
+  ``sendMessage.workItems``, the nominal ``work_items`` and ``responder``
+  types, ``fan_out`` (node, scope, ``item``/``items`` roots, item failure
+  dispositions), ``join.fanOutId``;
+* v5 — ``requestApproval.feedbackScope`` (and its ``comment`` output).
+"""
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "LATEST", "VERSIONS", "SOURCE_API_VERSION", "artifact_version", "compiler_version",
+    "parse_artifact_version", "parse_compiler_version",
+]
+
+VERSIONS = (1, 2, 3, 4, 5)
+LATEST = VERSIONS[-1]
+SOURCE_API_VERSION = "loop.plan/v1"
+ARTIFACT_PREFIX = "loop.plan.artifact/v"
+COMPILER_PREFIX = "loop.plan.compiler/v"
+
+_ART_RE = re.compile(r"loop\.plan\.artifact/v([1-9][0-9]*)\Z")
+_COMP_RE = re.compile(r"loop\.plan\.compiler/v([1-9][0-9]*)\Z")
+
+
+def artifact_version(n: int) -> str:
+    """``loop.plan.artifact/v<n>``."""
+    return f"{ARTIFACT_PREFIX}{n}"
+
+
+def compiler_version(n: int) -> str:
+    """``loop.plan.compiler/v<n>``."""
+    return f"{COMPILER_PREFIX}{n}"
+
+
+def parse_artifact_version(s: object) -> int | None:
+    """N of ``loop.plan.artifact/vN`` when N is a known version, else ``None``."""
+    if isinstance(s, str):
+        m = _ART_RE.match(s)
+        if m and int(m.group(1)) in VERSIONS:
+            return int(m.group(1))
+    return None
+
+
+def parse_compiler_version(s: object) -> int | None:
+    """N of ``loop.plan.compiler/vN`` when N is a known version, else ``None``."""
+    if isinstance(s, str):
+        m = _COMP_RE.match(s)
+        if m and int(m.group(1)) in VERSIONS:
+            return int(m.group(1))
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Fast version selection for the compiler
+# ---------------------------------------------------------------------------
+
+_FIELD_TYPE_V = {"scope": 2, "work_items": 4, "responder": 4}
+_KIND_V = {"scope": 2, "work_items": 4, "responder": 4}
+_ROOT_V = {"item": 4, "items": 4}
+_SEND_V = {"scope": 2, "startThread": 2, "workScope": 3, "responder": 4, "workItems": 4}
+_ACTION_V = {"fail_item": 4, "never": 4}
+
+
+def _contract_version(c: object) -> int:
+    v = 1
+    if isinstance(c, dict):
+        for fs in c.values():
+            cur = fs
+            while isinstance(cur, dict):
+                fv = _FIELD_TYPE_V.get(cur.get("type"), 1)  # type: ignore[arg-type]
+                if fv > v:
+                    v = fv
+                cur = cur.get("items")
+    return v
+
+
+def desc_version(desc: str, cache: dict[str, int] | None = None) -> int:
+    """Version a type descriptor needs (``array<scope>`` → 2)."""
+    if cache is not None:
+        got = cache.get(desc)
+        if got is not None:
+            return got
+    leaf = desc
+    while leaf.startswith("array<"):
+        leaf = leaf[6:-1]
+    v = _KIND_V.get(leaf, 1)
+    if cache is not None:
+        cache[desc] = v
+    return v
+
+
+def structural_version(data: dict) -> int:
+    """Version needed by everything in a lowered artifact except instruction
+    trees (see :func:`loopc.ir.instr.scan_instrs`): contract types, opcodes
+    and config fields, dispositions.  Must agree with
+    :func:`loopc.ir.surface.required_version` (tested on every golden)."""
+    plan = data["plan"]
+    v = max(_contract_version(plan["input"]), _contract_version(plan["output"]),
+            _contract_version(plan["state"]))
+    for n in plan["nodes"]:
+        op = n["op"]
+        if op == "fan_out":
+            v = max(v, 4)
+        v = max(v, _contract_version(n["input"]))
+        for p in n["ports"]["source"]:
+            if p["output"] is not None:
+                v = max(v, _contract_version(p["output"]))
+            imp = p.get("implicit")
+            if imp is not None:
+                v = max(v, _ACTION_V.get(imp["action"], 1))
+        c = n["config"]
+        if op == "send_message":
+            for k in c:
+                v = max(v, _SEND_V.get(k, 1))
+            rs = c.get("relatedScopes")
+            if rs is not None:
+                v = max(v, 4 if rs["form"] == "value" else 3)
+            if "callbackOutput" in c:
+                v = max(v, _contract_version(c["callbackOutput"]))
+        elif op == "request_approval":
+            if "feedbackScope" in c:
+                v = max(v, 5)
+        elif op == "join":
+            if "fanOutId" in c:
+                v = max(v, 4)
+            v = max(v, _contract_version(c["result"]))
+        elif op == "loop":
+            v = max(v, _contract_version(c["state"]))
+    for e in plan["edges"]:
+        d = e.get("disposition")
+        if d is not None:
+            v = max(v, _ACTION_V.get(d["action"], 1))
+    return v
