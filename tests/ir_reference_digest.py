@@ -69,6 +69,16 @@ Places where docs/ir.md is ambiguous or silent, and what this module assumes
 10. The worked example in docs/ir.md writes ``"sha256:"`` + lowercase hex;
     assumed the output string has no trailing newline (``digest.txt``
     contents are compared after stripping whitespace).
+11. List order.  P is "the artifact's plan member with the annotations
+    removed"; the doc does not say whether the digest re-sorts ``nodes``,
+    ``edges``, ``scopes`` or any other list (the Canonical/Normalizations
+    sections say the compiler emits them sorted).  Assumed: no re-sorting;
+    arrays are hashed in the order they appear in the artifact (only object
+    keys are sorted, by JCS).
+12. API of this module.  docs/ir.md names ``tests/ir_reference_digest.py``
+    as the second implementation but not its functions.  The public entry
+    point is ``reference_digest(artifact) -> str``; ``digest`` is an alias
+    because the pre-existing ``tests/test_golden.py`` accesses that name.
 """
 
 from __future__ import annotations
@@ -77,7 +87,7 @@ import copy
 import hashlib
 import math
 
-__all__ = ["TAG", "semantic_projection", "jcs", "reference_digest"]
+__all__ = ["TAG", "semantic_projection", "jcs", "reference_digest", "digest"]
 
 TAG = b"loop.plan.semantic-digest/v1\x00"
 assert len(TAG) == 29
@@ -282,6 +292,11 @@ def reference_digest(artifact: dict) -> str:
     """``"sha256:<64 hex>"`` semantic digest of a decoded artifact."""
     payload = jcs(semantic_projection(artifact))
     return "sha256:" + hashlib.sha256(TAG + payload).hexdigest()
+
+
+# Alias: the pre-existing tests/test_golden.py accesses the module attribute
+# ``digest``; same function, same signature as ``reference_digest``.
+digest = reference_digest
 
 
 if __name__ == "__main__":  # pragma: no cover - manual check
