@@ -215,6 +215,27 @@ def test_decode_rejects_bad_json_text() -> None:
     _raises("[" * 100000 + "]" * 100000, "", "")
 
 
+def test_decode_rejects_lone_surrogates_and_keeps_pairs() -> None:
+    """An unpaired surrogate escape has no UTF-8 / RFC 8785 form: the decoder
+    rejects it with a pointer (verify never crashes); a pair is one character."""
+    a = _art()
+    a["plan"]["input"]["x"] = {"type": "string", "required": False, "default": "\ud800"}
+    text = json.dumps(a)  # ensure_ascii: the lone surrogate is written as the escape \ud800
+    assert "\\ud800" in text
+    _raises(text, "/plan/input/x/default", "unpaired surrogate U+D800")
+    _raises(text.encode("ascii"), "/plan/input/x/default", "unpaired surrogate")
+    res = verify(text.encode("ascii"))
+    assert not res.ok and "unpaired surrogate" in res.message
+    b = _art()
+    b["plan"]["input"]["x"] = {"type": "string", "required": False, "default": "\udc00"}
+    b["plan"]["input"]["\udbff"] = {"type": "string", "required": False}
+    _raises(json.dumps(b), contains="unpaired surrogate")
+    c = _art()
+    c["plan"]["input"]["x"] = {"type": "string", "required": False, "default": "\U0001F600 \\ud800"}
+    art = decode(json.dumps(c))  # a pair and an escaped backslash are fine
+    assert art.plan["input"]["x"]["default"] == "\U0001F600 \\ud800"
+
+
 def test_decode_rejects_envelope_problems() -> None:
     a = _art()
     _raises(dict(a, artifactVersion="loop.plan.artifact/v9"), "/artifactVersion", "unsupported")

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -189,9 +190,56 @@ def relabel(data: Any, rnd: random.Random) -> Any:
     return data
 
 
+def unlabel(data: Any) -> tuple[Any, int]:
+    """Remove every authored annotation — node and edge ``label``/``description``,
+    FieldSchema ``label``/``description`` in every contract (nested ``items``
+    included) — and return (plan, number removed)."""
+    data = copy.deepcopy(data)
+    removed = 0
+
+    def strip(obj: Any) -> None:
+        nonlocal removed
+        if isinstance(obj, dict):
+            for k in ("label", "description"):
+                if k in obj:
+                    del obj[k]
+                    removed += 1
+
+    def fields(contract: Any) -> None:
+        if isinstance(contract, dict):
+            for fs in contract.values():
+                while isinstance(fs, dict):
+                    strip(fs)
+                    fs = fs.get("items")
+
+    for k in ("input", "output", "state"):
+        fields(data.get(k))
+    for n in data.get("nodes", []):
+        strip(n)
+        fields(n.get("input"))
+        for cfg_key, contract_key in (("sendMessage", "callbackOutput"), ("join", "result"), ("loop", "state")):
+            if isinstance(n.get(cfg_key), dict):
+                fields(n[cfg_key].get(contract_key))
+    for e in data.get("edges", []):
+        strip(e)
+    return data, removed
+
+
 # ---------------------------------------------------------------------------
 # Properties
 # ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", SOURCES, ids=IDS)
+def test_removing_every_annotation_keeps_the_digest(path: Path) -> None:
+    """Deterministic companion of the relabelling property, on every golden:
+    a source without any label/description has the golden's digest (and, when
+    the golden had annotations, different artifact bytes)."""
+    data, removed = unlabel(load_yaml(path))
+    res = compile_source(reformat(data, random.Random(0)))
+    assert res.ok, [(d.code, d.span.line, d.message) for d in res.diagnostics]
+    assert res.digest == compiled(path).digest
+    assert (res.bytes != compiled(path).bytes) == (removed > 0)
+
 
 @SETTINGS
 @given(st.sampled_from(SOURCES), st.integers(0, 2**32 - 1))
@@ -327,15 +375,26 @@ def test_annotation_mutation_keeps_validity_and_digest(path: Path, seed: int, te
     art = json.loads(compiled(path).bytes)
     plan = art["plan"]
     targets: list[tuple[dict, str]] = []
+
+    def contract(c: dict) -> None:  # every FieldSchema, nested array items included
+        for fs in c.values():
+            while isinstance(fs, dict):
+                targets.extend([(fs, "label"), (fs, "description")])
+                fs = fs.get("items")
+
     for n in plan["nodes"]:
         targets += [(n, "label"), (n, "description")]
-        for fs in n["input"].values():
-            targets += [(fs, "label"), (fs, "description")]
+        contract(n["input"])
+        for sp in n["ports"]["source"]:
+            if isinstance(sp["output"], dict):
+                contract(sp["output"])
+        key = {"send_message": "callbackOutput", "join": "result", "loop": "state"}.get(n["op"])
+        if key and key in n["config"]:
+            contract(n["config"][key])
     for e in plan["edges"]:
         targets.append((e, "label"))
     for c in (plan["input"], plan["output"], plan["state"]):
-        for fs in c.values():
-            targets += [(fs, "label"), (fs, "description")]
+        contract(c)
     obj, key = rnd.choice(targets)
     if key in obj and rnd.random() < 0.3:
         del obj[key]
@@ -458,6 +517,6 @@ def test_generated_plans_round_trip(plan: dict, seed: int) -> None:
     art = decode(res.bytes, canonical=True)
     assert canonical_bytes(art) == res.bytes
     assert verify(res.bytes).ok
-    assert ir_reference_digest.digest(json.loads(res.bytes)) == res.digest
+    assert ir_reference_digest.reference_digest(json.loads(res.bytes)) == res.digest
     again = compile_source(reformat(plan, random.Random(seed + 1)))
     assert again.bytes == res.bytes

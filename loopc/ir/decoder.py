@@ -7,9 +7,10 @@ surface, and never interprets newer fields under an older envelope").
 checks, in order:
 
 1. UTF-8 text without BOM holding exactly one JSON object; no duplicate
-   keys, no ``NaN``/``Infinity``; numbers are IEEE 754 doubles (an integer
-   token beyond ±(2^53−1) is read as a double, a number beyond the double
-   range is rejected);
+   keys, no ``NaN``/``Infinity``, no unpaired surrogate (an escape such as
+   ``"\\ud800"`` not part of a pair); numbers are IEEE 754 doubles (an
+   integer token beyond ±(2^53−1) is read as a double, a number beyond the
+   double range is rejected);
 2. ``artifactVersion`` names a known version N and ``compilerVersion`` is
    ``loop.plan.compiler/vN``;
 3. envelope nesting ≤ 256;
@@ -30,6 +31,7 @@ checks, in order:
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Iterator, Mapping
 
 import attrs
@@ -186,15 +188,64 @@ def parse_json(data: bytes | str) -> Any:
             raise DecodeError("", f"artifact is not UTF-8 (byte {exc.start})") from None
     else:
         text = data
+    # A lone surrogate can only come from a \uD800–\uDFFF escape
+    # (UTF-8 bytes cannot hold one) or from ``str`` input: only then walk.
+    check_unicode = _SURROGATE_ESCAPE.search(text) is not None
+    if not check_unicode and not isinstance(data, (bytes, bytearray, memoryview)):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            check_unicode = True
     try:
-        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant,
-                          parse_int=_int, parse_float=_float)
+        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant,
+                           parse_int=_int, parse_float=_float)
     except DecodeError:
         raise
     except RecursionError:
         raise DecodeError("", f"artifact nests deeper than {MAX_ENVELOPE_NESTING}") from None
     except json.JSONDecodeError as exc:
         raise DecodeError("", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except UnicodeEncodeError:  # pragma: no cover - a raw surrogate outside strings is invalid JSON
+        raise DecodeError("", "artifact text is not valid Unicode") from None
+    if check_unicode:
+        _reject_lone_surrogates(value)
+    return value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _esc(k: str) -> str:
+    return k.replace("~", "~0").replace("/", "~1")
+
+
+def _lone_surrogate(s: str) -> str | None:
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"U+{ord(s[exc.start]):04X}"
+    return None
+
+
+def _reject_lone_surrogates(value: Any) -> None:
+    """Raise :class:`DecodeError` at the first string (or key) holding an
+    unpaired surrogate: RFC 8785 and UTF-8 need well-formed Unicode, so such an
+    artifact has no canonical bytes and no digest.  Iterative."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        v, ptr = stack.pop()
+        if isinstance(v, str):
+            bad = _lone_surrogate(v)
+            if bad is not None:
+                raise DecodeError(ptr, f"string contains the unpaired surrogate {bad} (not valid Unicode)")
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                bad = _lone_surrogate(k)
+                if bad is not None:
+                    raise DecodeError(ptr, f"object key contains the unpaired surrogate {bad} (not valid Unicode)")
+                stack.append((x, f"{ptr}/{_esc(k)}"))
+        elif isinstance(v, list):
+            stack.extend((x, f"{ptr}/{i}") for i, x in enumerate(v))
 
 
 # ---------------------------------------------------------------------------
@@ -275,7 +326,10 @@ def verify(data: bytes | str) -> VerifyResult:
     except DecodeError as exc:
         where = f" at {exc.pointer}" if exc.pointer else ""
         return VerifyResult(False, f"invalid artifact{where}: {exc.message}")
-    computed = art.recompute_digest()
+    try:
+        computed = art.recompute_digest()
+    except CanonicalizationError as exc:  # only reachable through decode_data-built values
+        return VerifyResult(False, f"invalid artifact: {exc}", art)
     if computed != art.digest:
         return VerifyResult(False, f"digest mismatch: artifact says {art.digest}, content hashes to {computed}",
                             art, computed)
