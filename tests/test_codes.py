@@ -63,6 +63,14 @@ NO_FIXTURE = {
     "LP1010": "tests/test_hostile.py two_mib",
     "LP1012": "tests/test_hostile.py huge_scalar_count",
     "LP5999": "only raised when a pass crashes; tests assert it never appears",
+    "LP5001": "tests/test_ir_budget.py::test_schema_fields_lp5001 (real limits)",
+    "LP5002": "tests/test_ir_budget.py::test_expression_instructions_lp5002 (real limits)",
+    "LP5003": "tests/test_ir.py::test_budget_codes (reduced limits)",
+    "LP5004": "tests/test_ir_budget.py::test_materialized_bytes_lp5004 (real limits)",
+    "LP5005": "tests/test_ir_budget.py::test_canonical_size_lp5005 (compile only)",
+    "LP5006": "tests/test_ir.py::test_budget_codes (unreachable within source budgets)",
+    "LP5007": "tests/test_ir.py::test_budget_codes (unreachable within source budgets)",
+    "LP5010": "compile only, when a pass did not run (tests/test_ir.py)",
 }
 
 

@@ -1,0 +1,175 @@
+"""Shared graph context for the analyses (seed 004 §5 passes 6–12).
+
+:class:`Ctx` indexes the well-formed, reachable part of a :class:`Plan`
+once: valid edges (both endpoints are well-formed nodes and both ports exist
+for their node types), in/out adjacency in authored order, the loop back
+edges (edges into a loop's ``continue``/``break`` ports), the joins naming
+each owner, and location helpers so every analysis reports at the same
+precise ranges.  Everything here is linear in nodes + edges.
+
+The driver only runs the analyzer when graph basics succeeded, but the
+analyzer must never crash on what still gets through (several edges on one
+port, unrouted ports, unreachable nodes — each already reported): those are
+tolerated, and unreachable nodes are simply not analysed.
+"""
+from __future__ import annotations
+
+from collections import deque
+from typing import Iterable
+
+from loopc.compiler.model import Edge, FanOut, Fork, Join, Loop, Node, Plan, Switch
+from loopc.compiler.ports import source_ports, target_ports
+from loopc.compiler.report import Location, Reporter
+from loopc.compiler.yamlnodes import YMap, YNode
+from loopc.diagnostics import Fix
+
+LOOP_BACK_PORTS = frozenset(("continue", "break"))
+
+
+def _sub(m: YNode | None, *keys: str) -> YNode | None:
+    for k in keys:
+        if not isinstance(m, YMap):
+            return None
+        m = m.get(k)
+    return m
+
+
+def owner_kind(node: Node | None) -> str | None:
+    """Scope kind a node opens: ``fork``, ``all_match``, ``fan_out``,
+    ``loop`` or ``None`` (a first_match switch opens none)."""
+    if node is None:
+        return None
+    c = node.config
+    if isinstance(c, Fork):
+        return "fork"
+    if isinstance(c, Switch) and c.mode == "all_match":
+        return "all_match"
+    if isinstance(c, FanOut):
+        return "fan_out"
+    if isinstance(c, Loop):
+        return "loop"
+    return None
+
+
+class Ctx:
+    """Indexed view of a plan for the analyses; also the single place that
+    reports (deduplicated, one diagnostic per culprit and code)."""
+
+    def __init__(self, plan: Plan, reporter: Reporter) -> None:
+        self.plan = plan
+        self.r = reporter
+        self.nodes = plan.nodes
+        self.index = {nid: i for i, nid in enumerate(plan.nodes)}
+        self.edge_index = {eid: i for i, eid in enumerate(plan.edges)}
+        valid: list[Edge] = []
+        for e in plan.edges.values():
+            a, b = plan.nodes.get(e.from_node), plan.nodes.get(e.to_node)
+            if a is None or b is None:
+                continue
+            if e.from_port not in source_ports(a) or e.to_port not in target_ports(b):
+                continue
+            valid.append(e)
+        out: dict[str, list[Edge]] = {}
+        for e in valid:
+            out.setdefault(e.from_node, []).append(e)
+        # reachability from the entry over valid edges
+        reached: set[str] = set()
+        if plan.entry in plan.nodes:
+            reached.add(plan.entry)
+            q = deque([plan.entry])
+            while q:
+                n = q.popleft()
+                for e in out.get(n, ()):
+                    if e.to_node not in reached:
+                        reached.add(e.to_node)
+                        q.append(e.to_node)
+        self.reached = reached
+        self.edges: list[Edge] = [e for e in valid if e.from_node in reached]
+        self.edge_by_id = {e.id: e for e in self.edges}
+        self.out: dict[str, list[Edge]] = {}
+        self.inc: dict[str, list[Edge]] = {}
+        for e in self.edges:
+            self.out.setdefault(e.from_node, []).append(e)
+            self.inc.setdefault(e.to_node, []).append(e)
+        self.back_edges: frozenset[str] = frozenset(
+            e.id for e in self.edges
+            if e.to_port in LOOP_BACK_PORTS and isinstance(plan.nodes[e.to_node].config, Loop))
+        # joins per owner (reachable joins, authored order)
+        self.joins_of: dict[str, list[str]] = {}
+        for nid in self.ordered(reached):
+            c = plan.nodes[nid].config
+            if isinstance(c, Join) and c.owner:
+                self.joins_of.setdefault(c.owner, []).append(nid)
+        self._seen: set[tuple] = set()
+        self.errors = 0
+
+    # -- ordering ------------------------------------------------------------
+    def ordered(self, ids: Iterable[str]) -> list[str]:
+        """Node ids in authored order."""
+        idx = self.index
+        return sorted(ids, key=lambda i: idx.get(i, 1 << 30))
+
+    def closer(self, owner: str) -> str | None:
+        js = self.joins_of.get(owner)
+        return js[0] if js else None
+
+    # -- locations -----------------------------------------------------------
+    def node_at(self, n: Node | str) -> YNode | None:
+        node = self.nodes.get(n) if isinstance(n, str) else n
+        if node is None:
+            return None
+        return _sub(node.src, "id") or node.src
+
+    def type_at(self, n: Node) -> YNode | None:
+        return _sub(n.src, "type") or self.node_at(n)
+
+    def edge_to(self, e: Edge) -> YNode | None:
+        """The ``to`` endpoint of ``e`` (where a culprit arrival is shown)."""
+        return _sub(e.src, "to") or _sub(e.src, "id") or e.src
+
+    def edge_from(self, e: Edge) -> YNode | None:
+        return _sub(e.src, "from") or _sub(e.src, "id") or e.src
+
+    def config_at(self, n: Node, *keys: str) -> YNode | None:
+        """``keys`` below the node's config mapping, else the node id."""
+        c = getattr(n.config, "src", None)
+        v = _sub(c, *keys) if keys else c
+        return v or self.node_at(n)
+
+    def port_at(self, n: Node, port: str) -> YNode | None:
+        """Where a source port of ``n`` is declared (fork branch key,
+        switch case ``port``/``default``), else the node id."""
+        c = n.config
+        if isinstance(c, Fork):
+            seq = _sub(c.src, "branches")
+            for item in getattr(seq, "items", ()):
+                if getattr(item, "value", None) == port:
+                    return item
+        if isinstance(c, Switch):
+            for case in c.cases:
+                if case.port == port:
+                    return _sub(case.src, "port") or case.src
+            if c.default == port:
+                return _sub(c.src, "default")
+        return self.node_at(n)
+
+    # -- reporting -----------------------------------------------------------
+    def report(self, code: str, at: Location, message: str, *, key: tuple = (),
+               node: str | None = None, edge: str | None = None,
+               related: Iterable[tuple[str, Location]] = (), fix: Fix | None = None) -> bool:
+        """Report once per ``(code, key)`` (``key`` defaults to the culprit
+        node/edge); silent for culprits the schema pass already rejected.
+        Returns True when a diagnostic was emitted."""
+        k = (code,) + (key or (node, edge))
+        if k in self._seen:
+            return False
+        if node is not None and node in self.plan.malformed_nodes:
+            return False
+        if edge is not None and edge in self.plan.malformed_edges:
+            return False
+        self._seen.add(k)
+        rel = [(m, loc) for m, loc in related if loc is not None]
+        d = self.r.report(code, at, message, node=node, edge=edge, related=rel, fix=fix)
+        if d.severity.value == "error":
+            self.errors += 1
+        return True

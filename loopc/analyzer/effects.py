@@ -1,0 +1,438 @@
+"""Run-state effects and race analysis (seed 004 §4.5 ``set_variable``,
+§4.7, §8 item 9; §5 pass 11 "parallel and fan-out Run-state read/write
+conflict analysis").
+
+Each node's and edge's read/write set over ``run.state.*`` is computed from
+the model: ``set_variable`` assignments write; every ``{ref: run.state...}``
+and every ``run.state...`` path inside an expression or template reads
+(bindings, templates, switch conditions, config values, join merges, loop
+init).  A ``wait.condition`` read is kept apart: waiting on a field that a
+concurrent branch writes is the intended synchronization, not a race.
+A read of ``run.state`` as a whole reads every field.
+
+Two program points are concurrent when their proven scope stacks diverge at
+sibling branches of one fork or all_match activation (or lie in one fan-out
+item body, whose items run concurrently); an all_match default runs only
+when no case matches, so it is concurrent with none of the cases.  Per state field, the points are
+inserted into a trie keyed by their stacks; at every trie node, the children
+that are different branches of one owner conflict when one holds a write
+and another any access.  That is linear in the total size of the stacks.
+
+Findings: LP4601 ``state.race`` (both racing points, both locations),
+LP4602 ``state.cancellable_write`` (a write in a branch an ``any`` join may
+cancel: it may or may not have happened), LP4406 ``fan_out.state_write``
+(a write inside an item body), LP4603 ``wait.condition_static`` (warning:
+nothing that runs while the wait waits can change its condition).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator, Mapping
+
+import attrs
+
+from loopc.analyzer.context import Ctx
+from loopc.analyzer.facts import NO_EFFECTS, Effects, Stack
+from loopc.analyzer.scopes import describe
+from loopc.compiler.model import (
+    Expr, FieldSchema, Join, ListValue, Literal, MapValue, Node, Ref, SetVariable, Switch, Template, Wait,
+)
+from loopc.compiler.yamlnodes import YMap
+
+ALL = "*"
+_VALUE_TYPES = (Literal, Ref, Expr, Template, ListValue, MapValue)
+_FALLBACK = re.compile(r"(?<![\w.])run\s*\.\s*state\b(?:\s*\.\s*([A-Za-z_][A-Za-z0-9_]*))?")
+
+
+def _paths_reads(paths: Iterator[Any]) -> set[str]:
+    out: set[str] = set()
+    for p in paths:
+        if getattr(p, "root", None) == "run.state":
+            segs = getattr(p, "segments", ())
+            out.add(segs[0] if segs else ALL)
+    return out
+
+
+def _regex_reads(text: str) -> set[str]:
+    return {m.group(1) or ALL for m in _FALLBACK.finditer(text)}
+
+
+def expr_reads(text: str) -> set[str]:
+    """State fields read by a bare expression (``ALL`` for ``run.state``).
+    Falls back to a lexical scan when the text does not parse (the type
+    pass reports the syntax error; the scan over-approximates)."""
+    if "state" not in text:
+        return set()  # cannot mention run.state: skip the parse
+    from loopc.compiler.expr import parse_expression
+    from loopc.compiler.expr.ast import Path, walk
+
+    try:
+        tree, errs = parse_expression(text)
+    except Exception:  # noqa: BLE001 - never trust a parser on hostile input
+        tree, errs = None, [True]
+    if tree is None or errs:
+        return _regex_reads(text)
+    return _paths_reads(n for n in walk(tree) if isinstance(n, Path))
+
+
+def template_reads(text: str) -> set[str]:
+    """State fields read by the ``{{ }}`` segments of a template."""
+    if "{{" not in text or "state" not in text:
+        return set()
+    from loopc.compiler.expr import parse_template
+    from loopc.compiler.expr.ast import Path, walk
+
+    try:
+        tree, errs = parse_template(text)
+    except Exception:  # noqa: BLE001
+        tree, errs = None, [True]
+    if tree is None or errs:
+        return _regex_reads(text)
+    out: set[str] = set()
+    for it in tree.interps:
+        out |= _paths_reads(n for n in walk(it.expr) if isinstance(n, Path))
+    return out
+
+
+def value_reads(v: Any) -> set[str]:
+    """State fields read by a ValueExpr (iterative; literals read nothing)."""
+    out: set[str] = set()
+    todo = [v]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, Ref):
+            if len(x.path) >= 2 and x.path[0] == "run" and x.path[1] == "state":
+                out.add(x.path[2] if len(x.path) > 2 else ALL)
+        elif isinstance(x, Expr):
+            out |= expr_reads(x.text)
+        elif isinstance(x, Template):
+            out |= template_reads(x.text)
+        elif isinstance(x, ListValue):
+            todo.extend(x.items)
+        elif isinstance(x, MapValue):
+            todo.extend(x.entries.values())
+    return out
+
+
+def _config_values(obj: Any) -> Iterator[Any]:
+    """Every ValueExpr held by a node configuration (attrs objects walked
+    generically, contracts and ``src`` skipped)."""
+    todo = [obj]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, _VALUE_TYPES):
+            yield x
+        elif isinstance(x, FieldSchema) or x is None or isinstance(x, (str, int, float, bool)):
+            continue
+        elif attrs.has(type(x)):
+            for f in attrs.fields(type(x)):
+                if f.name != "src":
+                    todo.append(getattr(x, f.name))
+        elif isinstance(x, Mapping):
+            todo.extend(x.values())
+        elif isinstance(x, (tuple, list)):
+            todo.extend(x)
+
+
+def _expand(fields: set[str], state: Mapping[str, Any]) -> frozenset[str]:
+    if ALL in fields:
+        fields = (fields - {ALL}) | set(state)
+    return frozenset(fields)
+
+
+def node_effects(node: Node, state: Mapping[str, Any]) -> Effects:
+    """Run-state effects of one node (seed 004 §4.5)."""
+    c = node.config
+    reads: set[str] = set()
+    waits: set[str] = set()
+    writes: set[str] = set()
+    if isinstance(c, Wait):
+        if c.condition is not None:
+            waits |= expr_reads(c.condition.text)
+        for v in (c.duration, c.timeout):
+            if v is not None:
+                reads |= value_reads(v)
+    elif isinstance(c, SetVariable):
+        writes |= set(c.assign)
+        for v in c.assign.values():
+            reads |= value_reads(v)
+    else:
+        for v in _config_values(c):
+            reads |= value_reads(v)
+    return Effects(_expand(reads, state), frozenset(writes), _expand(waits, state))
+
+
+def edge_effects(bind: Mapping[str, Any] | None, state: Mapping[str, Any]) -> Effects:
+    if not bind:
+        return NO_EFFECTS
+    reads: set[str] = set()
+    for v in bind.values():
+        reads |= value_reads(v)
+    return Effects(_expand(reads, state)) if reads else NO_EFFECTS
+
+
+@attrs.define
+class _Point:
+    id: str
+    is_edge: bool
+    stack: Stack
+    write: bool
+    order: int
+
+
+def concurrent(a: Stack, b: Stack, defaults: Mapping[str, str]) -> bool:
+    """True when points with stacks ``a`` and ``b`` can run at the same time:
+    they diverge at sibling branches of one fork/all_match activation, or
+    share a fan-out item body (items run concurrently).  An all_match
+    default (``defaults``: switch id → default port) runs only when no case
+    matches, so it is never concurrent with a case branch."""
+    c = 0
+    while c < len(a) and c < len(b) and a[c] == b[c]:
+        if a[c].kind == "fan_out":
+            return True
+        c += 1
+    if c < len(a) and c < len(b):
+        fa, fb = a[c], b[c]
+        if fa.owner != fb.owner or fa.branch == fb.branch:
+            return False
+        if fa.kind == "all_match":
+            return defaults.get(fa.owner) not in (fa.branch, fb.branch)
+        return fa.kind == "fork"
+    return False
+
+
+class EffectAnalysis:
+    """Computes effects for every reachable node and edge and reports the
+    conflicts (see module docstring)."""
+
+    def __init__(self, ctx: Ctx, node_stacks: dict[str, Stack], node_taint: dict[str, int | None],
+                 edge_stacks: dict[str, Stack], edge_taint: dict[str, int | None], order: list[str]) -> None:
+        self.ctx = ctx
+        self.ns, self.nt, self.es, self.et = node_stacks, node_taint, edge_stacks, edge_taint
+        self.order = order
+        self.node_eff: dict[str, Effects] = {}
+        self.edge_eff: dict[str, Effects] = {}
+        self.defaults = {n.id: n.config.default for n in ctx.nodes.values()
+                         if isinstance(n.config, Switch) and n.config.mode == "all_match"}
+
+    def run(self) -> None:
+        ctx = self.ctx
+        state = ctx.plan.state
+        for nid in self.order:
+            eff = node_effects(ctx.nodes[nid], state)
+            if not eff.empty:
+                self.node_eff[nid] = eff
+        for e in ctx.edges:
+            eff = edge_effects(e.bind, state)
+            if not eff.empty:
+                self.edge_eff[e.id] = eff
+        self.check_writes()
+        self.check_races()
+        self.check_waits()
+
+    # ---------------------------------------------------------------- writes
+    def check_writes(self) -> None:
+        """Writes inside a fan-out body, and writes an ``any`` join may cancel."""
+        ctx = self.ctx
+        for nid, eff in self.node_eff.items():
+            if not eff.writes or self.nt.get(nid) is not None:
+                continue
+            node = ctx.nodes[nid]
+            st = self.ns.get(nid, ())
+            fo = next((f for f in reversed(st) if f.kind == "fan_out"), None)
+            fields = ", ".join(f"`{f}`" for f in sorted(eff.writes))
+            if fo is not None:
+                ctx.report(
+                    "LP4406", self._assign_at(node),
+                    f"set_variable `{nid}` writes Run state ({fields}) inside the item body of fan_out "
+                    f"`{fo.owner}`; its items run concurrently, so the writes would race (seed 004 §4.7): "
+                    f"carry the value to the fan-out join and write it after the join",
+                    node=nid, related=[(f"fan_out `{fo.owner}`", ctx.node_at(fo.owner))])
+                continue
+            for f in reversed(st):
+                if f.kind not in ("fork", "all_match") or not f.closer:
+                    continue
+                j = ctx.nodes.get(f.closer)
+                if j is None or not isinstance(j.config, Join) or j.config.mode != "any":
+                    continue
+                ctx.report(
+                    "LP4602", self._assign_at(node),
+                    f"set_variable `{nid}` writes Run state ({fields}) in {describe(f)}, whose `any` join "
+                    f"`{j.id}` cancels the losing branches: after the join the write may or may not "
+                    f"have happened (seed 004 §4.7, §5 pass 11); write after the join, from "
+                    f"`winner.*`", node=nid,
+                    related=[(f"`any` join `{j.id}`", ctx.config_at(j, "mode"))])
+                break
+
+    def _assign_at(self, node: Node):
+        c = node.config
+        if isinstance(c, SetVariable) and isinstance(c.src, YMap):
+            a = c.src.get("assign")
+            if isinstance(a, YMap) and a.items:
+                return a.items[0][0]
+            return c.src.key_node("assign") or self.ctx.node_at(node)
+        return self.ctx.node_at(node)
+
+    def _field_at(self, p: _Point, field: str):
+        ctx = self.ctx
+        if p.is_edge:
+            e = ctx.edge_by_id[p.id]
+            b = e.src.get("bind") if isinstance(e.src, YMap) else None
+            return b or ctx.edge_to(e)
+        node = ctx.nodes[p.id]
+        c = node.config
+        if p.write and isinstance(c, SetVariable) and isinstance(c.src, YMap):
+            a = c.src.get("assign")
+            if isinstance(a, YMap) and a.key_node(field) is not None:
+                return a.key_node(field)
+        return ctx.node_at(node)
+
+    # ----------------------------------------------------------------- races
+    def check_races(self) -> None:
+        ctx = self.ctx
+        points: dict[str, list[_Point]] = {}
+        n = 0
+        for nid in self.order:
+            eff = self.node_eff.get(nid)
+            if eff is None or self.nt.get(nid) is not None:
+                continue
+            st = self.ns.get(nid, ())
+            if any(f.kind == "fan_out" for f in st) and eff.writes:
+                eff = Effects(eff.reads, frozenset(), eff.wait_reads)  # reported as LP4406
+            for f in sorted(eff.writes):
+                points.setdefault(f, []).append(_Point(nid, False, st, True, n))
+                n += 1
+            for f in sorted(eff.reads - eff.writes):
+                points.setdefault(f, []).append(_Point(nid, False, st, False, n))
+                n += 1
+        for e in ctx.edges:
+            eff = self.edge_eff.get(e.id)
+            if eff is None or self.et.get(e.id) is not None or e.id not in self.es:
+                continue
+            for f in sorted(eff.reads):
+                points.setdefault(f, []).append(_Point(e.id, True, self.es[e.id], False, n))
+                n += 1
+        reported: set[tuple[str, str]] = set()
+        for field in sorted(points):
+            pts = points[field]
+            if not any(p.write for p in pts) or len(pts) < 2:
+                continue
+            self._field_races(field, pts, reported)
+
+    def _field_races(self, field: str, pts: list[_Point], reported: set) -> None:
+        # trie over stacks; node = [children dict, writers list, first access]
+        root: list = [{}, [], None]
+        for p in pts:
+            t = root
+            for f in p.stack:
+                if f.kind == "fan_out":
+                    break  # items: reads only (writes are LP4406); nothing below conflicts
+                t = t[0].setdefault(f, [{}, [], None])
+            # the point sits at t (or at its fan-out boundary)
+        # aggregate bottom-up: writers and first access per subtree
+        summary: dict[int, tuple[list[_Point], _Point | None]] = {}
+        at: dict[int, list[_Point]] = {}
+        for p in pts:
+            t = root
+            for f in p.stack:
+                if f.kind == "fan_out":
+                    break
+                t = t[0][f]
+            at.setdefault(id(t), []).append(p)
+        # iterative post-order
+        stack: list[tuple[list, bool]] = [(root, False)]
+        while stack:
+            t, done = stack.pop()
+            if not done:
+                stack.append((t, True))
+                for k in t[0].values():
+                    stack.append((k, False))
+                continue
+            own = sorted(at.get(id(t), []), key=lambda p: p.order)
+            writers = [p for p in own if p.write]
+            first = own[0] if own else None
+            groups: dict[str, list[tuple[object, list[_Point], _Point | None]]] = {}
+            for f, k in t[0].items():
+                w, a = summary[id(k)]
+                writers = writers + w
+                if a is not None and (first is None or a.order < first.order):
+                    first = a
+                if f.kind == "fork" or f.kind == "all_match" and f.branch != self.defaults.get(f.owner):
+                    groups.setdefault(f.owner, []).append((f, w, a))  # an all_match default is exclusive
+            summary[id(t)] = (writers, first)
+            for owner, kids in groups.items():
+                if len(kids) < 2:
+                    continue
+                for f, w, _a in kids:
+                    for wp in sorted(w, key=lambda p: p.order):
+                        others = [(g, a) for g, _w, a in kids if g is not f and a is not None]
+                        if not others:
+                            continue
+                        # prefer a conflicting write, else the earliest access
+                        best = None
+                        for g, _w2, a in kids:
+                            if g is f:
+                                continue
+                            cand = min(_w2, key=lambda p: p.order) if _w2 else a
+                            if cand is not None and (best is None or cand.order < best[1].order):
+                                best = (g, cand)
+                        if best is None:
+                            continue
+                        g, other = best
+                        pair = tuple(sorted((wp.id, other.id)))
+                        if pair in reported or (wp.id, field) in reported:
+                            continue
+                        reported.add(pair)
+                        reported.add((wp.id, field))
+                        self._report_race(field, wp, f, other, g)
+
+    def _report_race(self, field: str, w: _Point, fw, other: _Point, fo) -> None:
+        ctx = self.ctx
+        kind = "writes" if other.write else "reads"
+        what = "edge" if other.is_edge else ctx.nodes[other.id].type
+        ctx.report(
+            "LP4601", self._field_at(w, field),
+            f"set_variable `{w.id}` writes `run.state.{field}` in {describe(fw)} while {what} "
+            f"`{other.id}` {kind} it in {describe(fo)}: the branches run concurrently, so the result "
+            f"depends on arrival order (seed 004 §4.5: parallel state access that can race is "
+            f"rejected); write it once after join "
+            + (f"`{fw.closer}`" if fw.closer else f"of `{fw.owner}`")
+            + ", or make the branches write different fields",
+            key=(w.id, other.id, field), node=w.id,
+            related=[(f"{what} `{other.id}` {kind} `run.state.{field}` here", self._field_at(other, field))])
+
+    # ----------------------------------------------------------------- waits
+    def check_waits(self) -> None:
+        """A ``wait.condition`` whose fields nothing concurrent writes can
+        never change while the wait waits (warning, seed 004 §4.5, §8)."""
+        ctx = self.ctx
+        writers: dict[str, list[str]] = {}
+        for nid, eff in self.node_eff.items():
+            for f in eff.writes:
+                writers.setdefault(f, []).append(nid)
+        for nid in self.order:
+            node = ctx.nodes[nid]
+            c = node.config
+            if not isinstance(c, Wait) or c.condition is None or self.nt.get(nid) is not None:
+                continue
+            eff = self.node_eff.get(nid, NO_EFFECTS)
+            st = self.ns.get(nid, ())
+            live = False
+            for f in eff.wait_reads:
+                for w in writers.get(f, ()):
+                    if self.nt.get(w) is None and concurrent(st, self.ns.get(w, ()), self.defaults):
+                        live = True
+                        break
+                if live:
+                    break
+            if live:
+                continue
+            watched = ", ".join(f"`run.state.{f}`" for f in sorted(eff.wait_reads)) or "no Run state"
+            tail = ("it will take its `timed_out` route" if c.timeout is not None
+                    else "without a `timeout` it would wait forever")
+            ctx.report(
+                "LP4603", ctx.config_at(node, "condition"),
+                f"wait `{nid}` watches {watched}, but no set_variable that can run while it waits "
+                f"writes it: the condition cannot change, so the wait either passes at once or never "
+                f"({tail}); a waited-on field is written by a concurrent branch (seed 004 §4.5, §8)",
+                node=nid)

@@ -1,0 +1,139 @@
+"""What the analyzer proves and records for lowering (seed 004 §5 passes
+6–12; the IR consumes :class:`Analysis` to emit explicit failure routes,
+fork/fan-out/join/loop scope metadata and state effects).
+
+All classes are frozen attrs classes; every mapping is keyed by node or edge
+id and iterates in authored order (deterministic output, no hash-seed
+dependence).
+
+Scope frames are :class:`loopc.compiler.scopemap.Scope` values (``kind`` ∈
+``fork all_match fan_out loop``, ``owner`` the opening node id, ``branch``
+the fork branch / all_match port or ``None``, ``closer`` the closing join id
+or ``None``); a *stack* is a tuple of frames, outermost first.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import attrs
+
+from loopc.compiler.scopemap import Scope
+
+Stack = tuple[Scope, ...]
+
+#: Sink kinds of a lowered failure route (syntax sheet §6).
+FAIL_PLAN = "fail_plan"        # outside every parallel scope: the Run fails
+FAIL_BRANCH = "fail_branch"    # inside a fork / all_match branch: the owning join decides
+ITEM_FAILED = "item_failed"    # inside a fan-out item body: the item's failed envelope
+NEVER = "never"                # a fan-out join's `failed` port: it never fires
+SINK_KINDS = (FAIL_PLAN, FAIL_BRANCH, ITEM_FAILED, NEVER)
+
+
+@attrs.frozen
+class Sink:
+    """Where an omitted ``failed``/``timed_out`` port (or an arrival at a
+    failed End) lowers to (seed 004 §4.3, §4.7; syntax sheet §4, §6).
+
+    ``kind`` is one of :data:`SINK_KINDS`.  For ``fail_branch``: ``owner`` is
+    the fork or all_match switch, ``branch`` the branch key, ``join`` the
+    owner's closing join (its mode decides: ``all`` takes its own failure
+    route, ``any`` fails only when no branch can succeed).  For
+    ``item_failed``: ``owner`` is the fan_out and ``join`` its closing join.
+    ``fail_plan`` and ``never`` carry no owner.
+    """
+
+    kind: str
+    owner: str | None = None
+    branch: str | None = None
+    join: str | None = None
+
+
+@attrs.frozen
+class ScopeFact:
+    """One parallel scope or loop body, as the IR emits it as scope metadata.
+
+    * ``kind``: ``fork``, ``all_match``, ``fan_out`` or ``loop``;
+    * ``owner``: the opening node; ``parent``: the stack the owner sits in;
+    * ``branches``: fork branch keys / all_match ports in authored order
+      (``()`` for fan-out and loop);
+    * ``join``: the closing join (``None`` for a loop, or when none names the
+      owner — then a diagnostic was reported);
+    * ``join_mode``: ``all``/``any`` (``None`` without a join);
+    * ``members``: branch key (``None`` for fan-out/loop) → node ids inside
+      that branch / item body / loop body, at any depth, in topological order;
+    * ``member_edges``: same for edges (the edges into the closing join and
+      into ``continue``/``break`` are inside);
+    * ``continue_edges`` / ``break_edges`` / ``done_edges``: loop only.
+    """
+
+    kind: str
+    owner: str
+    parent: Stack
+    branches: tuple[str, ...] = ()
+    join: str | None = None
+    join_mode: str | None = None
+    members: Mapping[str | None, tuple[str, ...]] = attrs.field(factory=dict)
+    member_edges: Mapping[str | None, tuple[str, ...]] = attrs.field(factory=dict)
+    continue_edges: tuple[str, ...] = ()
+    break_edges: tuple[str, ...] = ()
+    done_edges: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Effects:
+    """Run-state effects of one node or edge (seed 004 §4.5 set_variable,
+    §5 pass 11).  Field names of ``state``; ``reads`` are ordinary reads
+    (bindings, templates, switch conditions, config values, merges, loop
+    init), ``wait_reads`` the fields a ``wait.condition`` watches (the
+    intended synchronization, never a race), ``writes`` the fields a
+    ``set_variable`` assigns."""
+
+    reads: frozenset[str] = frozenset()
+    writes: frozenset[str] = frozenset()
+    wait_reads: frozenset[str] = frozenset()
+
+    @property
+    def empty(self) -> bool:
+        return not (self.reads or self.writes or self.wait_reads)
+
+
+NO_EFFECTS = Effects()
+
+
+@attrs.frozen
+class Analysis:
+    """Facts proven by :func:`loopc.analyzer.analyze` for lowering.
+
+    * ``failure_routes``: ``(node id, port)`` → :class:`Sink` for every
+      omitted ``failed``/``timed_out`` port of a reachable node;
+    * ``end_routes``: edge id → :class:`Sink` for every edge into a failed
+      End (a failed End may be shared, so its meaning is per arrival);
+    * ``node_stacks`` / ``edge_stacks``: the proven scope stack of every
+      reachable node / edge (for an edge: the stack its token carries, so an
+      edge leaving a fork branch port already holds that branch's frame;
+      a join's stack is the stack outside the scope it closes);
+    * ``scopes``: owner id → :class:`ScopeFact` for every fork, all_match
+      switch, fan_out and loop that is reachable;
+    * ``node_effects`` / ``edge_effects``: Run-state read/write sets
+      (only non-empty entries);
+    * ``back_edges``: the loop back edges (into ``continue``/``break``);
+    * ``order``: reachable node ids in the topological order the scope
+      typing used (loop back edges removed).
+
+    ``sound`` is true when the analyzer reported no error.
+    """
+
+    failure_routes: Mapping[tuple[str, str], Sink]
+    end_routes: Mapping[str, Sink]
+    node_stacks: Mapping[str, Stack]
+    edge_stacks: Mapping[str, Stack]
+    scopes: Mapping[str, ScopeFact]
+    node_effects: Mapping[str, Effects]
+    edge_effects: Mapping[str, Effects]
+    back_edges: frozenset[str]
+    order: tuple[str, ...]
+    sound: bool = True
+
+    def effects_of(self, node_id: str) -> Effects:
+        """Run-state effects of a node (empty when it has none)."""
+        return self.node_effects.get(node_id, NO_EFFECTS)

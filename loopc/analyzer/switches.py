@@ -1,0 +1,153 @@
+"""Switch checks (seed 004 §4.6; §5 pass 7 "switch first/all-match,
+order/default, and unconditional fork checks").
+
+The schema pass already guarantees one ``default``, at least one case and
+unique ports; a fork's branch set is unconditional by construction, and an
+``all_match`` switch's conditional lineage is checked by the scope-typing
+pass (its join correlates the matched set).  What remains is the order of
+conditions, which is semantic for ``first_match``:
+
+* LP4201 ``switch.shadowed_case`` (error): a ``first_match`` case can never
+  be selected because an earlier case has the same condition or an earlier
+  condition is always true ("invalid condition order", §5);
+* LP4202 ``switch.unreachable_default`` (warning): a condition is always
+  true, so the default port never fires;
+* LP4203 ``switch.case_never_matches`` (warning): a condition is always
+  false.
+
+Conditions are compared on their token sequence (whitespace does not
+matter, string literals are compared verbatim); constant folding covers
+boolean literals under ``!``, ``&&`` and ``||`` only, and parses only a
+condition that could fold — no claim is made about conditions over data.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from loopc.analyzer.context import Ctx
+from loopc.compiler.model import Switch
+from loopc.compiler.yamlnodes import YMap
+
+
+def _parse(text: str) -> Any:
+    from loopc.compiler.expr import parse_expression
+
+    try:
+        tree, errs = parse_expression(text)
+    except Exception:  # noqa: BLE001
+        return None
+    return None if errs else tree
+
+
+def constant(tree: Any) -> bool | None:
+    """Constant truth value of a parsed condition, or ``None`` (iterative
+    post-order over ``!``/``&&``/``||`` and boolean literals)."""
+    from loopc.compiler.expr.ast import And, Lit, Not, Or
+
+    val: dict[int, bool | None] = {}
+    todo: list[tuple[Any, bool]] = [(tree, False)]
+    while todo:
+        n, done = todo.pop()
+        if isinstance(n, (Not, And, Or)) and not done:
+            todo.append((n, True))
+            kids = (n.operand,) if isinstance(n, Not) else n.operands
+            todo.extend((k, False) for k in kids)
+            continue
+        if isinstance(n, Lit):
+            val[id(n)] = n.value if isinstance(n.value, bool) else None
+        elif isinstance(n, Not):
+            v = val.get(id(n.operand))
+            val[id(n)] = None if v is None else not v
+        elif isinstance(n, And):
+            vs = [val.get(id(k)) for k in n.operands]
+            val[id(n)] = False if False in vs else (True if all(v is True for v in vs) else None)
+        elif isinstance(n, Or):
+            vs = [val.get(id(k)) for k in n.operands]
+            val[id(n)] = True if True in vs else (False if all(v is False for v in vs) else None)
+        else:
+            val[id(n)] = None
+    return val.get(id(tree))
+
+
+_TOKEN = re.compile(r"""\s*('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|&&|\|\||[!=<>]=|[()\[\],!<>]|[^\s()\[\],!<>=&|'"]+)""")
+
+
+def tokens(text: str) -> tuple[str, ...] | None:
+    """The condition's token sequence (whitespace-insensitive, string
+    literals verbatim), or None when it does not tokenize."""
+    out: list[str] = []
+    pos = 0
+    text = text.strip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None or m.end() == pos:
+            return None
+        out.append(m.group(1))
+        pos = m.end()
+    return tuple(out)
+
+
+def maybe_constant(toks: tuple[str, ...]) -> bool:
+    """Only literals combined by ``!``/``&&``/``||`` fold to a constant:
+    anything else is skipped without parsing."""
+    if not ({"true", "false"} & set(toks)):
+        return False
+    return len([t for t in toks if t not in "()"]) == 1 or bool({"&&", "||", "!"} & set(toks))
+
+
+def check_switches(ctx: Ctx, order: list[str]) -> None:
+    """Report LP4201–LP4203 for every reachable switch (seed 004 §4.6)."""
+    for nid in order:
+        node = ctx.nodes[nid]
+        c = node.config
+        if not isinstance(c, Switch):
+            continue
+        first = c.mode == "first_match"
+        seen: dict[str, Any] = {}
+        always = None  # first always-true case
+        for case in c.cases:
+            at = (case.src.get("when") if isinstance(case.src, YMap) else None) or ctx.node_at(node)
+            canon = tokens(case.when.text) if case.when is not None else None
+            if canon is None:
+                continue  # the type pass reports the condition
+            val = None
+            if maybe_constant(canon):
+                tree = _parse(case.when.text)
+                if tree is None:
+                    continue
+                val = constant(tree)
+            if first and always is not None:
+                ctx.report(
+                    "LP4201", at,
+                    f"case `{case.port}` of first_match switch `{nid}` can never be selected: the earlier "
+                    f"case `{always.port}` is always true, and first_match takes the first matching "
+                    f"case in order (seed 004 §4.6)", key=(nid, case.port), node=nid,
+                    related=[(f"case `{always.port}` always matches", case_at(ctx, node, always))])
+            elif first and canon in seen:
+                prev = seen[canon]
+                ctx.report(
+                    "LP4201", at,
+                    f"case `{case.port}` of first_match switch `{nid}` can never be selected: the earlier "
+                    f"case `{prev.port}` has the same condition, and first_match takes the first "
+                    f"matching case in order (seed 004 §4.6)", key=(nid, case.port), node=nid,
+                    related=[(f"case `{prev.port}` has this condition", case_at(ctx, node, prev))])
+            seen.setdefault(canon, case)
+            if val is True and always is None:
+                always = case
+                dat = (c.src.get("default") if isinstance(c.src, YMap) else None) or ctx.node_at(node)
+                ctx.report(
+                    "LP4202", dat,
+                    f"the default port `{c.default}` of {c.mode} switch `{nid}` can never fire: case "
+                    f"`{case.port}` is always true (seed 004 §4.6: the default is selected only when no "
+                    f"case matches)", key=(nid,), node=nid,
+                    related=[(f"case `{case.port}` always matches", at)])
+            elif val is False:
+                ctx.report(
+                    "LP4203", at,
+                    f"case `{case.port}` of switch `{nid}` never matches: its condition is always false",
+                    key=(nid, case.port), node=nid)
+
+
+def case_at(ctx: Ctx, node, case):
+    return (case.src.get("when") if isinstance(case.src, YMap) else None) or ctx.node_at(node)
