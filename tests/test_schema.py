@@ -55,7 +55,10 @@ def fixture(name: str) -> str:
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
 def test_fixture(path: Path) -> None:
     _, r = build(path.read_bytes())
-    want = sorted(l.strip() for l in path.with_suffix(".out").read_text().splitlines() if l.strip())
+    # this runs the schema pass alone: compare its (LP2xxx) findings; the full
+    # pipeline's view of the same files is tests/test_fixtures.py
+    want = sorted(l.strip() for l in path.with_suffix(".out").read_text().splitlines()
+                  if l.strip() and l.split()[1].startswith("LP2"))
     assert found(r) == want, "\n".join(f"{d.span.line}:{d.span.column} {d.code} {d.message}" for d in r.diagnostics)
     assert not [d for d in r.diagnostics if d.code.startswith("LP1")], "fixtures must be valid YAML"
 
@@ -64,13 +67,14 @@ def test_every_schema_code_has_a_failing_fixture_and_a_near_miss() -> None:
     failing: set[str] = set()
     for out in FIXTURES.glob("*.out"):
         for line in out.read_text().splitlines():
-            if line.strip():
+            if line.strip() and line.split()[1].startswith("LP2"):
                 failing.add(line.split()[1])
                 assert (FIXTURES / f"{out.stem}_ok.yaml").exists() or out.stem.endswith("_ok")
     assert {c.code for c in SCHEMA_CODES} - failing == set()
     for p in CASES:
         if not p.stem.endswith("_ok"):
-            assert (FIXTURES / f"{p.stem}_ok.out").read_text() == ""
+            ok_codes = [l.split()[1] for l in (FIXTURES / f"{p.stem}_ok.out").read_text().splitlines() if l.strip()]
+            assert all(not c.startswith("LP2") for c in ok_codes), p.stem
 
 
 @pytest.mark.parametrize("c", SCHEMA_CODES, ids=[c.code for c in SCHEMA_CODES])
@@ -96,8 +100,8 @@ def test_every_code_used_by_the_pass_is_registered() -> None:
 # ---------------------------------------------------------------------------
 
 def test_syntax_sheet_example_builds_the_full_model() -> None:
-    text = (Path("/work/shared/spec/syntax.md").read_text(encoding="utf-8")
-            if Path("/work/shared/spec/syntax.md").exists() else None)
+    sheet = Path(__file__).resolve().parents[2] / "shared" / "spec" / "syntax.md"
+    text = sheet.read_text(encoding="utf-8") if sheet.exists() else None
     if text is None:
         pytest.skip("spec not available")
     src = text.split("## 6. Example")[1].split("```yaml\n")[1].split("```")[0]
