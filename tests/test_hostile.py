@@ -2,6 +2,8 @@
 never a hang (pytest-timeout guards each case)."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import loopc
@@ -26,6 +28,23 @@ def _expr_nested(depth: int) -> str:
             "edges:\n"
             "  - {id: e1, from: {node: s, port: a}, to: {node: done}}\n"
             "  - {id: e2, from: {node: s, port: b}, to: {node: done}}\n")
+
+
+def _end_detail(detail: str) -> str:
+    return (H + "input: {}\noutput: {}\nentry: f\nnodes:\n"
+            "  - id: f\n    type: end\n    input: {x: {type: string, required: true}}\n"
+            f"    end: {{status: failed, code: bad, detail: {detail}}}\nedges: []\n")
+
+
+def _many_edges(n: int) -> str:
+    return (H + "input: {}\noutput: {}\nentry: n0\nnodes:\n"
+            "  - {id: n0, type: fork, fork: {branches: [a, b]}}\n"
+            "  - {id: done, type: end, end: {status: succeeded}}\nedges:\n"
+            + "".join(f"  - {{id: e{i}, from: {{node: n0, port: a}}, to: {{node: done}}}}\n" for i in range(n)))
+
+
+_PLAN = (H + "input:\n  topic: {type: string, required: true}\noutput: {}\nentry: done\nnodes:\n"
+         "  - {id: done, type: end, end: {status: succeeded}}\nedges: []\n")
 
 
 HOSTILE = {
@@ -54,6 +73,35 @@ HOSTILE = {
     "    end: {status: succeeded}\nedges: []\nstate: {x: {type: object, default: "
     + "{a: " * 40 + "1" + "}" * 40 + "}}\n",
     "long_expression": _expr_nested(1).replace("(true)", "true" + " && true" * 3000),
+    # added by the mutation-fuzzing pass
+    "long_line": H + "entry: " + "a" * 500_000 + "\n",
+    "edges_5000": _many_edges(5000),
+    "and_chain_5000": _expr_nested(1).replace("(true)", " && ".join(["x"] * 5000)),
+    "and_chain_under_8k": _expr_nested(1).replace("(true)", " && ".join(["input.x"] * 700)),
+    "not_chain_3000": _expr_nested(1).replace("(true)", "!" * 3000 + "true"),
+    "call_nesting_2000": _expr_nested(1).replace("(true)", "length(" * 2000 + "'a'" + ")" * 2000 + " > 0"),
+    "template_64k": _end_detail('"' + ("{{ input.x }} " * 4700)[:65536] + '"'),
+    "template_many_bad": _end_detail('"' + "{{ input.y }}" * 3000 + '"'),
+    "template_many_open": _end_detail('"' + "{{" * 20000 + '"'),
+    "template_nested_braces": _end_detail('"' + "{{ {{ }} }}" * 2000 + '"'),
+    "huge_float": _PLAN.replace("type: string, required: true", "type: number, default: 1e400"),
+    "huge_int": _PLAN.replace("type: string, required: true", "type: number, default: 99999999999999999999"),
+    "huge_int_5000_digits": _PLAN.replace("type: string, required: true", "type: number, default: " + "9" * 5000),
+    "huge_hex_5000_digits": _PLAN.replace("type: string, required: true", "type: number, default: 0x" + "f" * 5000),
+    "huge_int_in_expression": _expr_nested(1).replace("(true)", "9" * 5000 + " > 1e400"),
+    "unicode_id": _PLAN.replace("id: done", "id: dóne😀").replace("entry: done", "entry: dóne😀"),
+    "unicode_key": _PLAN.replace("topic:", "tópic😀:"),
+    "number_keys": H + "1: a\n2.5: b\n0x10: c\n",
+    "bool_null_keys": H + "true: a\nnull: b\n~: c\n",
+    "complex_key": H + "? [a, b]\n: c\n",
+    "complex_key_too_deep": H + "? " + "[" * 100 + "]" * 100 + "\n: c\n",
+    "line_separators": _PLAN.replace("\n", "\u2028"),
+    "nel_in_plain_value": _PLAN.replace("type: end", "type: e\x85nd"),
+    "bom_twice": "\ufeff\ufeff" + _PLAN,
+    "bom_mid_document": _PLAN.replace("entry:", "\ufeffentry:"),
+    "tagged_scalar": _PLAN.replace("required: true", 'required: !!bool "true"'),
+    "flow_nesting_10000": H + "x: " + "{a: " * 10000 + "1" + "}" * 10000 + "\n",
+    "many_unknown_keys": H + "".join(f"x{i}: 1\n" for i in range(5000)),
 }
 
 
@@ -63,9 +111,28 @@ def test_hostile_input_is_diagnosed(name: str) -> None:
     res = loopc.check_source(HOSTILE[name])
     assert not res.ok
     assert res.diagnostics
+    src = HOSTILE[name]
+    text = src.decode("utf-8", "replace") if isinstance(src, bytes) else src
+    n_lines = len(re.split(r"\r\n|\r|\n", text.lstrip("\ufeff")))
     for d in res.diagnostics:
-        assert d.span.line >= 1 and d.span.column >= 1
+        s = d.span
+        assert s.line >= 1 and s.column >= 1
+        assert (s.end_line, s.end_column) >= (s.line, s.column)
+        assert s.line <= n_lines + 1 and s.end_line <= n_lines + 1
         assert d.code != "LP5999", d.message
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("ending", ["\r\n", "\r"])
+@pytest.mark.parametrize("bom", ["", "\ufeff"])
+def test_line_endings_and_bom_keep_positions(ending: str, bom: str) -> None:
+    """CRLF, old-Mac CR-only line endings and a BOM before the header check
+    like the LF original, with the same positions."""
+    base = _PLAN.replace("type: end, end", "type: ennd, end")
+    want = [(d.code, d.span) for d in loopc.check_source(base).diagnostics]
+    assert want and loopc.check_source(bom + _PLAN.replace("\n", ending)).ok
+    for src in (bom + base.replace("\n", ending), (bom + base.replace("\n", ending)).encode()):
+        assert [(d.code, d.span) for d in loopc.check_source(src).diagnostics] == want
 
 
 @pytest.mark.timeout(20)

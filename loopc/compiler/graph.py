@@ -114,10 +114,13 @@ def _raw_rejected_edges(plan: Plan) -> list[_RawEdge]:
     """Raw endpoints of every authored edge that is not a well-formed
     :class:`Edge` of ``plan`` (rejected, id-less, or a duplicate id).  When
     ``edges`` itself is absent or not a list (the schema pass reported it),
-    one endpoint-less entry stands for "unknown edges"."""
+    one endpoint-less entry stands for "unknown edges"; an absent ``edges``
+    key means no edges (routing is checked as for ``edges: []``)."""
     if not isinstance(plan.src, YMap):
         return []
     seq = plan.src.get("edges")
+    if seq is None:
+        return []
     if not isinstance(seq, YSeq):
         return [_RawEdge(YMap(0, 0, 0, True))]
     kept = {id(e.src) for e in plan.edges.values() if e.src is not None}
@@ -163,7 +166,7 @@ class _Check:
         if plan.entry in self.malformed:
             return False  # the schema pass reported that node
         if plan.src is not None and (not isinstance(at, YScalar) or not isinstance(at.value, str)
-                                     or not isinstance(_sub(plan.src, "nodes"), YSeq)):
+                                     or not at.value or not isinstance(_sub(plan.src, "nodes"), YSeq)):
             return False  # the schema pass reported the `entry` or `nodes` key itself
         hint, s = _hint(plan.entry, self.nodes)
         self.r.report(

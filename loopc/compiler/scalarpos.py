@@ -110,10 +110,24 @@ def value_span(doc: YDocument, scalar: YScalar, start: int, end: int) -> Span:
     (code points into ``scalar.raw``, end exclusive; ``start == end`` marks a
     point).  Falls back to the scalar's span when the value cannot be mapped.
     Never raises."""
-    m = map_scalar(doc, scalar)
+    m = cached_map(doc, scalar)
     if m is None:
         return scalar.span
     return m.span(start, end)
+
+
+def cached_map(doc: YDocument, scalar: YScalar) -> ScalarMap | None:
+    """:func:`map_scalar`, memoised on ``doc`` (a template with thousands of
+    diagnostics maps its scalar once, not once per diagnostic)."""
+    cache = getattr(doc, "scalar_maps", None)
+    if cache is None:
+        return map_scalar(doc, scalar)
+    hit = cache.get(id(scalar))
+    if hit is not None and hit[0] is scalar:
+        return hit[1]
+    m = map_scalar(doc, scalar)
+    cache[id(scalar)] = (scalar, m)
+    return m
 
 
 # ---------------------------------------------------------------------------

@@ -129,7 +129,7 @@ def _kind(n: YNode | None) -> str:
             return "a boolean"
         if vc is int or vc is float:
             return "a number"
-        return "a string"
+        return "an empty string" if v == "" else "a string"
     return "nothing"
 
 
@@ -164,6 +164,8 @@ class _Builder:
         self.edge: str | None = None
         self._count = 0
         self._deep = False
+        # (id(mapping), key) of unknown keys reported as a misspelling of key
+        self._misspelled: set[tuple[int, str]] = set()
         self._config_builders: dict[str, Callable[[YMap, YMap], Any]] = {
             "send_message": self.send_message,
             "set_variable": self.set_variable,
@@ -198,6 +200,8 @@ class _Builder:
         return m
 
     def missing(self, m: YMap, key: str, what: str, hint: str = "") -> None:
+        if (id(m), key) in self._misspelled:
+            return  # "unknown key 'tpye'; did you mean 'type'?" already says it
         self.err("LP2006", self.anchor(m), f"{what} is missing required key '{key}'{hint}")
 
     def shape(self, n: YNode, msg: str) -> None:
@@ -220,6 +224,8 @@ class _Builder:
     def unknown(self, kn: YScalar, k: str, allowed: Iterable[str], what: str) -> None:
         sug = suggest(k, allowed)
         if sug is not None:
+            if kn.parent is not None:
+                self._misspelled.add((id(kn.parent), sug))
             self.err("LP2007", kn, f"unknown key '{k}' in {what}; did you mean '{sug}'?",
                      fix=_rename_fix(kn, sug))
         else:
@@ -498,7 +504,7 @@ class _Builder:
             fs = self.field(v, k, kn, f"field '{k}' of {what}")
             if fs is None:
                 continue
-            if state and not fs.has_default:
+            if state and not fs.has_default and "default" not in v:  # a rejected default is reported already
                 self.err("LP2026", kn, f"Run state field '{k}' needs a 'default' (every state field starts "
                          "with a value)")
             out[k] = fs
@@ -759,7 +765,10 @@ class _Builder:
         t: str | None = None
         tn = m.get("type")
         if tn is None:
-            self.missing(m, "type", what, f" ({', '.join(NODE_CONFIG_KEYS)})")
+            keys0 = NODE_KEYS + tuple(CONFIG_KEY_TYPES)
+            if not any(k not in keys0 and k not in LEGACY_NODE_KEYS and suggest(k, keys0) == "type"
+                       for k in m.index):  # else the misspelt key's LP2007 says it
+                self.missing(m, "type", what, f" ({', '.join(NODE_CONFIG_KEYS)})")
         else:
             s = self.lit_scalar(tn, "type", "a node type")
             if s is not None:
@@ -795,7 +804,7 @@ class _Builder:
                 fix = _rename_fix(kn, cfg_key) if cfg is None and len(foreign) == 1 else None
                 self.err("LP2032", kn, f"'{k}' configures a {CONFIG_KEY_TYPES[k]} node; a node of type "
                          f"'{t}' is configured under '{cfg_key}'", fix=fix)
-            if cfg is None and not foreign:
+            if cfg is None and not foreign and (id(m), cfg_key) not in self._misspelled:
                 self.err("LP2033", tn, f"a node of type '{t}' needs its configuration mapping '{cfg_key}'")
 
         label = self.get_str(m, "label", what, literal_only=False)

@@ -134,7 +134,7 @@ def number_problem(v: Any) -> str | None:
     if c is int and not -MAX_SAFE_INTEGER <= v <= MAX_SAFE_INTEGER:
         return f"integer {v} is outside ±(2^53−1)"
     if c is float and not math.isfinite(v):
-        return f"{'NaN' if math.isnan(v) else 'infinity'} is not a JSON number"
+        return f"{'NaN' if math.isnan(v) else 'infinity (or a number too large for a double)'} is not a JSON number"
     return None
 
 

@@ -30,6 +30,9 @@ MAX_SOURCE_BYTES = 1024 * 1024
 MAX_NESTING = 64
 MAX_YAML_NODES = 100_000
 HEADER = ("apiVersion: loop.plan/v1", "kind: PlanVersion")
+# longest integer literal resolved exactly (Python's int/str conversion limit
+# is 4,300 decimal digits; 3,000 hex digits stay below it too)
+MAX_INT_LITERAL = 3000
 
 _INT_RE = re.compile(r"[-+]?[0-9]+\Z")
 _OCT_RE = re.compile(r"0o[0-7]+\Z")
@@ -53,6 +56,10 @@ def resolve_plain(text: str) -> Any:
         return False
     if text[0] not in _NUMERIC_START:
         return text
+    if len(text) > MAX_INT_LITERAL and (_INT_RE.match(text) or _OCT_RE.match(text) or _HEX_RE.match(text)):
+        # far outside every JSON number; Python refuses to convert (or print)
+        # integers this long, so it resolves as an infinite number (LP2017)
+        return float("-inf") if text[0] == "-" else float("inf")
     if _INT_RE.match(text):
         return int(text, 10)
     if _OCT_RE.match(text):
@@ -77,8 +84,7 @@ def decode_source(src: str | bytes, reporter: Reporter) -> str | None:
         try:
             raw = src.encode("utf-8")
         except UnicodeEncodeError as exc:
-            line = src.count("\n", 0, exc.start)
-            col = exc.start - (src.rfind("\n", 0, exc.start) + 1)
+            line, col = _text_position(src, exc.start)
             reporter.report(
                 "LP1002", Span.point(line + 1, col + 1),
                 "source contains an unpaired surrogate; it is not valid Unicode text",
@@ -99,8 +105,7 @@ def decode_source(src: str | bytes, reporter: Reporter) -> str | None:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             good = raw[: exc.start].decode("utf-8", "replace")
-            line = good.count("\n")
-            col = len(good) - (good.rfind("\n") + 1)
+            line, col = _text_position(good, len(good))
             reporter.report(
                 "LP1002", Span.point(line + 1, col + 1),
                 f"source is not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}",
@@ -111,10 +116,51 @@ def decode_source(src: str | bytes, reporter: Reporter) -> str | None:
     return text
 
 
-def _mark_span(mark: Any) -> Span:
-    line = getattr(mark, "line", 0) or 0
-    col = getattr(mark, "column", 0) or 0
+def _text_position(text: str, index: int) -> tuple[int, int]:
+    """0-based editor (LSP) line/column of ``text[index]``; a leading BOM is
+    not counted (it is not part of the decoded source)."""
+    skip = 1 if text.startswith("\ufeff") else 0
+    return YDocument(text[skip:index], None).position(max(0, index - skip))
+
+
+def _mark_span(mark: Any, where: Any = None) -> Span:
+    if where is not None and mark is not None:
+        line, col = where(mark)
+    else:
+        line = getattr(mark, "line", 0) or 0
+        col = getattr(mark, "column", 0) or 0
     return Span.point(line + 1, col + 1)
+
+
+# libyaml also breaks lines at NEL, LS and PS; editors (LSP) break only at
+# LF, CRLF and CR.  Sources containing one of these get positions recomputed
+# from the code-point index (libyaml's ``mark.index`` counts code points).
+_YAML_ONLY_BREAKS = ("\x85", "\u2028", "\u2029")
+
+
+def _positioner(text: str) -> Any:
+    """``where(mark) -> (line0, col0)`` in editor (LSP) line terms.
+
+    libyaml's own line/column are kept when they agree with the editor's
+    view (the common case, no extra cost); they are recomputed from
+    ``mark.index`` when the text holds a YAML-only line break, and for marks
+    at the end of input (libyaml puts those on a virtual line after the last
+    one when the text has no final newline).
+    """
+    n = len(text)
+    exotic = any(b in text for b in _YAML_ONLY_BREAKS)
+    locator = YDocument(text, None)
+    position = locator.position
+
+    def where(mark: Any) -> tuple[int, int]:
+        idx = getattr(mark, "index", None)
+        if not isinstance(idx, int) or idx < 0:
+            return (getattr(mark, "line", 0) or 0, getattr(mark, "column", 0) or 0)
+        if exotic or idx >= n:
+            return position(min(idx, n))
+        return mark.line, mark.column
+
+    return where
 
 
 def load(src: str | bytes, reporter: Reporter, *, path: str | None = None) -> YDocument | None:
@@ -135,6 +181,7 @@ def load(src: str | bytes, reporter: Reporter, *, path: str | None = None) -> YD
 
 def _compose(text: str, reporter: Reporter) -> YNode | None:
     from ruamel.yaml import events as E
+    from ruamel.yaml.error import YAMLError
     from ruamel.yaml.cyaml import CParser  # libyaml; ruamel.yaml[oldlibyaml]
 
     ScalarEvent = E.ScalarEvent
@@ -148,6 +195,8 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
 
     parser = CParser(text)
     get_event = parser.get_event
+    where = _positioner(text)
+    span_at = lambda mark: _mark_span(mark, where)  # noqa: E731
     stack: list[YNode] = []  # open collections
     pending_key: list[YScalar | None] = []  # per open mapping: key awaiting value
     root: YNode | None = None
@@ -165,44 +214,48 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                 count += 1
                 if count > MAX_YAML_NODES:
                     reporter.report(
-                        "LP1012", _mark_span(sm),
+                        "LP1012", span_at(sm),
                         f"document has more than {MAX_YAML_NODES:,} YAML nodes",
                     )
                     return None
                 if ev.anchor is not None:
                     reporter.report(
-                        "LP1006", _mark_span(sm),
+                        "LP1006", span_at(sm),
                         f"anchor '&{ev.anchor}' is not allowed; write the value out in full",
                     )
                 if ev.tag is not None and (cls is not ScalarEvent or not ev.implicit[0]) \
                         and ev.tag not in ("!",):
                     reporter.report(
-                        "LP1007", _mark_span(sm),
+                        "LP1007", span_at(sm),
                         f"tag '{_short_tag(ev.tag)}' is not allowed; plan values are untagged YAML 1.2",
                     )
                 elif ev.tag == "!":
                     reporter.report(
-                        "LP1007", _mark_span(sm),
+                        "LP1007", span_at(sm),
                         "tag '!' is not allowed; plan values are untagged YAML 1.2",
                     )
                 if cls is ScalarEvent:
                     style = ev.style or ""
                     raw = ev.value
-                    value = resolve(raw) if style == "" and ev.tag is None else raw
-                    node: YNode = YScalar(sm.line, sm.column, sm.index, value, style, raw)
+                    if ev.tag is None:
+                        value = resolve(raw) if style == "" else raw
+                    else:
+                        value = _tagged_value(ev.tag, raw)
+                    sl, sc = where(sm)
+                    node: YNode = YScalar(sl, sc, sm.index, value, style, raw)
                     em = ev.end_mark
-                    node.end_line = em.line
-                    node.end_col = em.column
+                    node.end_line, node.end_col = where(em)
                     node.end = em.index
                 else:
                     flow = bool(ev.flow_style)
+                    sl, sc = where(sm)
                     if cls is MappingStartEvent:
-                        node = YMap(sm.line, sm.column, sm.index, flow)
+                        node = YMap(sl, sc, sm.index, flow)
                     else:
-                        node = YSeq(sm.line, sm.column, sm.index, flow)
+                        node = YSeq(sl, sc, sm.index, flow)
                     if len(stack) + 1 > MAX_NESTING:
                         reporter.report(
-                            "LP1011", _mark_span(sm),
+                            "LP1011", span_at(sm),
                             f"nesting deeper than {MAX_NESTING} levels",
                         )
                         return None
@@ -223,7 +276,13 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                                 k.parent = parent
                                 pending_key[-1] = k
                                 # the complex key's own children are skipped below
-                                _skip_collection(get_event, node, reporter)
+                                deep = _skip_collection(get_event, len(stack) + 1)
+                                if deep is not None:
+                                    reporter.report(
+                                        "LP1011", span_at(deep),
+                                        f"nesting deeper than {MAX_NESTING} levels",
+                                    )
+                                    return None
                                 continue
                             node.is_key = True  # type: ignore[attr-defined]
                             node.parent = parent
@@ -261,18 +320,19 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                 node = stack.pop()
                 pending_key.pop()
                 em = ev.end_mark
-                node.end_line = em.line
-                node.end_col = em.column
+                node.end_line, node.end_col = where(em)
                 node.end = em.index
             elif cls is AliasEvent:
                 reporter.report(
-                    "LP1006", _mark_span(ev.start_mark),
+                    "LP1006", span_at(ev.start_mark),
                     f"alias '*{ev.anchor}' is not allowed; write the value out in full",
                 )
                 # keep the tree shape: an alias stands for a null scalar
                 sm = ev.start_mark
-                node = YScalar(sm.line, sm.column, sm.index, None, "*", "")
-                node.end_line, node.end_col, node.end = ev.end_mark.line, ev.end_mark.column, ev.end_mark.index
+                sl, sc = where(sm)
+                node = YScalar(sl, sc, sm.index, None, "*", "")
+                node.end_line, node.end_col = where(ev.end_mark)
+                node.end = ev.end_mark.index
                 if stack:
                     parent = stack[-1]
                     if parent.__class__ is YMap:
@@ -298,7 +358,7 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                 documents += 1
                 if documents > 1:
                     reporter.report(
-                        "LP1004", _mark_span(ev.start_mark),
+                        "LP1004", span_at(ev.start_mark),
                         "a plan is exactly one YAML document; remove the second document",
                     )
                     break
@@ -307,14 +367,14 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
     except RecursionError:  # pragma: no cover - defensive
         reporter.report("LP1011", Span(1, 1, 1, 2), "nesting too deep")
         return None
-    except Exception as exc:  # ruamel ScannerError/ParserError/ReaderError
+    except YAMLError as exc:  # ruamel ScannerError/ParserError/ReaderError
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         context = getattr(exc, "context", None)
         msg = f"YAML syntax error: {problem}"
         if context:
             msg += f" ({context})"
-        span = _mark_span(mark) if mark is not None else _reader_error_span(exc, text)
+        span = span_at(mark) if mark is not None else _reader_error_span(exc, text)
         reporter.report("LP1001", span, msg)
         return None
     if root is None and documents <= 1:
@@ -326,29 +386,30 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
 def _reader_error_span(exc: Exception, text: str) -> Span:
     pos = getattr(exc, "position", None)
     if isinstance(pos, int) and 0 <= pos <= len(text):
-        line = text.count("\n", 0, pos)
-        col = pos - (text.rfind("\n", 0, pos) + 1)
+        line, col = YDocument(text, None).position(pos)
         return Span.point(line + 1, col + 1)
     return Span(1, 1, 1, 2)
 
 
-def _skip_collection(get_event: Any, node: YNode, reporter: Reporter) -> None:
-    """Consume the events of a complex (collection) key without building it."""
+def _skip_collection(get_event: Any, level: int) -> Any:
+    """Consume the events of a complex (collection) key, opened at nesting
+    ``level``, without building it.  Returns the start mark of a collection
+    nested deeper than :data:`MAX_NESTING` (composition must stop: LP1011),
+    else ``None``.  Parse errors propagate to the caller."""
     from ruamel.yaml import events as E
 
     depth = 1
     while depth:
         ev = get_event()
         if ev is None:
-            return
+            return None
         if isinstance(ev, (E.MappingStartEvent, E.SequenceStartEvent)):
             depth += 1
-            if depth > MAX_NESTING:
-                return
+            if level + depth - 1 > MAX_NESTING:
+                return ev.start_mark
         elif isinstance(ev, (E.MappingEndEvent, E.SequenceEndEvent)):
             depth -= 1
-    node.end_line = ev.end_mark.line
-    node.end_col = ev.end_mark.column
+    return None
 
 
 def _check_header(doc: YDocument, reporter: Reporter) -> None:
@@ -375,6 +436,30 @@ def _check_header(doc: YDocument, reporter: Reporter) -> None:
         f"line {bad + 1} must be exactly '{HEADER[bad]}': the header lines come first, "
         "with no comment, '---' or other key before them",
     )
+
+
+_CORE_TAG_TYPES = {
+    "tag:yaml.org,2002:bool": (bool,),
+    "tag:yaml.org,2002:int": (int,),
+    "tag:yaml.org,2002:float": (float, int),
+    "tag:yaml.org,2002:null": (type(None),),
+}
+
+
+def _tagged_value(tag: str, raw: str) -> Any:
+    """Value of an explicitly tagged scalar (the tag itself is LP1007).
+
+    A core-schema tag whose text resolves to that type (``!!bool "true"``)
+    yields the typed value, so the rejected tag is the only diagnostic;
+    anything else stays the raw string.
+    """
+    types = _CORE_TAG_TYPES.get(tag)
+    if types is None or not raw:
+        return raw
+    value = resolve_plain(raw)
+    if type(value) not in types:
+        return raw
+    return float(value) if tag.endswith(":float") else value
 
 
 def _short_tag(tag: str) -> str:

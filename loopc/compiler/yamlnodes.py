@@ -148,13 +148,15 @@ class YSeq(YNode):
 class YDocument:
     """A loaded source: decoded text (BOM removed), root node, optional path."""
 
-    __slots__ = ("text", "root", "path", "_line_starts")
+    __slots__ = ("text", "root", "path", "_line_starts", "scalar_maps")
 
     def __init__(self, text: str, root: YNode | None, path: str | None = None) -> None:
         self.text = text
         self.root = root
         self.path = path
         self._line_starts: list[int] | None = None
+        # scalarpos cache: id(scalar) -> (scalar, ScalarMap | None)
+        self.scalar_maps: dict[int, tuple[YScalar, Any]] = {}
 
     @property
     def line_starts(self) -> list[int]:

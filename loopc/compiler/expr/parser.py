@@ -214,6 +214,10 @@ def _unescape(tok: str, start: int) -> str:
 
 def _number(text: str, start: int, end: int) -> int | float:
     if "." not in text and "e" not in text and "E" not in text:
+        if len(text.lstrip("-+").lstrip("0")) > 16:
+            # beyond ±(2^53−1); not converted (Python refuses > 4,300 digits)
+            shown = text if len(text) <= 40 else f"{text[:20]}…({len(text)} digits)"
+            raise _Fail(ExprError(BAD_LITERAL, f"integer {shown} is outside ±(2^53−1)", start, end))
         v = int(text)
         if abs(v) > MAX_SAFE_INT:
             raise _Fail(ExprError(BAD_LITERAL, f"integer {text} is outside ±(2^53−1)", start, end))
