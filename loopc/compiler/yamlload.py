@@ -197,6 +197,10 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
     get_event = parser.get_event
     where = _positioner(text)
     span_at = lambda mark: _mark_span(mark, where)  # noqa: E731
+    # fast path: libyaml's own line/column are exact unless the text holds a
+    # YAML-only line break; only marks at the very end need recomputing
+    exotic = any(b in text for b in _YAML_ONLY_BREAKS)
+    n_text = len(text)
     stack: list[YNode] = []  # open collections
     pending_key: list[YScalar | None] = []  # per open mapping: key awaiting value
     root: YNode | None = None
@@ -218,37 +222,34 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                         f"document has more than {MAX_YAML_NODES:,} YAML nodes",
                     )
                     return None
-                if ev.anchor is not None:
-                    reporter.report(
-                        "LP1006", span_at(sm),
-                        f"anchor '&{ev.anchor}' is not allowed; write the value out in full",
-                    )
-                if ev.tag is not None and (cls is not ScalarEvent or not ev.implicit[0]) \
-                        and ev.tag not in ("!",):
-                    reporter.report(
-                        "LP1007", span_at(sm),
-                        f"tag '{_short_tag(ev.tag)}' is not allowed; plan values are untagged YAML 1.2",
-                    )
-                elif ev.tag == "!":
-                    reporter.report(
-                        "LP1007", span_at(sm),
-                        "tag '!' is not allowed; plan values are untagged YAML 1.2",
-                    )
+                tag = ev.tag
+                if ev.anchor is not None or tag is not None:
+                    _report_anchor_tag(ev, tag, cls is ScalarEvent, span_at(sm), reporter)
                 if cls is ScalarEvent:
                     style = ev.style or ""
                     raw = ev.value
-                    if ev.tag is None:
+                    if tag is None:
                         value = resolve(raw) if style == "" else raw
                     else:
-                        value = _tagged_value(ev.tag, raw)
-                    sl, sc = where(sm)
+                        value = _tagged_value(tag, raw)
+                    if exotic:
+                        sl, sc = where(sm)
+                    else:
+                        sl, sc = sm.line, sm.column
                     node: YNode = YScalar(sl, sc, sm.index, value, style, raw)
                     em = ev.end_mark
-                    node.end_line, node.end_col = where(em)
-                    node.end = em.index
+                    end = em.index
+                    if exotic or end >= n_text:
+                        node.end_line, node.end_col = where(em)
+                    else:
+                        node.end_line, node.end_col = em.line, em.column
+                    node.end = end
                 else:
                     flow = bool(ev.flow_style)
-                    sl, sc = where(sm)
+                    if exotic:
+                        sl, sc = where(sm)
+                    else:
+                        sl, sc = sm.line, sm.column
                     if cls is MappingStartEvent:
                         node = YMap(sl, sc, sm.index, flow)
                     else:
@@ -381,6 +382,24 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
         reporter.report("LP1003", Span(1, 1, 1, 2), "the document is empty; a plan starts with the header lines")
         return None
     return root
+
+
+def _report_anchor_tag(ev: Any, tag: str | None, scalar: bool, span: Span, reporter: Reporter) -> None:
+    """LP1006 for an anchor, LP1007 for an explicit tag on a node event."""
+    if ev.anchor is not None:
+        reporter.report(
+            "LP1006", span,
+            f"anchor '&{ev.anchor}' is not allowed; write the value out in full",
+        )
+    if tag is None:
+        return
+    if tag == "!":
+        reporter.report("LP1007", span, "tag '!' is not allowed; plan values are untagged YAML 1.2")
+    elif not scalar or not ev.implicit[0]:
+        reporter.report(
+            "LP1007", span,
+            f"tag '{_short_tag(tag)}' is not allowed; plan values are untagged YAML 1.2",
+        )
 
 
 def _reader_error_span(exc: Exception, text: str) -> Span:

@@ -66,7 +66,12 @@ class YScalar(YNode):
     __slots__ = ("value", "style", "is_key", "raw")
 
     def __init__(self, line: int, col: int, start: int, value: Any, style: str, raw: str) -> None:
-        super().__init__(line, col, start)
+        # fields set inline (no super() call): this runs once per YAML scalar
+        self.line = self.end_line = line
+        self.col = self.end_col = col
+        self.start = self.end = start
+        self.parent = None
+        self.key = None
         self.value = value
         self.style = style
         self.raw = raw
