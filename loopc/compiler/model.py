@@ -15,7 +15,7 @@ from typing import Any, Mapping, Union
 
 import attrs
 
-from loopc.compiler.yamlnodes import YMap, YNode, YScalar
+from loopc.compiler.yamlnodes import YMap, YNode
 
 #: FieldSchema types (syntax sheet §2).
 FIELD_TYPES = (

@@ -587,17 +587,14 @@ class _Builder:
             self.err("LP2021", vn, f"{what} is an enum and needs at least one value")
             return None
         seen: dict[str, YNode] = {}
-        ok = True
         for e in elems:
             if not isinstance(e, YScalar) or e.value.__class__ is not str:
                 hint = f" (quote it: '{e.raw}')" if isinstance(e, YScalar) and e.value is not None else ""
                 self.err("LP2021", e, f"enum values must be strings, not {_kind(e)}{hint}")
-                ok = False
                 continue
             if e.value in seen:
                 self.err("LP2021", e, f"duplicate enum value '{e.value}'",
                          related=[("first listed here", seen[e.value])])
-                ok = False
                 continue
             seen[e.value] = e
         return tuple(seen)

@@ -32,7 +32,7 @@ from loopc.compiler.expr import ast as A
 from loopc.compiler.expr.checker import (
     CheckedTemplate, ContextError, ExprContext, check_ast, check_template_ast,
 )
-from loopc.compiler.expr.parser import MAX_TEMPLATE_BYTES, ExprError, parse_expression, parse_template
+from loopc.compiler.expr.parser import ExprError, parse_expression, parse_template
 from loopc.compiler.model import Expr, ListValue, Literal, MapValue, Ref, Template
 from loopc.compiler.report import Reporter
 from loopc.compiler.typecheck_context import Context, PathProblem, Resolved, resolve_path
@@ -360,48 +360,13 @@ class ValueChecker:
 
     def parse_tpl(self, text: str) -> tuple[A.TemplateAst | None, list[ExprError]]:
         """:func:`~loopc.compiler.expr.parser.parse_template`, memoised by
-        template text, with every embedded expression memoised by its own
-        text (``{{ input.topic }}`` is parsed once per plan, not once per
-        template).  Any problem falls back to ``parse_template`` itself, so
-        errors are exactly the parser's."""
+        template text (the parser also memoises every embedded expression by
+        its own text, so ``{{ input.topic }}`` is parsed once)."""
         hit = self._templates.get(text)
         if hit is None:
-            hit = self._split_template(text) or parse_template(text)
+            hit = parse_template(text)
             self._templates[text] = hit
         return hit
-
-    def _split_template(self, text: str) -> tuple[A.TemplateAst, list[ExprError]] | None:
-        """Fast path of :func:`parse_template` (same splitting rule, cached
-        expression parses); ``None`` when the template has any problem."""
-        find_close = _find_close()
-        if find_close is None or len(text) * 4 > MAX_TEMPLATE_BYTES:
-            return None
-        parts: list[Any] = []
-        i, n = 0, len(text)
-        while i < n:
-            j = text.find("{{", i)
-            if j < 0:
-                parts.append(text[i:])
-                break
-            if j > i:
-                parts.append(text[i:j])
-            k = text.find("}}", j + 2)
-            if k >= 0 and ("'" in text[j + 2:k] or '"' in text[j + 2:k]):
-                k = find_close(text, j + 2)  # quotes: the parser's own rule decides
-            if k < 0:
-                return None
-            node, errs = self.parse_expr(text[j + 2:k])
-            if errs or node is None:
-                return None
-            d = j + 2
-            if node.__class__ is A.Path:  # the common case: shift without a tree walk
-                moved: Any = A.Path(root=node.root, segments=node.segments, start=node.start + d,  # type: ignore[union-attr]
-                                    end=node.end + d, name_starts=tuple(x + d for x in node.name_starts))  # type: ignore[union-attr]
-            else:
-                moved = A.shift(node, d)
-            parts.append(A.Interp(expr=moved, start=j, end=k + 2))
-            i = k + 2
-        return A.TemplateAst(parts=tuple(parts), text=text), []
 
     def _roots_first(self, paths: Sequence[A.Path], scalar: YNode | None, ctx: Context) -> None:
         """Report paths whose root is not a root of sheet §3 (unknown or legacy
@@ -626,14 +591,6 @@ def _starts_in_dotted(text: str, names: Sequence[str]) -> list[int]:
         out.append(pos)
         pos += len(n) + 1
     return out if pos - 1 == len(text) else []
-
-
-def _find_close() -> Any:
-    """The parser's own ``}}`` finder (quotes respected), so the fast path
-    splits templates exactly as :func:`parse_template` does."""
-    from loopc.compiler.expr import parser
-
-    return getattr(parser, "_find_close", None)
 
 
 def _load_value_span() -> Any:

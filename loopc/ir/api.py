@@ -11,11 +11,9 @@ version selection (:mod:`loopc.ir.surface`) → final gates → semantic digest
 """
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import traceback
-from typing import Any, Iterator
+from typing import Any
 
 import attrs
 
@@ -112,19 +110,12 @@ def compile_checked(check: Any, *, limits: Any = None) -> CompileResult:
     return CompileResult(True, diags, digest, raw, check, version)
 
 
-@contextlib.contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while lowering: lowering builds
-    hundreds of thousands of acyclic JSON containers, and each generation
-    collection would rescan the (large, live) checked model.  Reference
-    counting still frees everything; the previous state is restored."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
+def _no_cyclic_gc() -> Any:
+    """The driver's GC pause (see :func:`loopc.compiler.driver._no_cyclic_gc`),
+    also applied while lowering builds the artifact's JSON containers."""
+    from loopc.compiler.driver import _no_cyclic_gc as pause
+
+    return pause()
 
 
 def _lower(check: Any, reporter: Any, limits: Any) -> tuple[Any, bytes, str] | None:

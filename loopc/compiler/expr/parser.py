@@ -110,7 +110,7 @@ def _build_transformer() -> Any:
                           name_starts=tuple(k.start_pos for k in kids)), 1
 
         def call(self, kids: list[Any]) -> tuple[A.Expr, int]:
-            name, lpar = kids[0], kids[1]
+            name = kids[0]
             rpar = kids[-1]
             args = [k for k in kids[2:-1] if k is not None]
             d = 1 + max((a[1] for a in args), default=0)
