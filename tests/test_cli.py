@@ -85,3 +85,13 @@ def test_c_parser_is_in_use() -> None:
     from ruamel.yaml.cyaml import CParser  # noqa: F401
 
     assert YAML(typ="safe").Parser.__name__ == "CParser"
+
+
+def test_caret_accounts_for_wide_characters() -> None:
+    from loopc.cli.render import _caret_line
+
+    line = '      text: "日本語 😀 {{ input.topic + }}"'
+    col = line.index("+") + 1
+    caret = _caret_line(line, col, col + 1)
+    # three CJK characters and one emoji each take two terminal columns
+    assert caret.index("^") == col - 1 + 4

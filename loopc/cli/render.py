@@ -3,15 +3,26 @@ contract of ``loopc check --format json`` (issue 2, kept exactly)."""
 from __future__ import annotations
 
 import json
+import unicodedata
 from typing import Iterable, Sequence
 
 from loopc.diagnostics import Diagnostic, Severity
 
 
+def _display_width(text: str) -> int:
+    """Terminal columns of ``text``: East Asian wide/fullwidth characters
+    (CJK, most emoji) take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
 def _caret_line(source_line: str, col: int, end_col: int) -> str:
-    width = max(1, end_col - col)
-    # keep tabs so the caret lines up under the source
-    prefix = "".join("\t" if ch == "\t" else " " for ch in source_line[: col - 1])
+    """Underline code points ``col..end_col`` (1-based, end exclusive) of
+    ``source_line`` as a terminal shows it: tabs are kept, wide characters
+    count two columns."""
+    prefix = "".join(
+        "\t" if ch == "\t" else " " * _display_width(ch) for ch in source_line[: col - 1]
+    )
+    width = max(1, _display_width(source_line[col - 1 : end_col - 1]))
     return prefix + "^" + "~" * (width - 1)
 
 
