@@ -72,6 +72,12 @@ class Ctx:
         out: dict[str, list[Edge]] = {}
         for e in valid:
             out.setdefault(e.from_node, []).append(e)
+        # a join is activated by its owner's activation (seed 004 §4.7), so it
+        # is reachable with its owner even when no branch edge reaches it
+        activates: dict[str, list[str]] = {}
+        for nid, n in plan.nodes.items():
+            if isinstance(n.config, Join) and n.config.owner in plan.nodes:
+                activates.setdefault(n.config.owner, []).append(nid)
         # reachability from the entry over valid edges
         reached: set[str] = set()
         if plan.entry in plan.nodes:
@@ -79,10 +85,10 @@ class Ctx:
             q = deque([plan.entry])
             while q:
                 n = q.popleft()
-                for e in out.get(n, ()):
-                    if e.to_node not in reached:
-                        reached.add(e.to_node)
-                        q.append(e.to_node)
+                for t in [e.to_node for e in out.get(n, ())] + activates.get(n, []):
+                    if t not in reached:
+                        reached.add(t)
+                        q.append(t)
         self.reached = reached
         self.edges: list[Edge] = [e for e in valid if e.from_node in reached]
         self.edge_by_id = {e.id: e for e in self.edges}

@@ -427,12 +427,16 @@ class EffectAnalysis:
                     break
             if live:
                 continue
-            watched = ", ".join(f"`run.state.{f}`" for f in sorted(eff.wait_reads)) or "no Run state"
             tail = ("it will take its `timed_out` route" if c.timeout is not None
                     else "without a `timeout` it would wait forever")
+            if eff.wait_reads:
+                watched = ", ".join(f"`run.state.{f}`" for f in sorted(eff.wait_reads))
+                why = (f"wait `{nid}` watches {watched}, but no set_variable that can run while it "
+                       f"waits writes {'it' if len(eff.wait_reads) == 1 else 'them'}")
+            else:
+                why = f"the condition of wait `{nid}` reads no Run state"
             ctx.report(
                 "LP4603", ctx.config_at(node, "condition"),
-                f"wait `{nid}` watches {watched}, but no set_variable that can run while it waits "
-                f"writes it: the condition cannot change, so the wait either passes at once or never "
+                f"{why}: the condition cannot change, so the wait either passes at once or never "
                 f"({tail}); a waited-on field is written by a concurrent branch (seed 004 §4.5, §8)",
                 node=nid)

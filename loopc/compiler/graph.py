@@ -35,7 +35,7 @@ import difflib
 from collections import deque
 from typing import Iterable
 
-from loopc.compiler.model import Edge, End, Node, Plan
+from loopc.compiler.model import Edge, End, Join, Node, Plan
 from loopc.compiler.ports import must_route, source_ports, target_ports
 from loopc.compiler.report import Reporter
 from loopc.compiler.yamlnodes import YMap, YNode, YScalar, YSeq
@@ -321,6 +321,13 @@ class _Check:
                 adj.setdefault(re_.from_node, []).append(re_.to_node)
         if blind:
             return  # a rejected edge with no readable target: reachability is unknown
+        # a join is activated by its owner's activation (runtime lineage, seed
+        # 004 §4.7): even when no branch edge reaches it (every branch ends in
+        # a failed End, or a branch wrongly ends in a succeeded End), it is
+        # reachable; the analyzer names what is wrong with the branches
+        for n in self.nodes.values():
+            if isinstance(n.config, Join) and n.config.owner in known:
+                adj.setdefault(n.config.owner, []).append(n.id)
         reached = _reach([self.plan.entry], adj)
         excused = _reach(sorted(self.excused - reached), adj, skip=reached)
         succeeded_ends = [n for n in self.nodes.values()
