@@ -95,3 +95,10 @@ def test_caret_accounts_for_wide_characters() -> None:
     caret = _caret_line(line, col, col + 1)
     # three CJK characters and one emoji each take two terminal columns
     assert caret.index("^") == col - 1 + 4
+
+
+def test_explain_by_code_or_slug() -> None:
+    assert run("explain", "LP1005").output.startswith("LP1005 yaml.duplicate_key")
+    assert run("explain", "lp1005").exit_code == 0
+    assert run("explain", "yaml.duplicate_key").output.startswith("LP1005")
+    assert run("explain", "nope").exit_code == 2

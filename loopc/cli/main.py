@@ -91,14 +91,14 @@ def check(fmt: str, paths: tuple[str, ...]) -> None:
 @cli.command()
 @click.argument("code")
 def explain(code: str) -> None:
-    """Explain a diagnostic code (e.g. LP2001)."""
+    """Explain a diagnostic code (e.g. LP2001) or its slug (e.g. state.race)."""
     from loopc import codes
 
-    try:
-        c = codes.get(code.upper())
-    except KeyError:
+    matches = [c for c in codes.all_codes() if code.upper() == c.code or code == c.name]
+    if not matches:
         click.echo(f"loopc: unknown diagnostic code {code}", err=True)
         sys.exit(2)
+    c = matches[0]
     click.echo(f"{c.code} {c.name} ({c.severity.value}): {c.title}\n\n{c.explanation}")
     if c.example:
         click.echo(f"\nFailing example:\n{c.example}")
