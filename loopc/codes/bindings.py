@@ -283,6 +283,66 @@ register(
          _base(extra_config="      responder: {ref: input.reviewer}\n",
                node_input="      topic: {type: string, required: true}\n      reviewer: {type: agent, required: true}\n",
                plan_input="  topic: {type: string, required: true}\n  reviewer: {type: agent, required: true}\n")),
+    Code("LP3406", "work_items.outside_graph", "work_items field where authors would supply WorkItems",
+         "`work_items` is the closed, compiler-owned output of a callback that declares `workItems`; "
+         "it flows through node inputs and edge bindings to a `fan_out` (seed 004 §4.2, syntax "
+         "sheet §2). The Plan input (the invoker), the Plan output, the Run state (a set_variable) "
+         "and a `callbackOutput` (the Agent's business output) cannot declare it.",
+         H + """input:
+  room: {type: scope, required: true}
+  batch: {type: work_items, required: true}
+output: {}
+entry: dispatch
+nodes:
+  - id: dispatch
+    type: fan_out
+    input: {batch: {type: work_items, required: true}}
+    fanOut: {items: {ref: input.batch}}
+  - id: collect
+    type: join
+    input: {key: {type: string, required: true}}
+    join: {fanOutId: dispatch, mode: all}
+  - id: done
+    type: end
+    end: {status: succeeded}
+edges:
+  - {id: e_item, from: {node: dispatch, port: item}, to: {node: collect}, bind: {key: {ref: item.key}}}
+  - {id: e_done, from: {node: collect, port: completed}, to: {node: done}}
+""",
+         H + """input:
+  room: {type: scope, required: true}
+  planner: {type: agent, required: true}
+output: {}
+entry: plan
+nodes:
+  - id: plan
+    type: send_message
+    input:
+      room: {type: scope, required: true}
+      planner: {type: agent, required: true}
+    sendMessage:
+      scope: {ref: input.room}
+      responder: {ref: input.planner}
+      text: "Plan the work"
+      completion: callback
+      workScope: null
+      workItems: {allowedResponders: {literal: [agt_worker]}}
+  - id: dispatch
+    type: fan_out
+    input: {batch: {type: work_items, required: true}}
+    fanOut: {items: {ref: input.batch}}
+  - id: collect
+    type: join
+    input: {key: {type: string, required: true}}
+    join: {fanOutId: dispatch, mode: all}
+  - id: done
+    type: end
+    end: {status: succeeded}
+edges:
+  - {id: e_plan, from: {node: plan, port: completed}, to: {node: dispatch}, bind: {batch: {ref: output.workItems}}}
+  - {id: e_item, from: {node: dispatch, port: item}, to: {node: collect}, bind: {key: {ref: item.key}}}
+  - {id: e_done, from: {node: collect, port: completed}, to: {node: done}}
+"""),
     Code("LP3404", "send_message.bad_target", "Target string has no valid form",
          "A `target` is one of `#slug` (a channel), `dm:@handle`, `task:<id>` or `team:@handle` "
          "(syntax sheet §7). Its literal parts are checked: a template such as `dm:@{{ input.handle }}` "

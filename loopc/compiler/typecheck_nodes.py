@@ -54,12 +54,12 @@ def _sub(holder: Any, key: str) -> YNode | None:
 # responder placement
 # ---------------------------------------------------------------------------
 
-def _responder_nodes(fs: FieldSchema) -> Iterator[YNode | None]:
-    """``type`` value nodes of every ``responder`` in ``fs`` (array items included)."""
+def _responder_nodes(fs: FieldSchema, kind: str = "responder") -> Iterator[YNode | None]:
+    """``type`` value nodes of every ``kind`` field in ``fs`` (array items included)."""
     cur: FieldSchema | None = fs
     depth = 0
     while cur is not None and depth < 1000:
-        if cur.type == "responder":
+        if cur.type == kind:
             yield _sub(cur, "type") or cur.src
             return
         cur = cur.items if cur.type == "array" else None
@@ -84,6 +84,7 @@ def check_responder_fields(pc: "_PlanChecker") -> None:
     flag(plan.input, "the Plan input")
     flag(plan.output, "the Plan output")
     flag(plan.state, "the Run state")
+    check_work_items_fields(pc)
     scopes = pc.scopes
     for node in plan.nodes.values():
         cfg = node.config
@@ -97,6 +98,33 @@ def check_responder_fields(pc: "_PlanChecker") -> None:
             flag(cfg.result, f"the result of join '{node.id}'", node.id)
         elif isinstance(cfg, Loop):
             flag(cfg.state, f"the state of loop '{node.id}'", node.id)
+
+
+def check_work_items_fields(pc: "_PlanChecker") -> None:
+    """LP3406: ``work_items`` values flow only from a callback's compiler-owned
+    ``workItems`` output through node inputs and bindings to a fan_out (sheet
+    §2, seed 004 §4.2): the Plan input, output and Run state, and a
+    ``callbackOutput``, cannot declare them (an invoker, a set_variable or an
+    Agent would be authoring WorkItems)."""
+    plan = pc.plan
+
+    def flag(contract: Any, where: str, node: str | None = None) -> None:
+        for name, fs in (contract or {}).items():
+            if not isinstance(fs, FieldSchema):
+                continue
+            for at in _responder_nodes(fs, "work_items"):
+                pc.reporter.report(
+                    "LP3406", at, f"field `{name}` of {where} is work_items-typed; WorkItems come only "
+                    "from a callback's `workItems` output (declare `workItems` on the send_message and "
+                    "bind `output.workItems` into the fan_out's input)", node=node)
+
+    flag(plan.input, "the Plan input")
+    flag(plan.output, "the Plan output")
+    flag(plan.state, "the Run state")
+    for node in plan.nodes.values():
+        cfg = node.config
+        if isinstance(cfg, SendMessage) and cfg.callback_output:
+            flag(cfg.callback_output, f"the callbackOutput of '{node.id}'", node.id)
 
 
 # ---------------------------------------------------------------------------
