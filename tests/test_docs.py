@@ -38,3 +38,16 @@ def test_quick_start_has_two_commands() -> None:
     commands = [l for l in block.splitlines() if l.strip()]
     assert len(commands) == 2
     assert "pytest" in commands[1]
+
+
+def test_pre_commit_hook_definition() -> None:
+    from ruamel.yaml import YAML
+
+    hooks = YAML(typ="safe").load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    (hook,) = hooks
+    assert hook["id"] == "loopc-check"
+    assert hook["entry"] == "loopc check"
+    assert hook["language"] == "python"
+    pattern = re.compile(hook["files"])
+    assert pattern.search("plans/release.yaml") and pattern.search("ci/deploy.loop.yml")
+    assert not pattern.search(".github/workflows/ci.yml")
