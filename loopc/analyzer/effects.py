@@ -114,6 +114,22 @@ def value_reads(v: Any) -> set[str]:
     return out
 
 
+#: attrs class → its field names except ``src`` (``None``: not an attrs
+#: class).  A pure memo bounded by the number of model classes.
+_ATTR_NAMES: dict[type, tuple[str, ...] | None] = {}
+
+
+def _attr_names(cls: type) -> tuple[str, ...] | None:
+    try:
+        return _ATTR_NAMES[cls]
+    except KeyError:
+        pass
+    names = tuple(f.name for f in attrs.fields(cls) if f.name != "src") if attrs.has(cls) else None
+    if len(_ATTR_NAMES) < 512:
+        _ATTR_NAMES[cls] = names
+    return names
+
+
 def _config_values(obj: Any) -> Iterator[Any]:
     """Every ValueExpr held by a node configuration (attrs objects walked
     generically, contracts and ``src`` skipped)."""
@@ -124,10 +140,9 @@ def _config_values(obj: Any) -> Iterator[Any]:
             yield x
         elif isinstance(x, FieldSchema) or x is None or isinstance(x, (str, int, float, bool)):
             continue
-        elif attrs.has(type(x)):
-            for f in attrs.fields(type(x)):
-                if f.name != "src":
-                    todo.append(getattr(x, f.name))
+        elif (names := _attr_names(type(x))) is not None:
+            for name in names:
+                todo.append(getattr(x, name))
         elif isinstance(x, Mapping):
             todo.extend(x.values())
         elif isinstance(x, (tuple, list)):

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from typing import Any, Callable, Iterable
 
 from loopc.compiler.model import (
@@ -91,6 +92,9 @@ RESERVED_CALLBACK_FIELDS = frozenset(("workScope", "workItems"))
 NO_DEFAULT_TYPES = frozenset(("work_items", "responder"))
 _FIELD_TYPE_SET = frozenset(FIELD_TYPES)
 _VE_KEYS = ("ref", "expr", "literal")
+
+# ``str.isspace`` and the regex ``\s`` (str patterns) are the same predicate
+_SPACE_RE = re.compile(r"\s")
 
 
 def build_plan(doc: YDocument, reporter: Reporter) -> Plan | None:
@@ -214,6 +218,8 @@ class _Builder:
         """Report keys of ``m`` outside ``allowed``; ``special(key, keynode,
         value)`` may claim a key (returning True) for a dedicated diagnostic."""
         allowed_set = allowed if isinstance(allowed, (frozenset, set)) else frozenset(allowed)
+        if allowed_set.issuperset(m.index):
+            return  # the common case: every key is allowed
         for k, kn, v in m.pairs():
             if k in allowed_set or k.startswith("\x00"):
                 continue
@@ -464,7 +470,7 @@ class _Builder:
             return None
         text = v.value
         segs = tuple(text.split("."))
-        if not text or "" in segs or any(ch.isspace() for ch in text):
+        if not text or "" in segs or _SPACE_RE.search(text) is not None:
             self.err("LP2019", v, f"'{text}' is not a reference path: write dot-separated, non-empty "
                      "segments without spaces, such as run.input.topic")
             return None

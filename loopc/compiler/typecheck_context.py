@@ -215,7 +215,11 @@ def walk_fields(root: str, rtype: Type, segments: tuple[str, ...]) -> Resolved |
                 "LP3205",
                 f"`{prefix}` is {T.article(T.describe(T.required_form(cur)))}; it has no field `{name}`",
                 i)
-        ft = cur.field(name)
+        ft = None
+        for fname, ftype in cur.fields:  # a typed object here (inline ``Type.field``)
+            if fname == name:
+                ft = ftype
+                break
         if ft is None:
             prefix = ".".join(segments[:i])
             names = cur.field_names()

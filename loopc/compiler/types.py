@@ -34,6 +34,8 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
+from loopc.compiler.model import MISSING as _MISSING
+
 #: FieldSchema types (syntax sheet §2), in the sheet's order.
 FIELD_KINDS = (
     "string", "enum", "number", "boolean", "duration", "datetime", "object",
@@ -43,6 +45,7 @@ FIELD_KINDS = (
 #: untyped value below an ``object`` (checked at run time).
 EXTRA_KINDS = ("null", "unknown")
 KINDS = FIELD_KINDS + EXTRA_KINDS
+_FIELD_KIND_SET = frozenset(FIELD_KINDS)
 
 #: Kinds a multi-part template may interpolate (sheet §3).
 INTERPOLABLE = frozenset(
@@ -163,6 +166,8 @@ def type_of_field(fs: Any) -> Type:
     ``unknown`` so that no cascade is reported.  Iterative over nested
     ``items`` (depth is bounded by the YAML nesting budget anyway).
     """
+    if fs is not None and getattr(fs, "type", None) != "array":
+        return _leaf_type(fs)  # the common case: no ``items`` chain
     chain: list[Any] = []
     cur = fs
     while cur is not None and getattr(cur, "type", None) == "array" and len(chain) < 1000:
@@ -183,9 +188,12 @@ def type_of_field(fs: Any) -> Type:
 
 
 def _is_optional(fs: Any) -> bool:
-    from loopc.compiler.model import MISSING
+    return not getattr(fs, "required", False) and getattr(fs, "default", _MISSING) is _MISSING
 
-    return not getattr(fs, "required", False) and getattr(fs, "default", MISSING) is MISSING
+
+#: Shared instances of the value-free leaf types (types are immutable values):
+#: (kind, optional) → Type.
+_LEAF_TYPES: dict[tuple[str, bool], Type] = {}
 
 
 def _leaf_type(fs: Any) -> Type:
@@ -193,11 +201,12 @@ def _leaf_type(fs: Any) -> Type:
     opt = _is_optional(fs)
     if kind == "enum":
         return Type("enum", values=tuple(getattr(fs, "values", None) or ()), optional=opt)
-    if kind == "scope":
-        return Type("scope", optional=opt)
-    if kind in FIELD_KINDS:
-        return Type(kind, optional=opt)
-    return Type("unknown", optional=opt)
+    if kind.__class__ is not str or kind not in _FIELD_KIND_SET:
+        kind = "unknown"
+    t = _LEAF_TYPES.get((kind, opt))
+    if t is None:
+        t = _LEAF_TYPES[(kind, opt)] = Type(kind, optional=opt)
+    return t
 
 
 def record_of(contract: Mapping[str, Any] | None, *, optional: bool = False) -> Type:

@@ -44,6 +44,9 @@ _NULLS = frozenset(("", "~", "null", "Null", "NULL"))
 _TRUES = frozenset(("true", "True", "TRUE"))
 _FALSES = frozenset(("false", "False", "FALSE"))
 _NUMERIC_START = frozenset("0123456789-+.")
+# plain scalars that resolve to something other than themselves even though
+# they do not start like a number
+_PLAIN_SPECIAL = _NULLS | _TRUES | _FALSES
 
 
 def resolve_plain(text: str) -> Any:
@@ -151,16 +154,33 @@ def _positioner(text: str) -> Any:
     exotic = any(b in text for b in _YAML_ONLY_BREAKS)
     locator = YDocument(text, None)
     position = locator.position
+    end_position: list[tuple[int, int]] = []
 
     def where(mark: Any) -> tuple[int, int]:
         idx = getattr(mark, "index", None)
         if not isinstance(idx, int) or idx < 0:
             return (getattr(mark, "line", 0) or 0, getattr(mark, "column", 0) or 0)
-        if exotic or idx >= n:
+        if exotic:
             return position(min(idx, n))
+        if idx >= n:
+            # the end of input (every collection still open there ends at
+            # it): counted once, without building the whole line table
+            if not end_position:
+                end_position.append(_end_position(text))
+            return end_position[0]
         return mark.line, mark.column
 
     return where
+
+
+def _end_position(text: str) -> tuple[int, int]:
+    """0-based editor (LSP) line/column of ``len(text)`` for a text without
+    YAML-only line breaks: the same as ``YDocument(text).position(len(text))``
+    (line breaks are LF, CRLF and CR)."""
+    crlf = text.count("\r\n")
+    line = text.count("\n") + text.count("\r") - crlf
+    last = max(text.rfind("\n"), text.rfind("\r"))
+    return line, len(text) - (last + 1)
 
 
 def load(src: str | bytes, reporter: Reporter, *, path: str | None = None) -> YDocument | None:
@@ -201,19 +221,30 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
     # YAML-only line break; only marks at the very end need recomputing
     exotic = any(b in text for b in _YAML_ONLY_BREAKS)
     n_text = len(text)
-    stack: list[YNode] = []  # open collections
-    pending_key: list[YScalar | None] = []  # per open mapping: key awaiting value
+    # the innermost open collection is kept in locals (``parent``, whether it
+    # is a mapping, its items/index and the key awaiting its value); the
+    # enclosing ones are saved on ``stack`` (a mapping's pending key is always
+    # consumed before a nested collection opens, so only the node is saved)
+    stack: list[YNode | None] = []
+    parent: Any = None
+    in_map = False
+    p_items: Any = None
+    p_index: Any = None
+    pending: YScalar | None = None
+    depth = 0
     root: YNode | None = None
     count = 0
     documents = 0
     resolve = resolve_plain
+    plain_special = _PLAIN_SPECIAL
+    numeric_start = _NUMERIC_START
     try:
         while True:
             ev = get_event()
             if ev is None:
                 break
             cls = ev.__class__
-            if cls is ScalarEvent or cls is MappingStartEvent or cls is SequenceStartEvent:
+            if cls is ScalarEvent:
                 sm = ev.start_mark
                 count += 1
                 if count > MAX_YAML_NODES:
@@ -222,107 +253,157 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                         f"document has more than {MAX_YAML_NODES:,} YAML nodes",
                     )
                     return None
-                tag = ev.tag
-                if ev.anchor is not None or tag is not None:
-                    _report_anchor_tag(ev, tag, cls is ScalarEvent, span_at(sm), reporter)
-                if cls is ScalarEvent:
-                    style = ev.style or ""
-                    raw = ev.value
+                raw = ev.value
+                style = ev.style or ""
+                if ev.anchor is not None or ev.ctag is not None:
+                    tag = ev.tag
+                    _report_anchor_tag(ev, tag, True, span_at(sm), reporter)
                     if tag is None:
                         value = resolve(raw) if style == "" else raw
                     else:
                         value = _tagged_value(tag, raw)
-                    if exotic:
-                        sl, sc = where(sm)
+                elif style == "":
+                    # inline fast path of resolve_plain: most plain scalars
+                    # are words that stay strings
+                    if raw and raw[0] not in numeric_start and raw not in plain_special:
+                        value = raw
                     else:
-                        sl, sc = sm.line, sm.column
-                    node: YNode = YScalar(sl, sc, sm.index, value, style, raw)
-                    em = ev.end_mark
-                    end = em.index
-                    if exotic or end >= n_text:
+                        value = resolve(raw)
+                else:
+                    value = raw
+                em = ev.end_mark
+                end = em.index
+                if exotic:
+                    node: Any = YScalar(*where(sm), sm.index, value, style, raw)
+                    node.end_line, node.end_col = where(em)
+                else:
+                    node = YScalar(sm.line, sm.column, sm.index, value, style, raw)
+                    if end >= n_text:
                         node.end_line, node.end_col = where(em)
                     else:
-                        node.end_line, node.end_col = em.line, em.column
-                    node.end = end
-                else:
-                    flow = bool(ev.flow_style)
-                    if exotic:
-                        sl, sc = where(sm)
-                    else:
-                        sl, sc = sm.line, sm.column
-                    if cls is MappingStartEvent:
-                        node = YMap(sl, sc, sm.index, flow)
-                    else:
-                        node = YSeq(sl, sc, sm.index, flow)
-                    if len(stack) + 1 > MAX_NESTING:
-                        reporter.report(
-                            "LP1011", span_at(sm),
-                            f"nesting deeper than {MAX_NESTING} levels",
-                        )
-                        return None
-                # attach
-                if stack:
-                    parent = stack[-1]
-                    if parent.__class__ is YMap:
-                        k = pending_key[-1]
-                        if k is None:
-                            if node.__class__ is not YScalar:
-                                reporter.report(
-                                    "LP1008", node,
-                                    "mapping keys must be scalars (strings)",
-                                    pointer=parent.pointer,
-                                )
-                                k = YScalar(node.line, node.col, node.start, "", "", "\x00<complex>")
-                                k.is_key = True
-                                k.parent = parent
-                                pending_key[-1] = k
-                                # the complex key's own children are skipped below
-                                deep = _skip_collection(get_event, len(stack) + 1)
-                                if deep is not None:
-                                    reporter.report(
-                                        "LP1011", span_at(deep),
-                                        f"nesting deeper than {MAX_NESTING} levels",
-                                    )
-                                    return None
-                                continue
-                            node.is_key = True  # type: ignore[attr-defined]
-                            node.parent = parent
-                            node.key = node.raw  # type: ignore[attr-defined]
-                            pending_key[-1] = node  # type: ignore[assignment]
-                            continue
-                        pending_key[-1] = None
-                        key_text = k.raw
+                        node.end_line = em.line
+                        node.end_col = em.column
+                node.end = end
+                if in_map:
+                    if pending is None:
+                        node.is_key = True
                         node.parent = parent
-                        node.key = key_text
-                        if key_text != "\x00<complex>":
-                            items = parent.items  # type: ignore[attr-defined]
-                            idx = parent.index  # type: ignore[attr-defined]
-                            if key_text in idx:
-                                first = items[idx[key_text]][0]
-                                reporter.report(
-                                    "LP1005", k,
-                                    f"duplicate key '{key_text}'; the first definition is used",
-                                    pointer=node.pointer,
-                                    related=[("first defined here", first)],
-                                )
-                            else:
-                                idx[key_text] = len(items)
-                            items.append((k, node))
-                    else:
-                        node.parent = parent
-                        node.key = len(parent.items)  # type: ignore[attr-defined]
-                        parent.items.append(node)  # type: ignore[attr-defined]
+                        node.key = raw
+                        pending = node
+                        continue
+                    k = pending
+                    pending = None
+                    key_text = k.raw
+                    node.parent = parent
+                    node.key = key_text
+                    if key_text != "\x00<complex>":
+                        if key_text in p_index:
+                            _report_duplicate(reporter, k, node, p_items[p_index[key_text]][0])
+                        else:
+                            p_index[key_text] = len(p_items)
+                        p_items.append((k, node))
+                elif parent is not None:
+                    node.parent = parent
+                    node.key = len(p_items)
+                    p_items.append(node)
                 else:
                     root = node
-                if cls is not ScalarEvent:
-                    stack.append(node)
-                    pending_key.append(None)
             elif cls is MappingEndEvent or cls is SequenceEndEvent:
-                node = stack.pop()
-                pending_key.pop()
+                node = parent
                 em = ev.end_mark
-                node.end_line, node.end_col = where(em)
-                node.end = em.index
+                end = em.index
+                if exotic or end >= n_text:
+                    node.end_line, node.end_col = where(em)
+                else:
+                    node.end_line = em.line
+                    node.end_col = em.column
+                node.end = end
+                depth -= 1
+                parent = stack.pop()
+                pending = None
+                if parent is None:
+                    in_map = False
+                elif parent.__class__ is YMap:
+                    in_map = True
+                    p_items = parent.items
+                    p_index = parent.index
+                else:
+                    in_map = False
+                    p_items = parent.items
+            elif cls is MappingStartEvent or cls is SequenceStartEvent:
+                sm = ev.start_mark
+                count += 1
+                if count > MAX_YAML_NODES:
+                    reporter.report(
+                        "LP1012", span_at(sm),
+                        f"document has more than {MAX_YAML_NODES:,} YAML nodes",
+                    )
+                    return None
+                if ev.anchor is not None or ev.ctag is not None:
+                    _report_anchor_tag(ev, ev.tag, False, span_at(sm), reporter)
+                flow = bool(ev.flow_style)
+                if exotic:
+                    sl, sc = where(sm)
+                else:
+                    sl = sm.line
+                    sc = sm.column
+                if cls is MappingStartEvent:
+                    node = YMap(sl, sc, sm.index, flow)
+                else:
+                    node = YSeq(sl, sc, sm.index, flow)
+                if depth >= MAX_NESTING:
+                    reporter.report(
+                        "LP1011", span_at(sm),
+                        f"nesting deeper than {MAX_NESTING} levels",
+                    )
+                    return None
+                # attach
+                if in_map:
+                    k = pending
+                    if k is None:
+                        reporter.report(
+                            "LP1008", node,
+                            "mapping keys must be scalars (strings)",
+                            pointer=parent.pointer,
+                        )
+                        k = YScalar(node.line, node.col, node.start, "", "", "\x00<complex>")
+                        k.is_key = True
+                        k.parent = parent
+                        pending = k
+                        # the complex key's own children are skipped below
+                        deep = _skip_collection(get_event, depth + 1)
+                        if deep is not None:
+                            reporter.report(
+                                "LP1011", span_at(deep),
+                                f"nesting deeper than {MAX_NESTING} levels",
+                            )
+                            return None
+                        continue
+                    pending = None
+                    key_text = k.raw
+                    node.parent = parent
+                    node.key = key_text
+                    if key_text != "\x00<complex>":
+                        if key_text in p_index:
+                            _report_duplicate(reporter, k, node, p_items[p_index[key_text]][0])
+                        else:
+                            p_index[key_text] = len(p_items)
+                        p_items.append((k, node))
+                elif parent is not None:
+                    node.parent = parent
+                    node.key = len(p_items)
+                    p_items.append(node)
+                else:
+                    root = node
+                stack.append(parent)
+                depth += 1
+                parent = node
+                p_items = node.items
+                if cls is MappingStartEvent:
+                    in_map = True
+                    p_index = node.index
+                else:
+                    in_map = False
             elif cls is AliasEvent:
                 reporter.report(
                     "LP1006", span_at(ev.start_mark),
@@ -334,25 +415,23 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                 node = YScalar(sl, sc, sm.index, None, "*", "")
                 node.end_line, node.end_col = where(ev.end_mark)
                 node.end = ev.end_mark.index
-                if stack:
-                    parent = stack[-1]
-                    if parent.__class__ is YMap:
-                        k = pending_key[-1]
-                        if k is None:
-                            node.is_key = True
-                            node.parent = parent
-                            pending_key[-1] = node
-                            continue
-                        pending_key[-1] = None
+                if in_map:
+                    k = pending
+                    if k is None:
+                        node.is_key = True
                         node.parent = parent
-                        node.key = k.raw
-                        if k.raw not in parent.index:  # type: ignore[attr-defined]
-                            parent.index[k.raw] = len(parent.items)  # type: ignore[attr-defined]
-                        parent.items.append((k, node))  # type: ignore[attr-defined]
-                    else:
-                        node.parent = parent
-                        node.key = len(parent.items)  # type: ignore[attr-defined]
-                        parent.items.append(node)  # type: ignore[attr-defined]
+                        pending = node
+                        continue
+                    pending = None
+                    node.parent = parent
+                    node.key = k.raw
+                    if k.raw not in p_index:
+                        p_index[k.raw] = len(p_items)
+                    p_items.append((k, node))
+                elif parent is not None:
+                    node.parent = parent
+                    node.key = len(p_items)
+                    p_items.append(node)
                 else:
                     root = node
             elif cls is DocumentStartEvent:
@@ -382,6 +461,16 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
         reporter.report("LP1003", Span(1, 1, 1, 2), "the document is empty; a plan starts with the header lines")
         return None
     return root
+
+
+def _report_duplicate(reporter: Reporter, key: YScalar, value: YNode, first: YScalar) -> None:
+    """LP1005 at the second occurrence of a mapping key (the first is used)."""
+    reporter.report(
+        "LP1005", key,
+        f"duplicate key '{key.raw}'; the first definition is used",
+        pointer=value.pointer,
+        related=[("first defined here", first)],
+    )
 
 
 def _report_anchor_tag(ev: Any, tag: str | None, scalar: bool, span: Span, reporter: Reporter) -> None:
