@@ -681,3 +681,21 @@ def test_500_node_plan_types_fast() -> None:
     assert templates >= 1500
     budget = 0.150 * max(1.0, _calibration() / 0.030)
     assert best < budget, f"type pass took {best * 1000:.0f} ms (budget {budget * 1000:.0f} ms)"
+
+
+def test_typo_inside_a_template_offers_a_fix() -> None:
+    """A did-you-mean inside ``{{ }}`` carries the same text-edit fix as a ``{ref}``."""
+    import loopc
+
+    src = ("apiVersion: loop.plan/v1\nkind: PlanVersion\n"
+           "input:\n  subject: {type: string, required: true}\noutput: {}\nentry: ask\nnodes:\n"
+           "  - id: ask\n    type: send_message\n    input:\n      subject: {type: string, required: true}\n"
+           "    sendMessage:\n      target: \"#release\"\n      text: \"About {{ input.subjet }}\"\n"
+           "      completion: sent\n  - {id: done, type: end, end: {status: succeeded}}\n"
+           "edges:\n  - {id: e1, from: {node: ask, port: completed}, to: {node: done}, bind: {}}\n")
+    (d,) = loopc.check_source(src).diagnostics
+    assert d.code == "LP3204" and d.fix is not None
+    (edit,) = d.fix.edits
+    assert edit.new_text == "subject" and edit.span == d.span
+    line = src.splitlines()[d.span.line - 1]
+    assert line[d.span.column - 1:d.span.end_column - 1] == "subjet"

@@ -213,6 +213,9 @@ class _Check:
         if name in self.malformed:
             return False
         hint, s = _hint(name, self.nodes)
+        if side == "to" and name == "end" and s is None:
+            hint = ("; there is no magic `end` target: route the edge to an End node "
+                    "(`type: end`, `end: {status: succeeded}` or `failed`)")
         at = self.end_at(e, side, "node")
         if s is not None:
             if side == "to":

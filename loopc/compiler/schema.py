@@ -157,6 +157,13 @@ def _rename_fix(at: YNode, new: str, what: str = "rename to") -> Fix:
     return Fix(f"{what} '{new}'", (TextEdit(at.span, new),))
 
 
+#: The port that replaces each legacy node-level pointer (LP2010 messages).
+_LEGACY_POINTER_PORTS = {
+    "onApprove": "approved", "onReject": "rejected", "onTimeout": "timed_out",
+    "next": "completed",
+}
+
+
 class _Builder:
     """One schema walk over a document; holds the reporter and counters."""
 
@@ -795,8 +802,11 @@ class _Builder:
             if k in allowed or k == cfg_key or k.startswith("\x00"):
                 continue
             if k in LEGACY_NODE_KEYS:
+                port = _LEGACY_POINTER_PORTS.get(k)
+                how = (f"add an edge from port `{port}` instead" if port
+                       else "add an edge from the right port instead")
                 self.err("LP2010", kn, f"node-level '{k}' is a legacy control-flow pointer; control flow is "
-                         "declared only by edges (add an edge from the right port instead) (seed 004 §4.3)")
+                         f"declared only by edges ({how}) (seed 004 §4.3)")
             elif k in CONFIG_KEY_TYPES:
                 foreign.append((k, kn))
             else:

@@ -122,7 +122,10 @@ class PlanExprContext(ExprContext):
             return r.type
         nroot = len(names) - len(segments)
         seg = -1 if r.segment < nroot else r.segment - nroot
-        return ContextError(r.code, r.message, seg)
+        fix = None
+        if r.replace is not None and r.replace[0] == r.segment and r.replace[1] == r.segment + 1 and seg >= 0:
+            fix = r.replace[2]  # one segment replaced by one name: offer it as a fix
+        return ContextError(r.code, r.message, seg, fix)
 
 
 class ValueChecker:
@@ -387,7 +390,7 @@ class ValueChecker:
                 continue
             if e.code == _NON_SCALAR and (e.start, e.end) in drop:
                 continue
-            self.report_in(e.code, scalar, e.start, e.end, e.message, ctx)
+            self.report_in(e.code, scalar, e.start, e.end, e.message, ctx, e.replacement)
 
     def expression(self, v: Expr, expected: Type | None, ctx: Context, *, code: str, what: str) -> Any:
         """Type an ``Expr`` (``{expr: ...}``, ``when``, ``wait.condition``)."""

@@ -68,6 +68,8 @@ class ContextError:
     code: str
     message: str
     segment: int = -1
+    #: suggested replacement for the offending segment (did-you-mean)
+    replacement: str | None = None
 
 
 #: Where each root is legal (sheet §3), for the default "not here" message.
@@ -350,7 +352,7 @@ class _Checker:
                 s, e = n.segment_span(-1)
             else:
                 s, e = n.segment_span(r.segment)
-            self.err(r.code, r.message, s, e)
+            self.errors.append(ExprError(r.code, r.message, s, e, r.replacement))
             return T.UNKNOWN
         return r
 

@@ -61,6 +61,8 @@ class ExprError:
     message: str
     start: int
     end: int
+    #: suggested replacement text for ``[start, end)`` (a did-you-mean fix)
+    replacement: str | None = None
 
     def shifted(self, delta: int) -> "ExprError":
         return attrs.evolve(self, start=self.start + delta, end=self.end + delta)
