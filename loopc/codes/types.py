@@ -1,11 +1,11 @@
-"""LP3001–LP3199 — the expression and template language (seed 004 §4.4,
+"""LP30xx — the expression and template language (seed 004 §4.4,
 §3.2 budgets; syntax sheet §3, §7 "Expressions", "Typing string-shaped
 values").
 
 Returned by :mod:`loopc.compiler.expr` (``ExprError.code``) and reported by
 the type pass at the exact position inside the scalar
-(:func:`loopc.compiler.scalarpos.value_span`).  LP3001–LP3009 are syntax and
-budget errors, LP3020–LP3029 operator typing, LP3030–LP3039 templates.
+(:func:`loopc.compiler.scalarpos.value_span`).  LP300x are syntax and
+budget errors, LP302x operator typing, LP303x templates.
 Path defects (unknown root or field, root not legal here) and an agent in
 ``target`` use the binding family's codes (LP3201–LP3205, LP3402,
 :mod:`loopc.codes.bindings`) whether they come from a lone expression or a
@@ -88,7 +88,7 @@ _DEEP = "(" * 65 + "input.count == 1" + ")" * 65
 _LONG_TEXT = "x" * 70_000 + " {{ input.topic }}"
 
 register(
-    # -- syntax and budgets (LP3001–LP3009) ---------------------------------
+    # -- syntax and budgets (LP300x) ---------------------------------
     Code("LP3001", "expr.syntax", "Expression syntax error",
          "The expression does not follow the grammar of seed 004 §4.4: literals (quoted strings, "
          "JSON numbers, `true`, `false`, `null`, `[...]`), paths (`input.a.b`), comparisons "
@@ -122,7 +122,7 @@ register(
          "for characters beyond U+FFFF; a lone surrogate is rejected). Numbers are JSON numbers: "
          "integers within ±(2^53−1), finite decimals.",
          _plan(when="input.count == 9007199254740993"), _plan(when="input.count == 9007199254740991")),
-    # -- operator typing (LP3020–LP3029) ---------------------------------------
+    # -- operator typing (LP302x) ---------------------------------------
     Code("LP3020", "expr.type_mismatch", "Operands or value of the wrong type",
          "Comparisons are strict (syntax sheet §7): both operands have one type (an `enum` "
          "compares with a `string`), two enums must share a value, and an expression used where "
@@ -160,7 +160,7 @@ register(
          "Only optional values (neither `required` nor defaulted) can be null, so only they may "
          "be compared with `null`.",
          _plan(when="input.topic != null"), _plan(when="input.note != null")),
-    # -- templates (LP3030–LP3039) ---------------------------------------------
+    # -- templates (LP303x) ---------------------------------------------
     Code("LP3030", "template.non_scalar", "Non-scalar value interpolated into text",
          "Templates render scalars only: string, enum, number, boolean, duration, datetime, "
          "member, agent, channel (syntax sheet §3). Objects, arrays, scopes, work_items and "
