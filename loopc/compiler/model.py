@@ -325,20 +325,3 @@ class Plan:
     malformed_nodes: frozenset[str] = frozenset()
     malformed_edges: frozenset[str] = frozenset()
     src: YMap | None = None
-
-    def key_src(self, obj: Any, key: str) -> YNode | None:
-        """Value node of ``key`` in ``obj.src`` (or ``obj.src`` if absent)."""
-        s = getattr(obj, "src", None)
-        if isinstance(s, YMap):
-            return s.get(key) or s
-        return s
-
-
-def value_src(obj: Any, key: str | None = None) -> YNode | None:
-    """Best source node for ``obj`` (optionally its ``key``) for diagnostics."""
-    s = getattr(obj, "src", None)
-    if key is not None and isinstance(s, YMap):
-        v = s.get(key)
-        if v is not None:
-            return v
-    return s

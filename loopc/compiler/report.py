@@ -26,8 +26,9 @@ def span_of(at: Location) -> Span:
 
 
 class Reporter:
-    """Accumulates diagnostics; ``suppressed`` holds node/edge ids already
-    reported as malformed so later passes do not cascade."""
+    """Accumulates the diagnostics of one check; ``bad_nodes``/``bad_edges``
+    mirror ``Plan.malformed_nodes``/``malformed_edges`` (ids already reported
+    as malformed, so later passes do not cascade)."""
 
     def __init__(self) -> None:
         self.diagnostics: list[Diagnostic] = []
