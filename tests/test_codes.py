@@ -32,7 +32,7 @@ def test_docs_page_is_current() -> None:
 
 def test_every_code_used_in_the_code_is_registered() -> None:
     used = set()
-    for p in (ROOT / "loopc").rglob("*.py"):
+    for p in (ROOT / "src" / "loopc").rglob("*.py"):
         if "codes" in p.parts:
             continue
         used |= set(re.findall(r"\bLP\d{4}\b", p.read_text(encoding="utf-8")))

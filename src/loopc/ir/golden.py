@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Iterator
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 GOLDEN = ROOT / "golden"
 EXAMPLES = ROOT / "examples"
 SCHEMA_DIR = ROOT / "docs" / "schema"
