@@ -26,7 +26,6 @@ Prints a table and writes ``benchmarks/results.json``.  Options:
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import platform

@@ -238,7 +238,7 @@ class ScopeTyping:
                            f"names it with `{right}`", node=jid,
                            related=[(f"`{c.owner}` is {what}", ctx.node_at(owner))], fix=fix)
             else:
-                detail = (f"a first_match switch chooses one port and opens no parallel scope"
+                detail = ("a first_match switch chooses one port and opens no parallel scope"
                           if owner.type == "switch" else f"a {owner.type} opens no parallel scope")
                 ctx.report("LP4301", at,
                            f"join `{jid}` names `{c.owner}` as its owner, but {detail}; `{key}` must name "

@@ -58,14 +58,13 @@ class _Missing:
 
 MISSING: Any = _Missing()
 
-_model = attrs.frozen(eq=False, repr=True)
 
 
 # --------------------------------------------------------------------------
 # Contracts
 # --------------------------------------------------------------------------
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class FieldSchema:
     """One typed field (seed 004 §4.2, sheet §2).  ``default`` is ``MISSING``
     when absent; ``values`` only for ``enum``; ``items`` only for ``array``."""
@@ -92,7 +91,7 @@ Contract = Mapping[str, FieldSchema]
 # ValueExprs (sheet §3)
 # --------------------------------------------------------------------------
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class Literal:
     """A literal value (JSON-like Python data).  ``verbatim`` is true for the
     explicit ``{literal: v}`` form."""
@@ -102,7 +101,7 @@ class Literal:
     verbatim: bool = False
 
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class Ref:
     """``{ref: a.b.c}`` — ``path`` is the dotted path split into segments."""
 
@@ -111,7 +110,7 @@ class Ref:
     src: YNode | None = None  # the scalar holding the path text
 
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class Expr:
     """``{expr: "..."}`` or a bare expression string (``when``,
     ``wait.condition``).  ``src`` is the scalar holding the expression text."""
@@ -120,7 +119,7 @@ class Expr:
     src: YNode | None = None
 
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class Template:
     """A string that may contain ``{{ expression }}`` segments (sheet §3).
     A plain string without ``{{`` is still a Template where the key takes one."""
@@ -129,7 +128,7 @@ class Template:
     src: YNode | None = None
 
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class ListValue:
     """A list constructor whose members are ValueExprs."""
 
@@ -137,7 +136,7 @@ class ListValue:
     src: YNode | None = None
 
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class MapValue:
     """A map constructor whose members are ValueExprs (keys in authored order)."""
 
@@ -152,14 +151,14 @@ ValueExpr = Union[Literal, Ref, Expr, Template, ListValue, MapValue]
 # Node configurations (sheet §4)
 # --------------------------------------------------------------------------
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class Retry:
     max_attempts: int
     backoff: str
     src: YNode | None = None
 
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class SendMessage:
     """``work_scope`` is ``MISSING`` (absent), ``None`` (authored null: the
     Agent chooses) or a ValueExpr.  ``related_scopes`` is ``None`` (absent),
@@ -179,13 +178,13 @@ class SendMessage:
     src: YMap | None = None
 
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class SetVariable:
     assign: Mapping[str, ValueExpr]
     src: YMap | None = None
 
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class Wait:
     condition: Expr | None = None
     duration: ValueExpr | None = None
@@ -193,7 +192,7 @@ class Wait:
     src: YMap | None = None
 
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class RequestApproval:
     assignee: Template
     summary: Template
@@ -201,14 +200,14 @@ class RequestApproval:
     src: YMap | None = None
 
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class SwitchCase:
     port: str
     when: Expr
     src: YMap | None = None
 
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class Switch:
     mode: str  # first_match | all_match
     cases: tuple[SwitchCase, ...]
@@ -220,13 +219,13 @@ class Switch:
         return tuple(c.port for c in self.cases) + (self.default,)
 
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class Fork:
     branches: tuple[str, ...]
     src: YMap | None = None
 
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class Join:
     """Exactly one of ``fork_id`` / ``fan_out_id`` is set."""
 
@@ -242,7 +241,7 @@ class Join:
         return self.fork_id or self.fan_out_id or ""
 
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class FanOut:
     items: ValueExpr
     max_concurrency: int | None = None  # None = default 4, frozen by lowering
@@ -250,7 +249,7 @@ class FanOut:
     src: YMap | None = None
 
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class Loop:
     mode: str  # counted
     iterations: int
@@ -259,7 +258,7 @@ class Loop:
     src: YMap | None = None
 
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class End:
     status: str  # succeeded | failed
     code: str | None = None
@@ -274,7 +273,7 @@ NodeConfig = Union[SendMessage, SetVariable, Wait, RequestApproval, Switch, Fork
 # Graph
 # --------------------------------------------------------------------------
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class Node:
     """A graph node.  ``input`` is the declared input contract; ``None`` when
     the key is absent (for a succeeded End the Plan output is used instead)."""
@@ -293,7 +292,7 @@ class Node:
         return self.input if self.input is not None else {}
 
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class Edge:
     """``bind`` is ``None`` when omitted (same-name pass-through applies)."""
 
@@ -307,7 +306,7 @@ class Edge:
     src: YMap | None = None
 
 
-@_model
+@attrs.frozen(eq=False, repr=True)
 class Plan:
     """A whole PlanVersion source (seed 004 §4.1).
 

@@ -323,10 +323,10 @@ class _PlanChecker:
         hint = ""
         if out is None:
             if src.type == "fan_out":
-                hint = (f"; port `item` carries nothing under `output.*`: write a `bind` from `item.*` "
+                hint = ("; port `item` carries nothing under `output.*`: write a `bind` from `item.*` "
                         "(for example `{ref: item.instruction}`)")
             elif src.type == "loop":
-                hint = (f"; port `body` carries nothing under `output.*`: write a `bind` from "
+                hint = ("; port `body` carries nothing under `output.*`: write a `bind` from "
                         "`loop.state.*` / `loop.iteration`")
         at = edge.src.get("to") if isinstance(edge.src, YMap) else None
         self.edge_bindings[edge.id] = self.passthrough(

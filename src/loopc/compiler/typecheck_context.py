@@ -378,7 +378,7 @@ class ContextBuilder:
         where = f"the `merge` of join '{node.id}'"
         roots: dict[str, Type] = {"run": self.run_type}
         absent: dict[str, str] = {}
-        reason = (f"a join's `merge` reads only `branches.*`, `winner.*`, `items` and `run.*`; "
+        reason = ("a join's `merge` reads only `branches.*`, `winner.*`, `items` and `run.*`; "
                   "arrivals are exposed under `branches.<key>.*` (all) or `winner.value.*` (any)")
         for r in ("input", "output", "item", "loop"):
             absent[r] = reason
@@ -391,7 +391,7 @@ class ContextBuilder:
             else:
                 roots["items"] = T.UNKNOWN  # owner malformed or missing: reported elsewhere
             absent["branches"] = f"`branches.*` exists only at a fork or all_match join; '{node.id}' closes a fan_out: use `items`"
-            absent["winner"] = f"`winner.*` exists only at an `any` join of a fork or all_match switch; use `items`"
+            absent["winner"] = "`winner.*` exists only at an `any` join of a fork or all_match switch; use `items`"
         else:
             absent["items"] = f"`items` exists only at a fan-out join's `merge`; '{node.id}' joins branches"
             keys: tuple[str, ...] | None = None

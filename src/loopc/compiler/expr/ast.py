@@ -48,10 +48,9 @@ COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=", "in")
 FUNCTIONS = ("contains", "startsWith", "endsWith", "length")
 ROOTS = ("run.input", "run.state", "input", "output", "branches", "winner", "item", "items", "loop")
 
-_node = attrs.frozen(kw_only=True)
 
 
-@_node
+@attrs.frozen(kw_only=True)
 class Lit:
     """A literal: ``value`` is ``str | int | float | bool | None``."""
 
@@ -61,7 +60,7 @@ class Lit:
     type: Type | None = None
 
 
-@_node
+@attrs.frozen(kw_only=True)
 class Path:
     """A reference path: ``root`` (see :data:`ROOTS`) and field ``segments``.
     ``text`` is the dotted path (``run.state.ready``); ``name_starts`` the
@@ -91,7 +90,7 @@ class Path:
         return ".".join((self.root,) + self.segments)
 
 
-@_node
+@attrs.frozen(kw_only=True)
 class Not:
     """``!operand``."""
 
@@ -101,7 +100,7 @@ class Not:
     type: Type | None = None
 
 
-@_node
+@attrs.frozen(kw_only=True)
 class And:
     """``a && b && ...`` — two or more operands, left to right."""
 
@@ -111,7 +110,7 @@ class And:
     type: Type | None = None
 
 
-@_node
+@attrs.frozen(kw_only=True)
 class Or:
     """``a || b || ...`` — two or more operands, left to right."""
 
@@ -121,7 +120,7 @@ class Or:
     type: Type | None = None
 
 
-@_node
+@attrs.frozen(kw_only=True)
 class Compare:
     """``left op right``; ``op`` ∈ :data:`COMPARE_OPS`; ``op_start``/``op_end``
     locate the operator token."""
@@ -136,7 +135,7 @@ class Compare:
     type: Type | None = None
 
 
-@_node
+@attrs.frozen(kw_only=True)
 class Call:
     """``name(args...)``; ``name_end`` is the end of the function name."""
 
@@ -148,7 +147,7 @@ class Call:
     type: Type | None = None
 
 
-@_node
+@attrs.frozen(kw_only=True)
 class ArrayLit:
     """``[items...]``."""
 
@@ -161,7 +160,7 @@ class ArrayLit:
 Expr = Union[Lit, Path, Not, And, Or, Compare, Call, ArrayLit]
 
 
-@_node
+@attrs.frozen(kw_only=True)
 class Interp:
     """``{{ expr }}`` inside a template: ``start``/``end`` cover the braces,
     ``expr`` offsets are template offsets too."""
@@ -171,7 +170,7 @@ class Interp:
     end: int
 
 
-@_node
+@attrs.frozen(kw_only=True)
 class TemplateAst:
     """A parsed template: ``parts`` are ``str`` (literal text) or
     :class:`Interp`, in order; ``text`` is the template source text."""
