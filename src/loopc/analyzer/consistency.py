@@ -39,7 +39,7 @@ def check_consistency(ctx: Ctx, order: list[str]) -> None:
                         "LP4701", ctx.edge_from(e),
                         f"edge `{e.id}` leaves the `failed` port of fan-out join `{nid}`, which never "
                         f"fires: a fan-out join becomes ready once every item is terminal and exposes "
-                        f"failed items in `items` (seed 004 §4.7); inspect `items` after `completed` "
+                        f"failed items in `items`; inspect `items` after `completed` "
                         f"instead", edge=e.id, node=nid)
         elif isinstance(c, SendMessage) and c.completion == "callback" and c.has_work_items:
             if searches >= MAX_SEARCHES:
@@ -50,7 +50,7 @@ def check_consistency(ctx: Ctx, order: list[str]) -> None:
                 ctx.report(
                     "LP4702", at,
                     f"callback `{nid}` declares `workItems`, but no fan_out follows it: the WorkItems "
-                    f"its responder returns are never dispatched (seed 004 §4.7); bind "
+                    f"its responder returns are never dispatched; bind "
                     f"`output.workItems` into a fan_out's `items`, or drop `workItems`", node=nid)
 
 

@@ -72,7 +72,7 @@ class Ctx:
         out: dict[str, list[Edge]] = {}
         for e in valid:
             out.setdefault(e.from_node, []).append(e)
-        # a join is activated by its owner's activation (seed 004 §4.7), so it
+        # a join is activated by its owner's activation, so it
         # is reachable with its owner even when no branch edge reaches it
         activates: dict[str, list[str]] = {}
         for nid, n in plan.nodes.items():

@@ -260,7 +260,7 @@ class EffectAnalysis:
                 ctx.report(
                     "LP4406", self._assign_at(node),
                     f"set_variable `{nid}` writes Run state ({fields}) inside the item body of fan_out "
-                    f"`{fo.owner}`; its items run concurrently, so the writes would race (seed 004 §4.7): "
+                    f"`{fo.owner}`; its items run concurrently, so the writes would race: "
                     f"carry the value to the fan-out join and write it after the join",
                     node=nid, related=[(f"fan_out `{fo.owner}`", ctx.node_at(fo.owner))])
                 continue
@@ -274,7 +274,7 @@ class EffectAnalysis:
                     "LP4602", self._assign_at(node),
                     f"set_variable `{nid}` writes Run state ({fields}) in {describe(f)}, whose `any` join "
                     f"`{j.id}` cancels the losing branches: after the join the write may or may not "
-                    f"have happened (seed 004 §4.7, §5 pass 11); write after the join, from "
+                    f"have happened; write after the join, from "
                     f"`winner.*`", node=nid,
                     related=[(f"`any` join `{j.id}`", ctx.config_at(j, "mode"))])
                 break
@@ -409,8 +409,7 @@ class EffectAnalysis:
             "LP4601", self._field_at(w, field),
             f"set_variable `{w.id}` writes `run.state.{field}` in {describe(fw)} while {what} "
             f"`{other.id}` {kind} it in {describe(fo)}: the branches run concurrently, so the result "
-            f"depends on arrival order (seed 004 §4.5: parallel state access that can race is "
-            f"rejected); write it once after join "
+            f"depends on arrival order; write it once after join "
             + (f"`{fw.closer}`" if fw.closer else f"of `{fw.owner}`")
             + ", or make the branches write different fields",
             key=(w.id, other.id, field), node=w.id,
@@ -453,5 +452,5 @@ class EffectAnalysis:
             ctx.report(
                 "LP4603", ctx.config_at(node, "condition"),
                 f"{why}: the condition cannot change, so the wait either passes at once or never "
-                f"({tail}); a waited-on field is written by a concurrent branch (seed 004 §4.5, §8)",
+                f"({tail}); a waited-on field is written by a concurrent branch",
                 node=nid)

@@ -39,7 +39,7 @@ def check_fan_outs(ctx: Ctx, typing: ScopeTyping) -> None:
             ctx.report(
                 "LP4405", ctx.type_at(node),
                 f"fan_out `{nid}` sits inside the item body of fan_out `{outer.owner}`; loop.plan/v1 "
-                f"rejects a fan_out nested in another fan_out (seed 004 §4.7): run the inner batch "
+                f"rejects a fan_out nested in another fan_out: run the inner batch "
                 f"after the outer join instead",
                 node=nid, related=[(f"outer fan_out `{outer.owner}`", ctx.node_at(outer.owner))])
         joins = ctx.joins_of.get(nid, [])
@@ -50,7 +50,7 @@ def check_fan_outs(ctx: Ctx, typing: ScopeTyping) -> None:
                     "LP4401", ctx.node_at(node),
                     f"fan_out `{nid}` has no closing join: every fan_out is closed by exactly one join "
                     f"with `fanOutId: {nid}` and `mode: all`, which collects the items' terminal "
-                    f"envelopes (seed 004 §4.7)", node=nid)
+                    f"envelopes", node=nid)
             continue
         if len(valid) > 1:
             first = ctx.nodes[valid[0]]
@@ -58,5 +58,5 @@ def check_fan_outs(ctx: Ctx, typing: ScopeTyping) -> None:
                 ctx.report(
                     "LP4402", ctx.config_at(ctx.nodes[j], "fanOutId"),
                     f"join `{j}` closes fan_out `{nid}`, which join `{valid[0]}` already closes; every "
-                    f"fan_out has exactly one closing join (seed 004 §4.7)",
+                    f"fan_out has exactly one closing join",
                     node=j, related=[(f"first join of `{nid}`", ctx.config_at(first, "fanOutId"))])

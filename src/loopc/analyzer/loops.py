@@ -142,6 +142,6 @@ def _report_cycle(ctx: Ctx, e, cycle: list[str]) -> None:
     elif e.from_node == e.to_node:
         hint = "; a node cannot lead back to itself outside a counted loop"
     msg = (f"edge `{e.id}` closes a cycle outside every counted loop: {_cycle_text(cycle)}; "
-           f"cycles are allowed only through a loop's `continue`/`break` ports (seed 004 §4.8){hint}")
+           f"cycles are allowed only through a loop's `continue`/`break` ports{hint}")
     ctx.report("LP4501", ctx.edge_to(e), msg, edge=e.id, node=e.to_node,
                related=[(f"the cycle re-enters `{e.to_node}` here", ctx.node_at(e.to_node))], fix=fix)

@@ -168,7 +168,7 @@ class ScopeTyping:
                         "LP4504", ctx.edge_to(e),
                         f"edge `{e.id}` leads to loop `{node.id}` port `{e.to_port}`, but `{node.id}` is "
                         f"never entered through its `in` port, so no iteration of it exists for this edge "
-                        f"to end (seed 004 §4.8: back edges outside an explicit loop scope are errors)",
+                        f"to end",
                         edge=e.id, node=node.id, related=[(f"loop `{node.id}`", ctx.node_at(node))])
         return 0
 
@@ -273,7 +273,7 @@ class ScopeTyping:
                     f"succeeded End `{node.id}` is reached inside {describe(inner)} (over edge "
                     f"`{a.edge.id}`); a succeeded End is legal only outside every fork, all_match, "
                     f"fan-out and loop scope, because finishing the Run there would strand the "
-                    f"scope's other work (seed 004 §4.9): {exit_hint}",
+                    f"scope's other work: {exit_hint}",
                     key=(node.id, inner.owner), node=node.id, edge=a.edge.id,
                     related=[(f"{describe(inner)} opens here", ctx.port_at(ctx.nodes[inner.owner], inner.branch)
                               if inner.branch else ctx.node_at(inner.owner))])
@@ -351,7 +351,7 @@ class ScopeTyping:
                     "LP4303", ctx.edge_to(a2.edge),
                     f"{owner_frame_text} can arrive at join `{node.id}` more than once: {describe(f1)} "
                     f"(edge `{a1.edge.id}`) and {describe(f2)} (edge `{a2.edge.id}`) both reach it "
-                    f"directly, but a branch arrives exactly once per activation (seed 004 §4.7); "
+                    f"directly, but a branch arrives exactly once per activation; "
                     + (f"close `{iown}` with its join `{f1.closer}` first"
                        if f1.closer else f"close `{iown}` with its own join first"),
                     key=(node.id, iown), node=node.id, edge=a2.edge.id,
@@ -392,7 +392,7 @@ class ScopeTyping:
             f"edge `{a.edge.id}` reaches join `{join.id}` from outside the scope of its owner, {what} "
             f"`{owner}` (the token is {stack_text(a.stack)}); a join correlates arrivals by the owner's "
             f"activation, so this one could never be matched and the join could wait forever "
-            f"(seed 004 §4.7: cross-scope join)",
+            f"",
             node=join.id, edge=a.edge.id,
             related=[(f"the join names `{owner}` here", ctx.config_at(join, key)),
                      (f"{what} `{owner}`", ctx.node_at(owner))])
@@ -410,8 +410,7 @@ class ScopeTyping:
         ctx.report(
             "LP4304", ctx.edge_to(a.edge),
             f"{describe(f)} {where} over edge `{a.edge.id}` without passing its own join: {tail}, "
-            f"and the token escapes the scope while its siblings are still live (seed 004 §4.7: "
-            f"bypassed branch); route the branch to "
+            f"and the token escapes the scope while its siblings are still live; route the branch to "
             + (f"`{closer}`" if closer else f"a join with `forkId: {f.owner}`"),
             key=(a.edge.id,), node=(join or merge_node).id if (join or merge_node) else None, edge=a.edge.id,
             related=[(f"{describe(f)} opens here", ctx.port_at(ctx.nodes[f.owner], f.branch))]
@@ -469,10 +468,10 @@ class ScopeTyping:
         if f1.kind == "all_match" and default in (f1.branch, f2.branch):
             why = (f"the default runs only when no case matches, but `{node.id}` would still belong to "
                    f"two branches of `{f1.owner}`, so neither its failure route nor the join's branch "
-                   f"key is defined (seed 004 §4.7: every node sits in exactly one branch)")
+                   f"key is defined")
         else:
-            why = (f"`{node.id}` would hold two tokens of one `{f1.owner}` activation (seed 004 §4.7: "
-                   f"a branch arrives once, and only at its join)")
+            why = (f"`{node.id}` would hold two tokens of one `{f1.owner}` activation "
+                   f"(a branch arrives once, and only at its join)")
         ctx.report(
             "LP4306", ctx.edge_to(a2.edge),
             f"{describe(f2)} (edge `{a2.edge.id}`) and {describe(f1)} (edge `{a1.edge.id}`) merge into "
@@ -488,7 +487,7 @@ class ScopeTyping:
             "LP4305", ctx.edge_to(a2.edge),
             f"{node.type} `{node.id}` is reached from inside {describe(f1)} (edge `{a1.edge.id}`) and "
             f"from inside {describe(f2)} (edge `{a2.edge.id}`): the two scopes overlap instead of "
-            f"nesting (seed 004 §4.7: fork/join scopes are properly nested); close each scope with "
+            f"nesting; close each scope with "
             f"its own join before the paths meet",
             key=(node.id,), node=node.id, edge=a2.edge.id,
             related=[(f"{describe(f1)} arrives here", ctx.edge_to(a1.edge)),
@@ -510,7 +509,7 @@ class ScopeTyping:
                 f"an item path of fan_out `{f.owner}` {where} over edge `{a.edge.id}` without passing "
                 f"the fan-out join: every item path must end at "
                 + (f"join `{closer}`" if closer else "the fan-out's join")
-                + " or a failure terminal (seed 004 §4.7: open item paths are rejected)",
+                + " or a failure terminal",
                 key=(a.edge.id,), node=node.id, edge=a.edge.id,
                 related=[(f"fan_out `{f.owner}`", ctx.node_at(f.owner))]
                 + ([(f"its join `{closer}`", ctx.node_at(closer))] if closer else []))
@@ -519,7 +518,7 @@ class ScopeTyping:
             "LP4503", ctx.edge_to(a.edge),
             f"a path in the body of loop `{f.owner}` {where} over edge `{a.edge.id}` without passing "
             f"the loop's `continue` or `break` port: the loop activation would stay open "
-            f"(seed 004 §4.8: loop scope leak); end the iteration at `{f.owner}` port `continue` or "
+            f"; end the iteration at `{f.owner}` port `continue` or "
             f"`break`",
             key=(a.edge.id,), node=node.id, edge=a.edge.id,
             related=[(f"loop `{f.owner}`", ctx.node_at(f.owner))])
@@ -531,7 +530,7 @@ class ScopeTyping:
                 "LP4403", ctx.edge_to(outside.edge),
                 f"edge `{outside.edge.id}` enters the item body of fan_out `{f.owner}` at `{node.id}` "
                 f"from outside it (the token is {stack_text(outside.stack)}); an item body is entered "
-                f"only through `{f.owner}` port `item` (seed 004 §4.7: external item-body ingress)",
+                f"only through `{f.owner}` port `item`",
                 key=(outside.edge.id,), node=node.id, edge=outside.edge.id,
                 related=[(f"`{node.id}` is in the item body: reached from it over `{inside.edge.id}`",
                           ctx.edge_to(inside.edge)),
@@ -542,7 +541,7 @@ class ScopeTyping:
             "LP4307", ctx.edge_to(outside.edge),
             f"edge `{outside.edge.id}` enters {describe(f)} at `{node.id}` from outside the scope "
             f"(the token is {stack_text(outside.stack)}); a scope is entered only through {entry}, "
-            f"otherwise its join or loop never correlates the token (seed 004 §4.7, §4.8)",
+            f"otherwise its join or loop never correlates the token",
             key=(outside.edge.id,), node=node.id, edge=outside.edge.id,
             related=[(f"`{node.id}` is inside {describe(f)}: reached from it over `{inside.edge.id}`",
                       ctx.edge_to(inside.edge)),
@@ -599,7 +598,7 @@ class ScopeTyping:
                     "LP4504", ctx.edge_to(e),
                     f"edge `{e.id}` leads to loop `{loop_id}` port `{e.to_port}` from outside the "
                     f"loop's body (the token is {stack_text(st)}); only a path that started at "
-                    f"`{loop_id}` port `body` can continue or break that loop (seed 004 §4.8)",
+                    f"`{loop_id}` port `body` can continue or break that loop",
                     edge=e.id, node=loop_id,
                     related=[(f"loop `{loop_id}`", ctx.node_at(loop_id))])
                 continue
@@ -615,7 +614,7 @@ class ScopeTyping:
             ctx.report(
                 "LP4502", ctx.edge_to(e),
                 f"edge `{e.id}` ends an iteration of loop `{loop_id}` (port `{e.to_port}`) from inside "
-                f"{describe(inner)}, leaving {what} behind (seed 004 §4.8: a break or continue cannot "
+                f"{describe(inner)}, leaving {what} behind (a break or continue cannot "
                 f"leave another open scope); {close}",
                 edge=e.id, node=loop_id,
                 related=[(f"{describe(inner)} opens here",
@@ -644,7 +643,7 @@ class ScopeTyping:
                 ctx.report(
                     "LP4308", ctx.node_at(node),
                     f"{what} `{nid}` has no closing join: its branches run in parallel and must "
-                    f"meet again in a join with `forkId: {nid}` (seed 004 §4.7)", node=nid)
+                    f"meet again in a join with `forkId: {nid}`", node=nid)
                 continue
             if len(valid) > 1:
                 first = ctx.nodes[valid[0]]
@@ -653,7 +652,7 @@ class ScopeTyping:
                         "LP4309", ctx.config_at(ctx.nodes[j], "forkId"),
                         f"join `{j}` closes `{nid}`, which join `{valid[0]}` already closes; a fork or "
                         f"all_match switch has exactly one join, so its scope is properly nested "
-                        f"(seed 004 §4.7)",
+                        f"",
                         node=j, related=[(f"first join of `{nid}`", ctx.config_at(first, "forkId"))])
                 self.involved.add(nid)
             if not valid or nid in self.involved or nid in self.tainted_arrivals:

@@ -122,7 +122,7 @@ def check_switches(ctx: Ctx, order: list[str]) -> None:
                     "LP4201", at,
                     f"case `{case.port}` of first_match switch `{nid}` can never be selected: the earlier "
                     f"case `{always.port}` is always true, and first_match takes the first matching "
-                    f"case in order (seed 004 §4.6)", key=(nid, case.port), node=nid,
+                    f"case in order", key=(nid, case.port), node=nid,
                     related=[(f"case `{always.port}` always matches", case_at(ctx, node, always))])
             elif first and canon in seen:
                 prev = seen[canon]
@@ -130,7 +130,7 @@ def check_switches(ctx: Ctx, order: list[str]) -> None:
                     "LP4201", at,
                     f"case `{case.port}` of first_match switch `{nid}` can never be selected: the earlier "
                     f"case `{prev.port}` has the same condition, and first_match takes the first "
-                    f"matching case in order (seed 004 §4.6)", key=(nid, case.port), node=nid,
+                    f"matching case in order", key=(nid, case.port), node=nid,
                     related=[(f"case `{prev.port}` has this condition", case_at(ctx, node, prev))])
             seen.setdefault(canon, case)
             if val is True and always is None:
@@ -139,7 +139,7 @@ def check_switches(ctx: Ctx, order: list[str]) -> None:
                 ctx.report(
                     "LP4202", dat,
                     f"the default port `{c.default}` of {c.mode} switch `{nid}` can never fire: case "
-                    f"`{case.port}` is always true (seed 004 §4.6: the default is selected only when no "
+                    f"`{case.port}` is always true (the default is selected only when no "
                     f"case matches)", key=(nid,), node=nid,
                     related=[(f"case `{case.port}` always matches", at)])
             elif val is False:

@@ -100,6 +100,8 @@ def explain(code: str) -> None:
         sys.exit(2)
     c = matches[0]
     click.echo(f"{c.code} {c.name} ({c.severity.value}): {c.title}\n\n{c.explanation}")
+    if c.reference:
+        click.echo(f"\nRule: docs/{c.reference}")
     if c.example:
         click.echo(f"\nFailing example:\n{c.example}")
     if c.fixed:

@@ -27,6 +27,8 @@ class Code:
 
     ``example`` is a complete failing plan (or YAML snippet for LP1xxx) and
     ``fixed`` the corrected version; both are executed by the test-suite.
+    ``section`` is the anchor of the docs/reference.md section whose rule the
+    code enforces (empty: :data:`loopc.codes.sections.SECTIONS` names it).
     """
 
     code: str
@@ -36,6 +38,15 @@ class Code:
     example: str = ""
     fixed: str = ""
     severity: Severity = Severity.ERROR
+    section: str = ""
+
+    @property
+    def reference(self) -> str | None:
+        """``reference.md#<anchor>`` of the rule this code enforces, or ``None``."""
+        from loopc.codes.sections import section
+
+        anchor = section(self.code)
+        return f"reference.md#{anchor}" if anchor else None
 
 
 REGISTRY: dict[str, Code] = {}

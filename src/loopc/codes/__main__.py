@@ -7,11 +7,11 @@ import sys
 from loopc.codes import all_codes
 
 FAMILY_TITLES = {
-    "LP1": "LP1xxx — YAML and source budgets (pass 1)",
-    "LP2": "LP2xxx — schema (passes 2–3)",
-    "LP3": "LP3xxx — types, expressions and bindings (passes 4–5)",
-    "LP4": "LP4xxx — graph and analyzer (passes 6–12)",
-    "LP5": "LP5xxx — IR and artifact budgets (pass 13)",
+    "LP1": "LP1xxx — YAML and source budgets",
+    "LP2": "LP2xxx — schema",
+    "LP3": "LP3xxx — types, expressions and bindings",
+    "LP4": "LP4xxx — graph and analyzer",
+    "LP5": "LP5xxx — IR and artifact budgets",
 }
 
 
@@ -20,10 +20,11 @@ def render() -> str:
     out = [
         "# loopc diagnostics",
         "",
-        "Generated from the registry in `loopc/codes/` by `python -m loopc.codes > docs/diagnostics.md`;",
+        "Generated from the registry in `src/loopc/codes/` by `python -m loopc.codes > docs/diagnostics.md`;",
         "a test fails when this page is stale. `loopc explain CODE` prints one entry.",
         "Every failing example below is checked by the test-suite to produce its code,",
-        "and every fixed example to check clean.",
+        "and every fixed example to check clean. Each code links to the rule it enforces",
+        "in the [language reference](reference.md).",
         "",
     ]
     fam = None
@@ -31,7 +32,9 @@ def render() -> str:
         if c.code[:3] != fam:
             fam = c.code[:3]
             out += [f"## {FAMILY_TITLES.get(fam, fam)}", ""]
-        out += [f"### {c.code} `{c.name}` — {c.title}", "", f"Severity: {c.severity.value}.", "", c.explanation, ""]
+        ref = f" Rule: [{c.reference.split('#')[1]}]({c.reference})." if c.reference else ""
+        out += [f"### {c.code} `{c.name}` — {c.title}", "", f"Severity: {c.severity.value}.{ref}", "",
+                c.explanation, ""]
         if c.example:
             if c.example.startswith("<"):
                 out += [f"Failing example: {c.example[1:-1]}.", ""]

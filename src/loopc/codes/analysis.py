@@ -1,5 +1,6 @@
 """LP41xx–LP47xx — analyzer: graph soundness for forks, joins, switches,
-fan-out and loops (seed 004 §4.3–§4.9; §5 passes 6–12; issue 3).
+fan-out and loops (docs/reference.md "Parallel scopes", "Fan-out item bodies",
+"Counted loops", "Run state").
 
 LP41xx terminals, LP42xx switches, LP43xx fork/join scopes, LP44xx dynamic
 fan-out, LP45xx counted loops, LP46xx Run-state effects, LP47xx
@@ -273,25 +274,25 @@ register(
     # -- terminals ---------------------------------------------------------------
     Code("LP4101", "scope.succeeded_end_inside", "Succeeded End inside a scope",
          "A succeeded End is legal only outside every fork, all_match, fan-out and loop scope: "
-         "finishing the Run while another branch, item or iteration is live would strand that "
-         "work (seed 004 §4.9: \"one token reaching End does not complete a Run while another live "
-         "token or open fork/fan-out/loop scope exists\"). Route the path to the scope's join (or to "
-         "the loop's `continue`/`break`), and reach the succeeded End after it. A *failed* End inside "
-         "a scope is fine: it fails that branch, records that item's failed envelope, or (in a loop "
-         "body outside any parallel scope) fails the Plan.",
+         "finishing the Run while another branch, item or iteration is live would strand that work "
+         "(\"one token reaching End does not complete a Run while another live token or open "
+         "fork/fan-out/loop scope exists\"). Route the path to the scope's join (or to the loop's "
+         "`continue`/`break`), and reach the succeeded End after it. A *failed* End inside a scope "
+         "is fine: it fails that branch, records that item's failed envelope, or (in a loop body "
+         "outside any parallel scope) fails the Plan.",
          _fork_plan(b_to="done"), _FORK_OK, _E),
     # -- switches ----------------------------------------------------------------
     Code("LP4201", "switch.shadowed_case", "first_match case can never be selected",
-         "`first_match` evaluates its cases in authored order and takes the first that matches "
-         "(seed 004 §4.6), so a case whose condition repeats an earlier one, or that follows a "
-         "condition that is always true, is dead: its port could never fire. Reorder or fix the "
-         "conditions. Conditions are compared on their parsed form, so whitespace and parentheses "
-         "do not hide a repeat.",
+         "`first_match` evaluates its cases in authored order and takes the first that matches, so "
+         "a case whose condition repeats an earlier one, or that follows a condition that is "
+         "always true, is dead: its port could never fire. Reorder or fix the conditions. "
+         "Conditions are compared on their parsed form, so whitespace and parentheses do not hide "
+         "a repeat.",
          _switch_plan(_cases("input.severity == 'high'", "input.severity == 'high'")), _SWITCH_OK, _E),
     Code("LP4202", "switch.unreachable_default", "Switch default can never fire",
          "A case condition is always true (`true`, `!false`, `x || true`), so the switch's default "
-         "port — selected only when no case matches (seed 004 §4.6) — never fires. A warning: the "
-         "plan runs, but the default branch is dead.",
+         "port — selected only when no case matches — never fires. A warning: the plan runs, but "
+         "the default branch is dead.",
          _switch_plan(_cases("input.severity == 'high'", "true")), _SWITCH_OK, _W),
     Code("LP4203", "switch.case_never_matches", "Switch case never matches",
          "A case condition is always false, so its port never fires. A warning.",
@@ -299,10 +300,10 @@ register(
     # -- fork / join scopes ----------------------------------------------------
     Code("LP4301", "join.owner_not_parallel", "Join owner opens no parallel scope",
          "`forkId` names the fork or `all_match` switch whose branches the join correlates, and "
-         "`fanOutId` the fan_out whose items it collects (seed 004 §4.7). A first_match switch "
-         "chooses one port and creates no branch lineage, and an action, loop, join or End opens "
-         "no scope, so there is nothing to join: merge alternative paths by pointing them at the "
-         "same node, or make the switch `all_match`.",
+         "`fanOutId` the fan_out whose items it collects. A first_match switch chooses one port "
+         "and creates no branch lineage, and an action, loop, join or End opens no scope, so there "
+         "is nothing to join: merge alternative paths by pointing them at the same node, or make "
+         "the switch `all_match`.",
          _plan("route",
                "  - id: route\n    type: switch\n    input:\n      severity: {type: string, required: true}\n"
                "    switch:\n      mode: first_match\n      cases:\n"
@@ -321,10 +322,9 @@ register(
                + _e("e_joined", "joined", "completed", "done"), _SWITCH_HEAD), _E),
     Code("LP4302", "join.cross_scope", "Arrival at a join from outside its owner's scope",
          "A join correlates arrivals by the activation of the fork, all_match switch or fan_out it "
-         "names (seed 004 §4.7). An edge that reaches the join on a path that never went through "
-         "that owner carries no such activation: the arrival can never be matched, and a join "
-         "waiting for it would wait forever (the seed's \"cross-scope join\", and \"a join that can "
-         "wait for an unactivated branch\"). Route the path around the join, or through the owner.",
+         "names. An edge that reaches the join on a path that never went through that owner "
+         "carries no such activation: the arrival can never be matched, and a join waiting for it "
+         "would wait forever. Route the path around the join, or through the owner.",
          _fork_plan(extra_nodes=_send("audit") + "  - id: start\n    type: switch\n    input:\n"
                     "      severity: {type: string, required: true}\n    switch:\n      mode: first_match\n"
                     "      cases:\n        - {port: high, when: \"input.severity == 'high'\"}\n"
@@ -340,53 +340,53 @@ register(
                     + _e("e_audit", "audit", "completed", "done"),
                     head=_SWITCH_HEAD).replace("entry: split", "entry: start"), _E),
     Code("LP4303", "join.double_arrival", "A branch can arrive twice at a join",
-         "Each branch arrives at its join exactly once per owner activation (seed 004 §4.7: \"a "
-         "branch cannot arrive twice at the same join for one fork activation\"). When a branch "
-         "opens an inner fork (or all_match switch, or fan_out) and two of the inner branches reach "
-         "the outer join directly, the outer branch arrives twice. Close the inner scope with its "
-         "own join first, then continue to the outer join.",
+         "Each branch arrives at its join exactly once per owner activation (\"a branch cannot "
+         "arrive twice at the same join for one fork activation\"). When a branch opens an inner "
+         "fork (or all_match switch, or fan_out) and two of the inner branches reach the outer "
+         "join directly, the outer branch arrives twice. Close the inner scope with its own join "
+         "first, then continue to the outer join.",
          _nested_plan("outer_join", with_inner_join=False).replace(
              "do_x, port: completed}, to: {node: inner_join}", "do_x, port: completed}, to: {node: outer_join}"),
          _nested_plan("inner_join"), _E),
     Code("LP4304", "join.bypassed_branch", "Branch bypasses its join",
          "A branch of a fork or all_match switch leaves the scope without passing the scope's "
          "closing join — it reaches the join of an enclosing scope, or a node after the scope. The "
-         "join then waits for a branch that will never arrive (seed 004 §5: \"joins that can wait "
-         "forever for an unactivated or bypassed branch\"), and the escaped token runs on while its "
-         "siblings are still live. Route every branch to its own join (or to a failure).",
+         "join then waits for a branch that will never arrive (\"joins that can wait forever for "
+         "an unactivated or bypassed branch\"), and the escaped token runs on while its siblings "
+         "are still live. Route every branch to its own join (or to a failure).",
          _nested_plan("outer_join"), _nested_plan("inner_join"), _E),
     Code("LP4305", "scope.improper_nesting", "Scopes overlap instead of nesting",
          "A node is reached from inside two different scopes that do not contain each other (for "
          "example from a branch of fork `f` and from a branch of fork `g`, on alternative paths). "
-         "Fork/join scopes are properly nested (seed 004 §4.7): every node belongs to exactly one "
-         "stack of open scopes, which is what its join correlation and failure routing rely on. "
-         "Give each scope its own nodes, and meet only after the joins.",
+         "Fork/join scopes are properly nested: every node belongs to exactly one stack of open "
+         "scopes, which is what its join correlation and failure routing rely on. Give each scope "
+         "its own nodes, and meet only after the joins.",
          _overlap_plan(True), _overlap_plan(False), _E),
     Code("LP4306", "scope.merge_without_join", "Parallel branches merge without a join",
          "Two branches of one fork (or all_match switch) lead into the same ordinary node. That "
          "node would run once per branch with the same activation — classical Petri nets allow it, "
-         "but the seed's activation identity does not: a node never holds two tokens of one owner "
-         "activation, and branches meet only in their join (seed 004 §4.7). Join first, then "
-         "continue, or give each branch its own node.",
+         "but loop.plan's activation identity does not: a node never holds two tokens of one owner "
+         "activation, and branches meet only in their join. Join first, then continue, or give "
+         "each branch its own node.",
          _merge_plan(True), _merge_plan(False), _E),
     Code("LP4307", "scope.external_ingress", "Edge enters a scope from outside",
          "A node inside a fork/all_match branch or a loop body is also reached by an edge from "
          "outside that scope. A token entering that way belongs to no branch (or iteration) of the "
-         "scope, so the join — or the loop — can never correlate it (seed 004 §4.7, §4.8). A "
-         "scope is entered only through its opening port.",
+         "scope, so the join — or the loop — can never correlate it. A scope is entered only "
+         "through its opening port.",
          _ingress_plan(True), _ingress_plan(False), _E),
     Code("LP4308", "scope.no_join", "Fork or all_match switch has no join",
          "A fork or all_match switch starts parallel branches; they must meet again in exactly one "
-         "join that names it with `forkId` (seed 004 §4.7). Without it the branches can never "
-         "complete the scope: add the join and route every branch to it.",
+         "join that names it with `forkId`. Without it the branches can never complete the scope: "
+         "add the join and route every branch to it.",
          _fork_plan(b_to="done").replace("e_a_done, from: {node: do_a, port: completed}, to: {node: joined}",
                                          "e_a_done, from: {node: do_a, port: completed}, to: {node: done}")
          .replace(_join("joined", "split"), "").replace(_e("e_joined", "joined", "completed", "done"), ""),
          _FORK_OK, _E),
     Code("LP4309", "join.duplicate_owner", "Two joins close the same fork",
          "A fork or all_match switch has exactly one join: with two, each would wait for the "
-         "branches that went to the other (seed 004 §4.7: scopes are properly nested). Route every "
-         "branch to one join.",
+         "branches that went to the other (scopes are properly nested). Route every branch to one "
+         "join.",
          _dup_join_plan(True), _dup_join_plan(False), _E),
     Code("LP4310", "join.branch_never_arrives", "Branch never reaches its `all` join",
          "Every path of one branch ends in a failure (a failed End or an omitted failure port), so "
@@ -394,45 +394,45 @@ register(
          "route. A warning — the plan is sound, but probably not what was meant.",
          _fork_plan(b_to="failed", extra_nodes=_fail()), _FORK_OK, _W),
     Code("LP4311", "join.owner_key_mismatch", "Join names its owner with the wrong key",
-         "`forkId` names a fork or an all_match switch; `fanOutId` names a fan_out (seed 004 §4.7, "
-         "syntax sheet §4). The two kinds of join expose different merge spaces (`branches.*` / "
-         "`winner.*` versus `items`), so the key must match the owner. The fix renames the key.",
+         "`forkId` names a fork or an all_match switch; `fanOutId` names a fan_out. The two kinds "
+         "of join expose different merge spaces (`branches.*` / `winner.*` versus `items`), so the "
+         "key must match the owner. The fix renames the key.",
          _fork_plan(key="fanOutId"), _FORK_OK, _E),
     Code("LP4312", "join.owner_unknown", "Join owner names no node",
-         "`forkId`/`fanOutId` must be the id of a fork, all_match switch or fan_out (seed 004 §5: "
-         "dangling references are rejected). The diagnostic suggests the closest owner.",
+         "`forkId`/`fanOutId` must be the id of a fork, all_match switch or fan_out (dangling "
+         "references are rejected). The diagnostic suggests the closest owner.",
          _fork_plan(owner="splt"), _FORK_OK, _E),
     # -- fan-out -------------------------------------------------------------------
     Code("LP4401", "fan_out.no_join", "fan_out has no closing join",
-         "Every fan_out is closed by exactly one join with `fanOutId` and `mode: all` (seed 004 "
-         "§4.7); it becomes ready once every item is terminal — immediately for zero WorkItems — "
-         "and exposes the items' envelopes in source order as `items`.",
+         "Every fan_out is closed by exactly one join with `fanOutId` and `mode: all`; it becomes "
+         "ready once every item is terminal — immediately for zero WorkItems — and exposes the "
+         "items' envelopes in source order as `items`.",
          _fan_plan(join=False, work_to="done"), _FAN_OK, _E),
     Code("LP4402", "fan_out.multiple_joins", "fan_out has more than one join",
-         "A fan_out has exactly one closing join (seed 004 §4.7: \"missing or multiply paired "
-         "fan-out joins\" are rejected). Route every item path to the same join.",
+         "A fan_out has exactly one closing join (\"missing or multiply paired fan-out joins\" are "
+         "rejected). Route every item path to the same join.",
          _fan_plan(extra=_join("collected_failures", "dispatch", "all", "fanOutId"),
                    extra_edges=_e("e_work_failed", "work", "failed", "collected_failures")
                    + _e("e_failures", "collected_failures", "completed", "done")),
          _FAN_OK, _E),
     Code("LP4403", "fan_out.external_ingress", "Edge enters a fan-out item body from outside",
-         "The item body of a fan_out is entered only from its `item` port, once per WorkItem (seed "
-         "004 §4.7: \"one entry, no external body ingress\"). An edge from outside the body into one "
-         "of its nodes would run that node with no item at all.",
+         "The item body of a fan_out is entered only from its `item` port, once per WorkItem "
+         "(\"one entry, no external body ingress\"). An edge from outside the body into one of its "
+         "nodes would run that node with no item at all.",
          _fan_plan(extra_edges=_e("e_plan_failed", "plan", "failed", "work")), _FAN_OK, _E),
     Code("LP4404", "fan_out.open_item_path", "Item path leaves the fan-out body",
-         "Every path of a fan-out item body ends at the closing join or at a failure (which records "
-         "that item's failed envelope); an edge from the body to a node after the join, or to an "
-         "enclosing scope, leaves the item open (seed 004 §4.7: open item paths are rejected).",
+         "Every path of a fan-out item body ends at the closing join or at a failure (which "
+         "records that item's failed envelope); an edge from the body to a node after the join, or "
+         "to an enclosing scope, leaves the item open (open item paths are rejected).",
          _fan_plan(after="review", extra=_send("review"),
                    extra_edges=_e("e_review", "review", "completed", "done")
                    + _e("e_work_failed", "work", "failed", "review")),
          _fan_plan(after="review", extra=_send("review"),
                    extra_edges=_e("e_review", "review", "completed", "done")), _E),
     Code("LP4405", "fan_out.nested", "fan_out inside another fan-out item body",
-         "loop.plan/v1 (artifact v4) rejects a fan_out nested inside another fan_out's item body "
-         "(seed 004 §4.7); a second dynamically returned batch needs a future contract. Run the "
-         "second batch after the first fan-out's join.",
+         "loop.plan/v1 (artifact v4) rejects a fan_out nested inside another fan_out's item body; "
+         "a second dynamically returned batch needs a future contract. Run the second batch after "
+         "the first fan-out's join.",
          _fan_plan(
              body="""  - id: inner_plan
     type: send_message
@@ -462,8 +462,8 @@ register(
          _FAN_OK, _E),
     Code("LP4406", "fan_out.state_write", "Run-state write inside a fan-out item body",
          "A fan_out's items run concurrently, so a `set_variable` in the item body would race with "
-         "itself (seed 004 §4.7: \"Run state writes inside that body are rejected\"). Carry the value "
-         "to the fan-out join (it is in `items`) and write it after the join.",
+         "itself (\"Run state writes inside that body are rejected\"). Carry the value to the "
+         "fan-out join (it is in `items`) and write it after the join.",
          _fan_plan(head=_FAN_HEAD + "state:\n  status: {type: string, default: \"new\"}\n",
                    body=_setvar("note", "{status: \"working\"}"),
                    body_edges=_e("e_note", "note", "completed", "collected"), work_to="note"),
@@ -472,17 +472,17 @@ register(
                    body_edges=_e("e_note", "note", "completed", "done"), after="note"), _E),
     # -- loops ------------------------------------------------------------------------
     Code("LP4501", "loop.cycle_outside_loop", "Cycle outside a counted loop",
-         "Cycles exist only inside an explicit counted loop: the body leaves the loop's `body` port "
-         "and comes back to its `continue` (or `break`) port (seed 004 §4.8: \"back-edges and "
-         "self-loops outside an explicit loop scope are compile errors\"). The diagnostic sits on "
-         "the edge that closes the cycle and lists the cycle; wrap the repeated part in a `loop` "
-         "with a fixed `iterations` count.",
+         "Cycles exist only inside an explicit counted loop: the body leaves the loop's `body` "
+         "port and comes back to its `continue` (or `break`) port (\"back-edges and self-loops "
+         "outside an explicit loop scope are compile errors\"). The diagnostic sits on the edge "
+         "that closes the cycle and lists the cycle; wrap the repeated part in a `loop` with a "
+         "fixed `iterations` count.",
          _cycle_plan(True), _cycle_plan(False), _E),
     Code("LP4502", "loop.scope_leak", "continue/break leaves an inner scope open",
          "An edge into a loop's `continue` or `break` ends the iteration; it must not come from "
-         "inside a fork branch, fan-out body or inner loop that is still open (seed 004 §4.8: \"a "
-         "break or final continue cannot leave unjoined parallel work or another open graph scope "
-         "behind\"). Join the parallel work first, then continue.",
+         "inside a fork branch, fan-out body or inner loop that is still open (\"a break or final "
+         "continue cannot leave unjoined parallel work or another open graph scope behind\"). Join "
+         "the parallel work first, then continue.",
          _loop_plan(_fork("split") + _send("do_a") + _send("do_b") + _join("joined", "split"),
                     _e("e_a", "split", "a", "do_a") + _e("e_b", "split", "b", "do_b")
                     + _e("e_a_done", "do_a", "completed", "polish", "continue")
@@ -496,8 +496,8 @@ register(
     Code("LP4503", "loop.body_escape", "Path leaves a loop body without continue/break",
          "A path inside a loop body leads to a node after the loop (or to an enclosing scope's "
          "join) instead of ending the iteration at the loop's `continue` or `break` port. The loop "
-         "activation would stay open while the escaped token runs on (seed 004 §4.8: loop scope "
-         "leaks are rejected). Leave the loop through `break`, then its `done` port.",
+         "activation would stay open while the escaped token runs on (loop scope leaks are "
+         "rejected). Leave the loop through `break`, then its `done` port.",
          _loop_plan(_send("draft"), _e("e_next", "draft", "completed", "polish", "continue")
                     + _e("e_draft_failed", "draft", "failed", "publish"),
                     nodes_after=_send("publish"), done_to="publish",
@@ -507,8 +507,8 @@ register(
                     extra_edges=_e("e_publish", "publish", "completed", "done")), _E),
     Code("LP4504", "loop.back_edge_outside_body", "continue/break from outside the loop body",
          "Only a path that started at a loop's `body` port can end its iteration: an edge into "
-         "`continue` or `break` from anywhere else carries no iteration of that loop (seed 004 "
-         "§4.8: back-edges outside an explicit loop scope are errors).",
+         "`continue` or `break` from anywhere else carries no iteration of that loop (back-edges "
+         "outside an explicit loop scope are errors).",
          _loop_plan(_send("draft"), _e("e_next", "draft", "completed", "polish", "continue"),
                     nodes_after=_send("publish"), done_to="publish",
                     extra_edges=_e("e_publish", "publish", "completed", "done")
@@ -520,14 +520,14 @@ register(
     Code("LP4601", "state.race", "Concurrent Run-state access can race",
          "Two points that can run at the same time — different branches of one fork or all_match "
          "activation — access the same `run.state` field and at least one writes it: the outcome "
-         "depends on arrival order (seed 004 §4.5: \"the compiler rejects parallel state access that "
-         "can race or produce arrival-order-dependent results\"). Ordinary reads (bindings, "
-         "templates, switch conditions) count; a `wait.condition` watching a field a concurrent "
-         "branch writes is the intended synchronization and does not. Both points are reported.",
+         "depends on arrival order (\"the compiler rejects parallel state access that can race or "
+         "produce arrival-order-dependent results\"). Ordinary reads (bindings, templates, switch "
+         "conditions) count; a `wait.condition` watching a field a concurrent branch writes is the "
+         "intended synchronization and does not. Both points are reported.",
          _race_plan("status"), _race_plan("owner"), _E),
     Code("LP4602", "state.cancellable_write", "Run-state write in a branch an `any` join may cancel",
-         "An `any` join accepts the first successful branch and cancels the others (seed 004 §4.7); "
-         "a `set_variable` on a branch it may cancel may or may not have run when the join "
+         "An `any` join accepts the first successful branch and cancels the others; a "
+         "`set_variable` on a branch it may cancel may or may not have run when the join "
          "continues, so the state after the join depends on timing. Write after the join, from "
          "`winner.*`.",
          _fork_plan(mode="any", head=_STATE_HEAD, a_node=_setvar("do_a", "{status: \"legal\"}")),
@@ -536,21 +536,20 @@ register(
          "A `wait.condition` resumes on a Run-state change, and only a `set_variable` changes Run "
          "state. When no set_variable that can run while the wait waits (one in a concurrent "
          "branch) writes a field the condition reads, the condition cannot change: the wait passes "
-         "at once or never — it times out, or without `timeout` waits forever (seed 004 §4.5, §8). "
-         "A warning.",
+         "at once or never — it times out, or without `timeout` waits forever. A warning.",
          _wait_plan(False), _wait_plan(True), _W),
     # -- consistency -------------------------------------------------------------------
     Code("LP4701", "join.fan_out_failed_route", "Route from a fan-out join's `failed` port",
          "A fan-out join never fires `failed`: it becomes ready once every item is terminal, "
-         "failed ones included, and exposes them in `items` (seed 004 §4.7). An edge from its "
-         "`failed` port is dead. A warning.",
+         "failed ones included, and exposes them in `items`. An edge from its `failed` port is "
+         "dead. A warning.",
          _fan_plan(extra=_fail("collect_failed", "collect_failed"),
                    extra_edges=_e("e_collect_failed", "collected", "failed", "collect_failed")),
          _FAN_OK, _W),
     Code("LP4702", "callback.work_items_unconsumed", "Callback WorkItems never dispatched",
          "A callback `send_message` declares `workItems`, but no fan_out follows it, so the "
-         "WorkItems its responder returns are never dispatched (seed 004 §4.7). Bind "
-         "`output.workItems` into a fan_out, or drop `workItems`. A warning.",
+         "WorkItems its responder returns are never dispatched. Bind `output.workItems` into a "
+         "fan_out, or drop `workItems`. A warning.",
          _plan("plan", _PLANNER + _done(), _e("e_done", "plan", "completed", "done"), _FAN_HEAD),
          _plan("plan", _PLANNER.replace("      workItems:\n        allowedResponders: {ref: input.workers}\n", "")
                + _done(), _e("e_done", "plan", "completed", "done"), _FAN_HEAD), _W),

@@ -1,5 +1,5 @@
 """LP32xx–LP34xx — references, bindings and typed node configuration
-(seed 004 §4.4, §4.5, §5 passes 4–5; syntax sheet §3, §4, §5, §7).
+(docs/reference.md "References", "Edges and bindings", "Types").
 
 Reported by :mod:`loopc.compiler.typecheck`:
 
@@ -175,27 +175,27 @@ edges:
 register(
     # ------------------------------------------------------------------ refs
     Code("LP3201", "ref.unknown_root", "Unknown reference root",
-         "A reference path starts with one of the roots of syntax sheet §3: `run.input`, `run.state`, "
+         "A reference path starts with one of the reference roots: `run.input`, `run.state`, "
          "`input`, `output`, `branches`, `winner`, `item`, `items`, `loop`. Any other first word is "
          "rejected, with a \"did you mean\" suggestion when a root is close. (The legacy roots "
          "`inputs`, `event`, `state`, `steps`, `ctx` have their own code, LP3203.)",
          _base(text="Review {{ inptu.topic }}"), _OK),
     Code("LP3202", "ref.root_not_here", "Reference root not available here",
-         "Every root is legal only where seed 004 §4.4 says its context exists (syntax sheet §3): "
-         "`output.*` only in an edge `bind` (the source port's output); `input.*` in node "
-         "configuration and edge binds, but not in a join's `merge` nor on edges leaving a join; "
-         "`branches.*` only in an `all` join's merge and `winner.*` only in an `any` join's merge "
-         "(of a fork or all_match switch); `items` only in a fan-out join's merge; `item.*` on the "
-         "edge leaving a fan_out's `item` port and inside the item body; `loop.*` on the edge "
-         "leaving a loop's `body` port and inside the loop body up to `continue`/`break`; a wait "
-         "`condition` reads only `input.*` and `run.*`.",
+         "Every root is legal only where its context exists: `output.*` only in "
+         "an edge `bind` (the source port's output); `input.*` in node configuration and edge "
+         "binds, but not in a join's `merge` nor on edges leaving a join; `branches.*` only in an "
+         "`all` join's merge and `winner.*` only in an `any` join's merge (of a fork or all_match "
+         "switch); `items` only in a fan-out join's merge; `item.*` on the edge leaving a "
+         "fan_out's `item` port and inside the item body; `loop.*` on the edge leaving a loop's "
+         "`body` port and inside the loop body up to `continue`/`break`; a wait `condition` reads "
+         "only `input.*` and `run.*`.",
          _base(text="Review {{ output.verdict }}"), _OK),
     Code("LP3203", "ref.legacy_root", "Legacy reference root",
          "The roots `inputs.*`, `event.*`, `state.*`, `steps.*` and `ctx.*` belong to the legacy "
          "workflow format. `loop.plan/v1` reads the activation input as `input.*` and typed Run "
          "state as `run.state.*`; there is no global `steps.<node>.output` (one node may have many "
          "activations) — bind the value you need across an edge from `output.*` instead; `event.*` "
-         "and `ctx.*` do not exist (seed 004 §4.4). A fix is offered when the rewrite is mechanical.",
+         "and `ctx.*` do not exist. A fix is offered when the rewrite is mechanical.",
          _base(text="Review {{ inputs.topic }}"), _OK),
     Code("LP3204", "ref.unknown_field", "Unknown field in a reference",
          "A path is typed through the contract of its root: the field after `input.` must be "
@@ -214,10 +214,10 @@ register(
          _fork("branches.legl.by"), _fork("branches.legal.by")),
     # -------------------------------------------------------------- bindings
     Code("LP3301", "bind.missing_field", "Required field not bound",
-         "A mapping onto a contract must give every required destination field that has no "
-         "default a value (seed 004 §4.4): an explicit edge `bind` (a partial `bind` passes "
-         "nothing through implicitly), a join's `merge` (every required `result` field), a loop's "
-         "`init` and the `bind` of edges into `continue`/`break` (the loop state).",
+         "A mapping onto a contract must give every required destination field that has no default "
+         "a value: an explicit edge `bind` (a partial `bind` passes nothing through implicitly), a "
+         "join's `merge` (every required `result` field), a loop's `init` and the `bind` of edges "
+         "into `continue`/`break` (the loop state).",
          _base(output="  verdict: {type: string, required: true}\n  notes: {type: string, required: true}\n",
                bind="    bind: {verdict: {ref: output.verdict}}\n"),
          _base(output="  verdict: {type: string, required: true}\n  notes: {type: string, required: true}\n",
@@ -229,18 +229,17 @@ register(
          _base(bind="    bind: {verdict: {ref: output.verdict}, topic: {ref: input.topic}}\n"),
          _base(bind="    bind: {verdict: {ref: output.verdict}}\n")),
     Code("LP3303", "bind.not_assignable", "Mapped value has the wrong type",
-         "The value mapped onto a field must be assignable to the field's type: same type, "
-         "`enum` into `string`, `agent` into `responder`, and a string literal that matches the "
-         "wire form of the expected type (syntax sheet §7). `channel` is never a `scope`.",
+         "The value mapped onto a field must be assignable to the field's type: same type, `enum` "
+         "into `string`, `agent` into `responder`, and a string literal that matches the wire form "
+         "of the expected type. `channel` is never a `scope`.",
          _base(callback="        verdict: {type: string, required: true}\n        score: {type: number, required: true}\n",
                bind="    bind: {verdict: {ref: output.score}}\n"),
          _base(callback="        verdict: {type: string, required: true}\n        score: {type: number, required: true}\n",
                bind="    bind: {verdict: {ref: output.verdict}}\n")),
     Code("LP3304", "bind.passthrough_missing", "No same-name source for a required field",
-         "An edge without `bind` passes every destination field the same-named `output.*` field "
-         "of its source port (syntax sheet §5); the entry node takes the Plan input the same way. "
-         "A required destination field with no default needs such a field, or write an explicit "
-         "`bind`.",
+         "An edge without `bind` passes every destination field the same-named `output.*` field of "
+         "its source port; the entry node takes the Plan input the same way. A required "
+         "destination field with no default needs such a field, or write an explicit `bind`.",
          _base(callback="        answer: {type: string, required: true}\n"), _OK),
     Code("LP3305", "bind.passthrough_not_assignable", "Same-name pass-through has the wrong type",
          "In a same-name pass-through (an edge without `bind`, or the entry node's Plan input) "
@@ -250,21 +249,21 @@ register(
     Code("LP3306", "value.work_items_literal", "work_items value written in the plan",
          "A `work_items` value is nominal and compiler-owned: it flows only from a callback's "
          "`workItems` output through node inputs and bindings to a `fan_out`. A literal, list or "
-         "map written where `work_items` is expected is rejected (syntax sheet §2).",
+         "map written where `work_items` is expected is rejected.",
          _fan_out("[]"), _fan_out("{ref: output.workItems}")),
     # ---------------------------------------------------------------- config
     Code("LP3401", "config.not_assignable", "Node configuration value has the wrong type",
-         "Typed configuration keys take values of one type (syntax sheet §4): `sendMessage.scope`, "
-         "`workScope` and `requestApproval.feedbackScope` a scope; `responder` an agent or "
-         "responder; `relatedScopes` scope expressions or one `array<scope>`; "
-         "`workItems.allowedResponders` an `array<agent>`; `assignee` a member; `when` and "
-         "`wait.condition` a boolean; `wait.duration`/`timeout` a duration; `fanOut.items` "
-         "`work_items`; `text`, `summary`, `target`, `detail` a renderable scalar.",
+         "Typed configuration keys take values of one type: `sendMessage.scope`, `workScope` and "
+         "`requestApproval.feedbackScope` a scope; `responder` an agent or responder; "
+         "`relatedScopes` scope expressions or one `array<scope>`; `workItems.allowedResponders` "
+         "an `array<agent>`; `assignee` a member; `when` and `wait.condition` a boolean; "
+         "`wait.duration`/`timeout` a duration; `fanOut.items` `work_items`; `text`, `summary`, "
+         "`target`, `detail` a renderable scalar.",
          _base(dest="scope: {ref: input.topic}"), _OK),
     Code("LP3402", "send_message.agent_in_target", "Agent interpolated into a target",
          "An `agent` or `array<agent>` value may not be interpolated into `target`, bare or inside "
-         "an address such as `dm:@{{ input.worker }}` (seed 004 §4.5): agent identity selects "
-         "callback execution through `responder`; it does not identify the delivery destination.",
+         "an address such as `dm:@{{ input.worker }}`: agent identity selects callback execution "
+         "through `responder`; it does not identify the delivery destination.",
          _base(dest='target: "dm:@{{ input.worker }}"',
                node_input="      topic: {type: string, required: true}\n      worker: {type: agent, required: true}\n",
                plan_input="  topic: {type: string, required: true}\n  worker: {type: agent, required: true}\n"),
@@ -276,7 +275,7 @@ register(
          "`selectOne` pool); it exists only inside a fan_out item body, where `item.responder` "
          "provides it. Only the `input` of a node inside an item body may declare it; the Plan "
          "input, output and state, callback outputs, join results, loop state and the inputs of "
-         "other nodes declare an `agent` instead (syntax sheet §2).",
+         "other nodes declare an `agent` instead.",
          _base(extra_config="      responder: {ref: input.reviewer}\n",
                node_input="      topic: {type: string, required: true}\n      reviewer: {type: responder, required: true}\n",
                plan_input="  topic: {type: string, required: true}\n  reviewer: {type: agent, required: true}\n"),
@@ -284,10 +283,10 @@ register(
                node_input="      topic: {type: string, required: true}\n      reviewer: {type: agent, required: true}\n",
                plan_input="  topic: {type: string, required: true}\n  reviewer: {type: agent, required: true}\n")),
     Code("LP3406", "work_items.outside_graph", "work_items field where authors would supply WorkItems",
-         "`work_items` is the closed, compiler-owned output of a callback that declares `workItems`; "
-         "it flows through node inputs and edge bindings to a `fan_out` (seed 004 §4.2, syntax "
-         "sheet §2). The Plan input (the invoker), the Plan output, the Run state (a set_variable) "
-         "and a `callbackOutput` (the Agent's business output) cannot declare it.",
+         "`work_items` is the closed, compiler-owned output of a callback that declares "
+         "`workItems`; it flows through node inputs and edge bindings to a `fan_out`. The Plan "
+         "input (the invoker), the Plan output, the Run state (a set_variable) and a "
+         "`callbackOutput` (the Agent's business output) cannot declare it.",
          H + """input:
   room: {type: scope, required: true}
   batch: {type: work_items, required: true}
@@ -344,15 +343,15 @@ edges:
   - {id: e_done, from: {node: collect, port: completed}, to: {node: done}}
 """),
     Code("LP3404", "send_message.bad_target", "Target string has no valid form",
-         "A `target` is one of `#slug` (a channel), `dm:@handle`, `task:<id>` or `team:@handle` "
-         "(syntax sheet §7). Its literal parts are checked: a template such as `dm:@{{ input.handle }}` "
-         "must start with a known prefix and use only that form's characters; a target that starts "
-         "with an interpolation is resolved and checked at run time. A scope value goes in `scope`, "
-         "never in `target` (seed 004 §4.5).",
+         "A `target` is one of `#slug` (a channel), `dm:@handle`, `task:<id>` or `team:@handle`. "
+         "Its literal parts are checked: a template such as `dm:@{{ input.handle }}` must start "
+         "with a known prefix and use only that form's characters; a target that starts with an "
+         "interpolation is resolved and checked at run time. A scope value goes in `scope`, never "
+         "in `target`.",
          _base(dest='target: "release"'), _OK),
     Code("LP3405", "send_message.thread_destination", "startThread needs a Channel root",
-         "`startThread: true` opens a child Thread under the root message of a Channel; authored DM, "
-         "Task and Team destinations (and a literal scope of another kind) are invalid (seed 004 §4.5). "
+         "`startThread: true` opens a child Thread under the root message of a Channel; authored "
+         "DM, Task and Team destinations (and a literal scope of another kind) are invalid. "
          "Dynamic targets and scope values are checked again at run time.",
          H + """input: {}
 output: {}

@@ -1,5 +1,5 @@
 """LP40xx — graph basics: entry, endpoints, ports, routing, reachability
-(seed 004 §4.3; §5 passes 3 and 6; syntax sheet §4, §5)."""
+(docs/reference.md "Graph rules")."""
 from loopc.codes import Code, register
 
 H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
@@ -67,39 +67,39 @@ def _loop_plan(exit_port: str) -> str:
 
 register(
     Code("LP4001", "graph.entry_missing", "Entry names no node",
-         "`entry` must be the id of a node declared under `nodes` (seed 004 §4.3: a missing entry is "
-         "rejected). The diagnostic suggests the closest node id. Reachability is not checked until "
-         "the entry exists.",
+         "`entry` must be the id of a node declared under `nodes` (a missing entry is rejected). "
+         "The diagnostic suggests the closest node id. Reachability is not checked until the entry "
+         "exists.",
          _plan("notfy", _NOTIFY + _DONE, _edge("e_done", "notify", "completed", "done")),
          _OK),
     Code("LP4002", "graph.dangling_node", "Edge endpoint names no node",
-         "Both `from.node` and `to.node` of an edge must name declared nodes (seed 004 §5: dangling "
-         "edges are rejected); the diagnostic suggests the closest node id. An endpoint naming a node "
-         "that is itself malformed is not reported again.",
+         "Both `from.node` and `to.node` of an edge must name declared nodes (dangling edges are "
+         "rejected); the diagnostic suggests the closest node id. An endpoint naming a node that "
+         "is itself malformed is not reported again.",
          _plan("notify", _NOTIFY + _DONE, _edge("e_done", "notify", "completed", "dnoe")),
          _OK),
     Code("LP4003", "graph.unknown_port", "Unknown port on an edge",
-         "`from.port` must be a source port of the source node's type and `to.port` a target port of "
-         "the destination (syntax sheet §4): every node has the target port `in`, a loop also "
-         "`continue` and `break`. `timed_out` exists only on a wait with a `timeout`, and an End has "
-         "no source ports at all, so no edge may leave it.",
+         "`from.port` must be a source port of the source node's type and `to.port` a target port "
+         "of the destination: every node has the target port `in`, a loop also `continue` and "
+         "`break`. `timed_out` exists only on a wait with a `timeout`, and an End has no source "
+         "ports at all, so no edge may leave it.",
          _plan("notify", _NOTIFY + _DONE, _edge("e_done", "notify", "complete", "done")),
          _OK),
     Code("LP4004", "graph.port_multiple_edges", "More than one edge from a source port",
-         "A source port has at most one outgoing edge: ordinary nodes never branch implicitly "
-         "(seed 004 §4.3). Choice is a `switch`, parallelism a `fork` or `fan_out`. The diagnostic "
-         "sits on the second edge and points at the first.",
+         "A source port has at most one outgoing edge: ordinary nodes never branch implicitly. "
+         "Choice is a `switch`, parallelism a `fork` or `fan_out`. The diagnostic sits on the "
+         "second edge and points at the first.",
          _plan("notify", _NOTIFY + _DONE + """  - id: audit
     type: end
     end: {status: succeeded}
 """, _edge("e_done", "notify", "completed", "done") + _edge("e_audit", "notify", "completed", "audit")),
          _OK),
     Code("LP4005", "graph.port_unrouted", "Success or control port has no edge",
-         "Every success or control port — `completed`, `approved`, `rejected`, each switch case and "
-         "default, each fork branch, loop `body` and `done`, fan-out `item`, join `completed` — must "
-         "have an edge; a missing edge never completes a Run (seed 004 §4.3). Only `failed` and "
-         "`timed_out` may be omitted (the compiler lowers them to a failure route). Route an "
-         "unwanted outcome to a failed End.",
+         "Every success or control port — `completed`, `approved`, `rejected`, each switch case "
+         "and default, each fork branch, loop `body` and `done`, fan-out `item`, join `completed` "
+         "— must have an edge; a missing edge never completes a Run. Only `failed` and `timed_out` "
+         "may be omitted (the compiler lowers them to a failure route). Route an unwanted outcome "
+         "to a failed End.",
          _plan("approve", _APPROVAL + _DONE, _edge("e_approved", "approve", "approved", "done"),
                _APPROVAL_HEAD),
          _plan("approve", _APPROVAL + _DONE + _REJECTED,
@@ -107,25 +107,25 @@ register(
                + _edge("e_rejected", "approve", "rejected", "rejected"),
                _APPROVAL_HEAD)),
     Code("LP4006", "graph.unreachable", "Node unreachable from the entry",
-         "Every node must be reachable from `entry` by following edges (seed 004 §5: unreachable "
-         "nodes are rejected). Connect the node or delete it.",
+         "Every node must be reachable from `entry` by following edges (unreachable nodes are "
+         "rejected). Connect the node or delete it.",
          _plan("notify", _NOTIFY + _DONE + """  - id: orphan
     type: end
     end: {status: failed, code: never_used}
 """, _edge("e_done", "notify", "completed", "done")),
          _OK),
     Code("LP4007", "graph.no_succeeded_end", "No succeeded End is reachable",
-         "At least one End with `status: succeeded` must be reachable from the entry (seed 004 §4.9: "
-         "every Plan has an explicit succeeded End, which maps and validates Plan output). Reported "
-         "at `entry`.",
+         "At least one End with `status: succeeded` must be reachable from the entry (every Plan "
+         "has an explicit succeeded End, which maps and validates Plan output). Reported at "
+         "`entry`.",
          _plan("notify", _NOTIFY + """  - id: done
     type: end
     end: {status: failed, code: not_done}
 """, _edge("e_done", "notify", "completed", "done")),
          _OK),
     Code("LP4008", "graph.continue_unrouted", "Loop has no edge into `continue`",
-         "A counted loop has a required incoming `continue` port (seed 004 §4.8): the body's exit "
-         "leads back to the loop's `continue` port, whose `bind` builds the next state. `break` "
-         "alone cannot make a counted loop.",
+         "A counted loop has a required incoming `continue` port: the body's exit leads back to "
+         "the loop's `continue` port, whose `bind` builds the next state. `break` alone cannot "
+         "make a counted loop.",
          _loop_plan("break"), _loop_plan("continue")),
 )

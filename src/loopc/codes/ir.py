@@ -1,5 +1,5 @@
 """LP5xxx — lowering to the canonical artifact and the artifact budget
-(seed 004 §3.2 "Strict requests and resource budgets", §5 pass 13).
+(docs/reference.md "Budgets", "The artifact").
 
 Budget codes share the slug family ``resource.artifact_budget``: the
 pre-lowering projection (LP5001–LP5004) and the final gates on the completed
@@ -12,8 +12,7 @@ _PROJ = ("Before lowering, loopc projects — with saturating arithmetic and wit
          "fields × ports — every materialized contract copy (a node's input copied onto each "
          "switch/fork port, a callback contract on its config and its `completed` port, the Plan "
          "output on every succeeded End...), every binding and expression instruction "
-         "(pass-through bindings included), every template segment, runtime port and scope record "
-         "(seed 004 §3.2). ")
+         "(pass-through bindings included), every template segment, runtime port and scope record. ")
 
 register(
     Code("LP5001", "resource.artifact_budget.schema_fields", "Artifact would hold more than 16,384 schema fields",
@@ -42,19 +41,18 @@ register(
          "<the same plan with shorter strings>"),
     Code("LP5005", "resource.artifact_budget.artifact_size", "Canonical artifact larger than 8 MiB",
          "The completed artifact's RFC 8785 canonical JSON is larger than 8 MiB (8,388,608 bytes), "
-         "the final gate of seed 004 §3.2. The projection (LP5001–LP5004) passed, but the real "
+         "the final gate after lowering. The projection (LP5001–LP5004) passed, but the real "
          "artifact is still too large.",
          "<a plan just under the projection limits whose artifact exceeds 8 MiB>", "<a smaller plan>"),
     Code("LP5006", "resource.artifact_budget.envelope_nesting", "Artifact JSON nested deeper than 256",
-         "The completed artifact nests objects and arrays deeper than 256 levels (seed 004 §3.2 "
-         "final gate). Deeply nested literal values or array item schemas inside deep contracts "
-         "cause this.",
+         "The completed artifact nests objects and arrays deeper than 256 levels. Deeply nested "
+         "literal values or array item schemas inside deep contracts cause this.",
          "<a plan whose default literal nests 250 arrays>", "<the same plan with a flatter literal>"),
     Code("LP5007", "resource.artifact_budget.expression_nesting",
          "Compiled expression nested deeper than 128",
          "A compiled expression instruction tree (expression, template or value constructor) is "
-         "deeper than 128 levels (seed 004 §3.2 final gate). Source expressions are limited to "
-         "nesting 64, but constructors around them and nested literals add levels.",
+         "deeper than 128 levels. Source expressions are limited to nesting 64, but constructors "
+         "around them and nested literals add levels.",
          "<a bind value built of 130 nested list constructors>", "<the same value written flatter>"),
     Code("LP5010", "ir.lowering_incomplete", "The checked plan lacks information lowering needs",
          "Lowering needs the type pass's compiled form of every expression and the analyzer's "

@@ -1,6 +1,6 @@
 """LP2xxx — schema pass: document header, closed mappings, FieldSchema
 contracts, node/edge shapes, ValueExpr construction and the graph/literal
-budgets (seed 004 §3.2, §4.1–§4.9, §5 pass 2; syntax sheet §1–§5, §7).
+budgets (docs/reference.md "Document" to "end", "Budgets").
 
 Every ``example`` is a complete plan that produces the code and every
 ``fixed`` a complete plan that checks clean (both run by the test-suite).
@@ -357,14 +357,14 @@ register(
          "top level cannot be a plan; nothing else is checked.",
          "- loop.plan/v1\n- PlanVersion\n", OK),
     Code("LP2002", "schema.api_version", "Wrong apiVersion",
-         "`apiVersion` must be exactly `loop.plan/v1` (seed 004 §4.1). The fix replaces the value.",
+         "`apiVersion` must be exactly `loop.plan/v1`. The fix replaces the value.",
          OK.replace("loop.plan/v1", "loop.plan/v2"), OK),
     Code("LP2003", "schema.legacy_api_version", "Legacy workflow apiVersion",
          "`loop.workflow/v1` is the legacy workflow format. Plans are written against `loop.plan/v1`: "
          "control flow lives in explicit edges, inputs in `input`, and triggers outside the source.",
          OK.replace("loop.plan/v1", "loop.workflow/v1"), OK),
     Code("LP2004", "schema.kind", "Wrong kind",
-         "`kind` must be exactly `PlanVersion` (seed 004 §4.1). The fix replaces the value.",
+         "`kind` must be exactly `PlanVersion`. The fix replaces the value.",
          OK.replace("kind: PlanVersion", "kind: Plan"), OK),
     Code("LP2005", "schema.legacy_kind", "Legacy kind Workflow",
          "`kind: Workflow` is the legacy workflow format; a plan source has `kind: PlanVersion`.",
@@ -381,8 +381,8 @@ register(
          OK.replace("input: {}", "input:\n  topic: {type: string, requird: true}"),
          OK.replace("input: {}", "input:\n  topic: {type: string, required: true}")),
     Code("LP2008", "schema.legacy_trigger", "Triggers are not part of plan source",
-         "`trigger`/`triggers` belong to the Binding that starts a plan, not to the PlanVersion source "
-         "(seed 004 §4.1). Remove the key and configure the schedule on the Binding.",
+         "`trigger`/`triggers` belong to the Binding that starts a plan, not to the PlanVersion "
+         "source. Remove the key and configure the schedule on the Binding.",
          OK.replace("input: {}", "trigger: {schedule: daily}\ninput: {}"), OK),
     Code("LP2009", "schema.legacy_inputs", "Legacy 'inputs' key",
          "The Plan input contract is `input` (singular), a mapping of field name to FieldSchema. "
@@ -390,33 +390,33 @@ register(
          OK.replace("input: {}", "inputs:\n  topic: {type: string}"),
          OK.replace("input: {}", "input:\n  topic: {type: string}")),
     Code("LP2010", "schema.legacy_node_pointer", "Legacy control-flow pointer on a node",
-         "Node-level `next`, `default`, `onApprove`, `onReject` and `onTimeout` are forbidden "
-         "(seed 004 §4.3): the graph's edges are the only source of control flow. Add an edge from "
-         "the node's port instead.",
+         "Node-level `next`, `default`, `onApprove`, `onReject` and `onTimeout` are forbidden: the "
+         "graph's edges are the only source of control flow. Add an edge from the node's port "
+         "instead.",
          _plan(_SEND.replace("    sendMessage:", "    next: done\n    sendMessage:") + END,
                _SEND_EDGES, entry="ask"),
          SEND_OK),
     Code("LP2011", "schema.legacy_edge_endpoint", "Edge endpoint is a bare string",
-         "Edge endpoints are mappings: `from: {node, port}` and `to: {node, port?}`. A bare string — "
-         "in particular the legacy magic `to: end` — is rejected: add an explicit End node and route "
-         "to it (seed 004 §4.3, §5: no completion through a magic sentinel).",
+         "Edge endpoints are mappings: `from: {node, port}` and `to: {node, port?}`. A bare string "
+         "— in particular the legacy magic `to: end` — is rejected: add an explicit End node and "
+         "route to it (no completion through a magic sentinel).",
          SEND_OK.replace("to: {node: done}", "to: end"), SEND_OK),
     Code("LP2012", "schema.wrong_shape", "Value has the wrong shape",
          "A key holds the wrong kind of YAML value: a list where a mapping is needed, a number "
          "where a string is needed, and so on. Quoted scalars are strings and are never coerced.",
          OK.replace("input: {}", "input: []"), OK),
     Code("LP2013", "schema.literal_only", "Key takes a literal value",
-         "Some keys are fixed when the plan compiles and take only a literal (syntax sheet §7 'Value "
-         "kinds per key'): `completion`, `mode`, `iterations`, `maxConcurrency`, `failureMode`, "
-         "`retry.*`, `startThread`, `end.status`, `end.code`, case `port`, `default`, `branches`, "
-         "`forkId`, `fanOutId`, and FieldSchema defaults. A `{ref}`/`{expr}` or a `{{ }}` template "
-         "there is an error, and so is a `{literal: ...}` wrapper on these keys (write the value "
-         "directly; the fix does it). A default may use `{literal: \"...\"}` for text containing `{{`.",
+         "Some keys are fixed when the plan compiles and take only a literal: `completion`, "
+         "`mode`, `iterations`, `maxConcurrency`, `failureMode`, `retry.*`, `startThread`, "
+         "`end.status`, `end.code`, case `port`, `default`, `branches`, `forkId`, `fanOutId`, and "
+         "FieldSchema defaults. A `{ref}`/`{expr}` or a `{{ }}` template there is an error, and so "
+         "is a `{literal: ...}` wrapper on these keys (write the value directly; the fix does it). "
+         "A default may use `{literal: \"...\"}` for text containing `{{`.",
          _loop("{ref: input.n}", head="input:\n  n: {type: number, required: true}\noutput: {}\n"),
          _loop("3")),
     Code("LP2014", "schema.invalid_identifier", "Invalid identifier",
          "Identifiers an author declares — node ids, edge ids, switch ports, fork branch keys and "
-         "field names — match `^[a-z][a-z0-9_]{0,63}$` (syntax sheet §1).",
+         "field names — match `^[a-z][a-z0-9_]{0,63}$`.",
          OK.replace("id: done", "id: Done").replace("entry: done", "entry: Done"), OK),
     Code("LP2015", "schema.invalid_choice", "Value is not one of the allowed words",
          "A literal-only key holds a word outside its closed set: `completion` (sent, callback), "
@@ -424,18 +424,18 @@ register(
          "`failureMode` (collect), End `status` (succeeded, failed). A close match is suggested.",
          SEND_OK.replace("completion: sent", "completion: sents"), SEND_OK),
     Code("LP2016", "schema.out_of_range", "Integer out of range",
-         "Bounded integers (seed 004 §3.2): `retry.maxAttempts` 1..100, `fanOut.maxConcurrency` 1..64, "
+         "Bounded integers: `retry.maxAttempts` 1..100, `fanOut.maxConcurrency` 1..64, "
          "`loop.iterations` 1..10,000.",
          _send(extra="    retry: {maxAttempts: 500, backoff: PT5S}\n"),
          _send(extra="    retry: {maxAttempts: 5, backoff: PT5S}\n")),
     Code("LP2017", "schema.invalid_number", "Number is not a JSON number",
          "Numbers in plan values are JSON numbers: integers within ±(2^53−1), finite decimals; "
-         "`.nan` and `.inf` are rejected (syntax sheet §7).",
+         "`.nan` and `.inf` are rejected.",
          _set(".inf"), _set("100")),
     Code("LP2018", "schema.mixed_value_expr", "'ref'/'expr'/'literal' mixed with other keys",
          "A mapping whose only key is `ref`, `expr` or `literal` is a reference, expression or "
-         "verbatim literal (syntax sheet §3). With other keys beside it the meaning is ambiguous, "
-         "so it is rejected; build an object that has such a key with `{literal: {...}}`.",
+         "verbatim literal. With other keys beside it the meaning is ambiguous, so it is rejected; "
+         "build an object that has such a key with `{literal: {...}}`.",
          _set("{literal: 5, fallback: 0}"), _set("{literal: 5}")),
     Code("LP2019", "schema.invalid_ref", "Malformed reference path",
          "`{ref: <path>}` takes a string of dot-separated, non-empty segments without spaces, such "
@@ -443,7 +443,7 @@ register(
          _set("{ref: run..state.score}"), _set("{ref: run.state.score}")),
     Code("LP2020", "schema.unknown_field_type", "Unknown field type",
          "FieldSchema `type` is one of string, enum, number, boolean, duration, datetime, object, "
-         "array, scope, channel, member, agent, work_items, responder (syntax sheet §2).",
+         "array, scope, channel, member, agent, work_items, responder.",
          OK.replace("input: {}", "input:\n  topic: {type: strng}"),
          OK.replace("input: {}", "input:\n  topic: {type: string}")),
     Code("LP2021", "schema.enum_values", "Invalid enum values",
@@ -460,9 +460,9 @@ register(
          OK.replace("input: {}", "input:\n  tags: {type: array}"),
          OK.replace("input: {}", "input:\n  tags: {type: array, items: {type: string}}")),
     Code("LP2024", "schema.invalid_default", "Default not assignable to the field type",
-         "A `default` must be a value of the field's type, with no coercion: a quoted \"5\" is not a "
-         "number, durations/datetimes/scopes/channels/ids must have their wire form (syntax sheet §7), "
-         "an enum default is one of its values.",
+         "A `default` must be a value of the field's type, with no coercion: a quoted \"5\" is not "
+         "a number, durations/datetimes/scopes/channels/ids must have their wire form, an enum "
+         "default is one of its values.",
          OK.replace("input: {}", "input:\n  limit: {type: number, default: \"5\"}"),
          OK.replace("input: {}", "input:\n  limit: {type: number, default: 5}")),
     Code("LP2025", "schema.default_not_allowed", "Field type cannot have a default",
@@ -473,13 +473,13 @@ register(
          FAN_OK),
     Code("LP2026", "schema.state_default_required", "Run state field without a default",
          "Every typed Run `state` field declares a `default`: the state exists before any "
-         "`set_variable` writes it (syntax sheet §1, §7).",
+         "`set_variable` writes it.",
          OK.replace("output: {}", "output: {}\nstate:\n  attempts: {type: number}"),
          OK.replace("output: {}", "output: {}\nstate:\n  attempts: {type: number, default: 0}")),
     Code("LP2027", "schema.reserved_callback_field", "callbackOutput declares a compiler-owned field",
-         "`workScope` and `workItems` are compiler-owned outputs of a callback node, added when the "
-         "node declares `sendMessage.workScope` / `sendMessage.workItems`; `callbackOutput` cannot "
-         "declare them (seed 004 §4.5).",
+         "`workScope` and `workItems` are compiler-owned outputs of a callback node, added when "
+         "the node declares `sendMessage.workScope` / `sendMessage.workItems`; `callbackOutput` "
+         "cannot declare them.",
          _callback(_CB_OUTPUT + "        workScope: {type: scope, required: true}\n"), CALLBACK_OK),
     Code("LP2028", "schema.invalid_expr", "Expression is not a string",
          "`when`, `wait.condition` and `{expr: ...}` take an expression string.",
@@ -492,7 +492,7 @@ register(
          _plan(END + END), OK),
     Code("LP2031", "schema.unknown_node_type", "Unknown node type",
          "Node `type` is one of send_message, set_variable, wait, request_approval, switch, fork, "
-         "join, fan_out, loop, end (syntax sheet §4).",
+         "join, fan_out, loop, end.",
          OK.replace("type: end", "type: finish"), OK),
     Code("LP2032", "schema.wrong_config_key", "Configuration under another type's key",
          "A node is configured under the key named for its type (`send_message` → `sendMessage`, "
@@ -504,31 +504,31 @@ register(
          "Every node carries its configuration mapping under the key named for its type.",
          _plan("  - id: done\n    type: end\n"), OK),
     Code("LP2034", "schema.retry_not_allowed", "retry on a node that cannot retry",
-         "`retry` applies only to the retry-capable actions send_message, wait and request_approval "
-         "(seed 004 §4.5).",
+         "`retry` applies only to the retry-capable actions send_message, wait and "
+         "request_approval.",
          _set("100").replace("    setVariable:", "    retry: {maxAttempts: 3, backoff: PT5S}\n    setVariable:"),
          _set("100")),
     Code("LP2035", "schema.invalid_duration", "retry.backoff is not a duration",
          "`retry.backoff` is an ISO 8601 duration `P[nD][T[nH][nM][n[.f]S]]`, such as `PT5S` or "
-         "`PT1M30S` (syntax sheet §7).",
+         "`PT1M30S`.",
          _send(extra="    retry: {maxAttempts: 3, backoff: 5s}\n"),
          _send(extra="    retry: {maxAttempts: 3, backoff: PT5S}\n")),
     Code("LP2040", "schema.send_destination", "send_message needs exactly one destination",
          "A send_message declares exactly one of `target` (a target string such as `#release`) and "
-         "`scope` (a scope value) (seed 004 §4.5).",
+         "`scope` (a scope value).",
          _send(_SEND.replace('      target: "#release"\n', "")), SEND_OK),
     Code("LP2041", "schema.callback_only", "Key applies only to callback completion",
          "`responder`, `callbackOutput`, `workScope`, `relatedScopes` and `workItems` describe the "
-         "Agent callback and are invalid with `completion: sent` (seed 004 §4.5).",
+         "Agent callback and are invalid with `completion: sent`.",
          _send(_SEND + "      callbackOutput:\n        ok: {type: boolean}\n"), SEND_OK),
     Code("LP2042", "schema.start_thread_callback", "startThread with callback completion",
          "`startThread` opens a Thread under a sent Channel-root message and is incompatible with "
-         "callback completion (seed 004 §4.5): open the Thread with a sent node, then address the "
-         "callback node by its `threadScope`.",
+         "callback completion: open the Thread with a sent node, then address the callback node by "
+         "its `threadScope`.",
          _callback(_CB_OUTPUT + "      startThread: true\n"), CALLBACK_OK),
     Code("LP2043", "schema.related_scopes_without_work_scope", "relatedScopes without workScope",
          "`relatedScopes` may be authored only when `workScope` is present — a scope value, or "
-         "`null` to let the Agent choose (seed 004 §4.5).",
+         "`null` to let the Agent choose.",
          _work_scope("      relatedScopes:\n        - {ref: input.context}\n"
                      "      callbackOutput:\n        summary: {type: string, required: true}\n"), WS_OK),
     Code("LP2044", "schema.related_scopes_empty", "Empty relatedScopes list",
@@ -537,7 +537,7 @@ register(
          _work_scope("      workScope: null\n")),
     Code("LP2045", "schema.callback_output_required", "Callback without callbackOutput",
          "A callback send_message declares `callbackOutput`, the fields the Agent returns, unless "
-         "its only result is the compiler-owned `workScope` (seed 004 §4.5).",
+         "its only result is the compiler-owned `workScope`.",
          _work_scope(""), _work_scope("      workScope: null\n")),
     Code("LP2050", "schema.wait_mode", "wait needs exactly one of condition and duration",
          "A wait either resumes on a Run-state change (`condition`) or is a pure timer "
@@ -548,55 +548,53 @@ register(
          "`timeout` (which enables the `timed_out` port) applies only to a wait with a `condition`.",
          _wait("      duration: PT5M\n      timeout: PT1H\n"), _wait("      duration: PT5M\n")),
     Code("LP2055", "schema.switch_no_cases", "switch without cases",
-         "A switch has at least one case besides its default (syntax sheet §7).",
+         "A switch has at least one case besides its default.",
          _switch(cases="      cases: []\n"),
          _switch()),
     Code("LP2056", "schema.duplicate_port", "Duplicate port or branch key",
          "Switch ports are unique across its cases and default; fork branch keys are unique.",
          _switch(default="urgent"), _switch()),
     Code("LP2057", "schema.fork_branches", "fork with fewer than two branches",
-         "A fork declares at least two branches; a single path needs no fork (syntax sheet §7).",
+         "A fork declares at least two branches; a single path needs no fork.",
          _fork("[legal]"), _fork()),
     Code("LP2060", "schema.join_owner", "join needs exactly one owner",
          "A join names exactly one of `forkId` (a fork or all_match switch) and `fanOutId` (a "
-         "fan_out) (seed 004 §4.7).",
+         "fan_out).",
          _fork(owner="forkId: split, fanOutId: split"), _fork()),
     Code("LP2061", "schema.fan_out_join_mode", "fan-out join with mode any",
-         "A join that closes a fan_out waits for every item: its mode is `all` (seed 004 §4.7).",
+         "A join that closes a fan_out waits for every item: its mode is `all`.",
          _fan(mode="any"), FAN_OK),
     Code("LP2065", "schema.end_succeeded_extra", "succeeded End with input, code or detail",
          "A succeeded End takes the Plan output as its input contract and records no error, so it "
-         "has no `input`, `code` or `detail` (syntax sheet §4, §7).",
+         "has no `input`, `code` or `detail`.",
          _plan(END.replace("{status: succeeded}", "{status: succeeded, code: all_good}")), OK),
     Code("LP2066", "schema.invalid_error_code", "Invalid failed-End code",
          "A failed End's `code` is a stable error code matching `^[a-z][a-z0-9_.]{0,63}$`, such as "
-         "`review_rejected` (syntax sheet §7).",
+         "`review_rejected`.",
          _approval(code="Review-Rejected"), _approval()),
     # -- edges ---------------------------------------------------------------
     Code("LP2070", "schema.duplicate_edge_id", "Duplicate edge id",
          "Edge ids are unique. The diagnostic sits on the second definition and points at the first; "
          "the first is used.",
          _approval().replace("id: e_no", "id: e_ok"), _approval()),
-    # -- budgets (seed 004 §3.2) ---------------------------------------------
+    # -- budgets (docs/reference.md "Budgets") -----------------------------------------
     Code("LP2090", "resource.graph_nodes", "More than 512 nodes",
-         "A plan graph holds at most 512 nodes (seed 004 §3.2).",
+         "A plan graph holds at most 512 nodes.",
          "<a plan with 513 nodes>", OK),
     Code("LP2091", "resource.graph_edges", "More than 2,048 edges",
-         "A plan graph holds at most 2,048 edges (seed 004 §3.2).",
+         "A plan graph holds at most 2,048 edges.",
          "<a plan with 2,049 edges>", OK),
     Code("LP2092", "resource.schema_fields", "More than 2,048 declared schema fields",
          "A plan declares at most 2,048 schema fields across every contract, nested array item "
-         "schemas included (seed 004 §3.2). The diagnostic sits on the field that exceeds it.",
+         "schemas included. The diagnostic sits on the field that exceeds it.",
          "<a plan declaring 2,049 FieldSchemas>", OK),
     Code("LP2093", "resource.related_scopes", "More than 64 relatedScopes",
-         "One `sendMessage.relatedScopes` list holds at most 64 scope expressions (seed 004 §3.2).",
+         "One `sendMessage.relatedScopes` list holds at most 64 scope expressions.",
          "<a relatedScopes list with 65 entries>", WS_OK),
     Code("LP2094", "resource.literal_nesting", "Literal value nests deeper than 32",
-         "A literal value (a default, a constructor, a `{literal: ...}`) nests at most 32 levels "
-         "(seed 004 §3.2).",
+         "A literal value (a default, a constructor, a `{literal: ...}`) nests at most 32 levels.",
          "<a default nested 33 levels deep>", OK),
     Code("LP2095", "resource.literal_values", "Literal value holds more than 8,192 values",
-         "A literal value holds at most 8,192 values, scalars and collections counted (seed 004 "
-         "§3.2).",
+         "A literal value holds at most 8,192 values, scalars and collections counted.",
          "<a default list with 8,193 elements>", OK),
 )

@@ -1,6 +1,5 @@
-"""LP30xx — the expression and template language (seed 004 §4.4,
-§3.2 budgets; syntax sheet §3, §7 "Expressions", "Typing string-shaped
-values").
+"""LP30xx — the expression and template language (docs/reference.md
+"Expressions", "Templates", "Types", "Budgets").
 
 Returned by :mod:`loopc.compiler.expr` (``ExprError.code``) and reported by
 the type pass at the exact position inside the scalar
@@ -90,7 +89,7 @@ _LONG_TEXT = "x" * 70_000 + " {{ input.topic }}"
 register(
     # -- syntax and budgets (LP300x) ---------------------------------
     Code("LP3001", "expr.syntax", "Expression syntax error",
-         "The expression does not follow the grammar of seed 004 §4.4: literals (quoted strings, "
+         "The expression does not follow the expression grammar: literals (quoted strings, "
          "JSON numbers, `true`, `false`, `null`, `[...]`), paths (`input.a.b`), comparisons "
          "`== != < <= > >= in`, `!`, `&&`, `||`, parentheses and the calls `contains`, `startsWith`, "
          "`endsWith`, `length`. There is no arithmetic; comparisons do not chain (`a < b < c` is "
@@ -98,18 +97,18 @@ register(
          "segments. The diagnostic points at the offending token and lists what was expected.",
          _plan(when="input.count > 1 < 5"), _plan(when="input.count > 1 && input.count < 5")),
     Code("LP3002", "expr.too_long", "Expression longer than 8 KiB",
-         "One expression is at most 8 KiB (8,192 bytes) of UTF-8 (seed 004 §3.2). The diagnostic "
-         "starts at the first character beyond the limit. Split the logic over several switch "
-         "cases or compute a value upstream.",
+         "One expression is at most 8 KiB (8,192 bytes) of UTF-8. The diagnostic starts at the "
+         "first character beyond the limit. Split the logic over several switch cases or compute a "
+         "value upstream.",
          _plan(when=_LONG), _plan(when="input.count < 600")),
     Code("LP3003", "expr.too_deep", "Expression nesting deeper than 64",
-         "One expression nests at most 64 levels (seed 004 §3.2). Nesting is the larger of the "
-         "parsed tree's depth (`&&` and `||` are n-ary, so a long `a && b && ...` chain is only "
-         "two levels) and the depth of nested brackets `(`/`[`.",
+         "One expression nests at most 64 levels. Nesting is the larger of the parsed tree's depth "
+         "(`&&` and `||` are n-ary, so a long `a && b && ...` chain is only two levels) and the "
+         "depth of nested brackets `(`/`[`.",
          _plan(when=_DEEP), _plan(when="input.count == 1")),
     Code("LP3004", "template.too_long", "Template longer than 64 KiB",
-         "One interpolated template is at most 64 KiB (65,536 bytes) of UTF-8 (seed 004 §3.2). "
-         "Each `{{ }}` expression inside it is also limited to 8 KiB.",
+         "One interpolated template is at most 64 KiB (65,536 bytes) of UTF-8. Each `{{ }}` "
+         "expression inside it is also limited to 8 KiB.",
          _plan(text=_LONG_TEXT), _plan()),
     Code("LP3005", "template.syntax", "Unclosed or empty interpolation",
          "In a template every `{{` opens an interpolation closed by the next `}}` outside a quoted "
@@ -124,10 +123,9 @@ register(
          _plan(when="input.count == 9007199254740993"), _plan(when="input.count == 9007199254740991")),
     # -- operator typing (LP302x) ---------------------------------------
     Code("LP3020", "expr.type_mismatch", "Operands or value of the wrong type",
-         "Comparisons are strict (syntax sheet §7): both operands have one type (an `enum` "
-         "compares with a `string`), two enums must share a value, and an expression used where "
-         "a type is expected must be assignable to it (`enum` → `string`, `agent` → `responder`, "
-         "nothing else).",
+         "Comparisons are strict: both operands have one type (an `enum` compares with a "
+         "`string`), two enums must share a value, and an expression used where a type is expected "
+         "must be assignable to it (`enum` → `string`, `agent` → `responder`, nothing else).",
          _plan(when="input.count == input.topic"), _plan(when="input.count == 3")),
     Code("LP3021", "expr.unknown_function", "Unknown function",
          "The only functions are `contains(a, b)`, `startsWith(a, b)`, `endsWith(a, b)` and "
@@ -148,9 +146,9 @@ register(
          "datetimes; `in` needs an array on its right and a scalar on its left.",
          _plan(when="input.tags == input.tags"), _plan(when="length(input.tags) == 2")),
     Code("LP3025", "expr.literal_mismatch", "String literal does not fit the expected type",
-         "A string literal takes the expected type when it matches that type's wire form "
-         "(syntax sheet §7): one of an enum's values, an ISO 8601 duration (`PT1H`), an RFC 3339 "
-         "datetime with offset, a `#channel`, a canonical member/agent id (`mem_ana`).",
+         "A string literal takes the expected type when it matches that type's wire form: one of "
+         "an enum's values, an ISO 8601 duration (`PT1H`), an RFC 3339 datetime with offset, a "
+         "`#channel`, a canonical member/agent id (`mem_ana`).",
          _plan(when="input.severity == 'urgent'"), _plan(when="input.severity == 'high'")),
     Code("LP3026", "expr.mixed_array", "Array literal elements of different types",
          "The elements of an array literal `[e, ...]` have one type (string literals take the "
@@ -163,7 +161,7 @@ register(
     # -- templates (LP303x) ---------------------------------------------
     Code("LP3030", "template.non_scalar", "Non-scalar value interpolated into text",
          "Templates render scalars only: string, enum, number, boolean, duration, datetime, "
-         "member, agent, channel (syntax sheet §3). Objects, arrays, scopes, work_items and "
-         "responders cannot be interpolated; interpolate one of their scalar fields instead.",
+         "member, agent, channel. Objects, arrays, scopes, work_items and responders cannot be "
+         "interpolated; interpolate one of their scalar fields instead.",
          _plan(text="Tags: {{ input.tags }}"), _plan(text="Tags: {{ length(input.tags) }}")),
 )

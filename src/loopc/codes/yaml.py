@@ -1,4 +1,4 @@
-"""LP1xxx — strict YAML layer and source budgets (seed 004 §3.2, §5 pass 1)."""
+"""LP1xxx — strict YAML layer and source budgets (docs/reference.md "Source file", "Budgets")."""
 from loopc.codes import Code, register
 
 H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
@@ -41,12 +41,15 @@ register(
          "The first two lines (after an optional BOM) are exactly `apiVersion: loop.plan/v1` and `kind: PlanVersion`; no comment, `---` or other key may precede them.",
          "# my plan\n" + H + OK_BODY, H + OK_BODY),
     Code("LP1010", "resource.source_size", "Source larger than 1 MiB",
-         "Plan source is at most 1 MiB (1,048,576 bytes) of UTF-8 (seed 004 §3.2). Nothing is parsed beyond this check.",
+         "Plan source is at most 1 MiB (1,048,576 bytes) of UTF-8. Nothing is parsed beyond this "
+         "check.",
          "<a 2 MiB source>", H + OK_BODY),
     Code("LP1011", "resource.source_nesting", "YAML nesting deeper than 64",
-         "Source YAML nesting is at most 64 levels (seed 004 §3.2); the check runs on the event stream before any tree is built.",
+         "Source YAML nesting is at most 64 levels; the check runs on the event stream before any "
+         "tree is built.",
          "<65 nested flow sequences>", H + OK_BODY),
     Code("LP1012", "resource.source_nodes", "More than 100,000 YAML nodes",
-         "Source YAML holds at most 100,000 structural nodes — mappings, sequences and scalars, keys included (seed 004 §3.2).",
+         "Source YAML holds at most 100,000 structural nodes — mappings, sequences and scalars, "
+         "keys included.",
          "<a document with 100,001 scalars>", H + OK_BODY),
 )

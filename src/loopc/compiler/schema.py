@@ -51,14 +51,14 @@ KIND = "PlanVersion"
 LEGACY_API_VERSION = "loop.workflow/v1"
 LEGACY_KIND = "Workflow"
 
-# Budgets (seed 004 §3.2).
+# Budgets.
 MAX_NODES = 512
 MAX_EDGES = 2048
 MAX_SCHEMA_FIELDS = 2048
 MAX_RELATED_SCOPES = 64
 MAX_LITERAL_NESTING = 32
 MAX_LITERAL_VALUES = 8192
-# Bounds of literal-only integers (seed 004 §3.2, §4.5, §4.7, §4.8).
+# Bounds of literal-only integers.
 MAX_ATTEMPTS = 100
 MAX_CONCURRENCY = 64
 MAX_ITERATIONS = 10_000
@@ -411,10 +411,10 @@ class _Builder:
 
     def _budget(self, n: YNode) -> None:
         if self._deep:
-            self.err("LP2094", n, f"value nests deeper than {MAX_LITERAL_NESTING} levels (seed 004 §3.2)")
+            self.err("LP2094", n, f"value nests deeper than {MAX_LITERAL_NESTING} levels")
         if self._count > MAX_LITERAL_VALUES:
             self.err("LP2095", n, f"value holds {self._count:,} values; the limit is "
-                     f"{MAX_LITERAL_VALUES:,} (seed 004 §3.2)")
+                     f"{MAX_LITERAL_VALUES:,}")
 
     def _vx(self, n: YNode, depth: int) -> Any:
         self._count += 1
@@ -528,7 +528,7 @@ class _Builder:
         self.fields += 1
         if self.fields == MAX_SCHEMA_FIELDS + 1:
             self.err("LP2092", at, f"more than {MAX_SCHEMA_FIELDS:,} declared schema fields (nested item "
-                     "schemas included; seed 004 §3.2)")
+                     "schemas included)")
         if not isinstance(n, YMap):
             self.shape(n, f"{what} must be a FieldSchema mapping such as {{type: string}}")
             return None
@@ -697,7 +697,7 @@ class _Builder:
     def _root_special(self, k: str, kn: YScalar, v: YNode) -> bool:
         if k in ("trigger", "triggers"):
             self.err("LP2008", kn, f"'{k}' is not part of plan source: schedules and triggers belong to "
-                     "the Binding that starts the plan (seed 004 §4.1); remove it")
+                     "the Binding that starts the plan; remove it")
             return True
         if k == "inputs":
             root = kn.parent
@@ -721,7 +721,7 @@ class _Builder:
         if val == legacy:
             what = "API version" if key == "apiVersion" else "kind"
             self.err(legacy_code, v, f"'{legacy}' is the legacy workflow {what}; plans use "
-                     f"'{key}: {want}' (seed 004 §4.1)", fix=fix)
+                     f"'{key}: {want}'", fix=fix)
             return
         shown = f"'{val}'" if val.__class__ is str else _kind(v)
         self.err(code, v, f"'{key}' must be exactly '{want}', not {shown}", fix=fix)
@@ -732,7 +732,7 @@ class _Builder:
         items = seq.items
         if len(items) > MAX_NODES:
             self.err("LP2090", root.key_node("nodes"), f"the plan has {len(items):,} nodes; the limit is "
-                     f"{MAX_NODES} (seed 004 §3.2)")
+                     f"{MAX_NODES}")
         nodes: dict[str, Node] = {}
         bad: set[str] = set()
         first: dict[str, YNode] = {}
@@ -806,7 +806,7 @@ class _Builder:
                 how = (f"add an edge from port `{port}` instead" if port
                        else "add an edge from the right port instead")
                 self.err("LP2010", kn, f"node-level '{k}' is a legacy control-flow pointer; control flow is "
-                         f"declared only by edges ({how}) (seed 004 §4.3)")
+                         f"declared only by edges ({how})")
             elif k in CONFIG_KEY_TYPES:
                 foreign.append((k, kn))
             else:
@@ -921,14 +921,14 @@ class _Builder:
         if rsn is not None:
             if wn is None:
                 self.err("LP2043", c.key_node("relatedScopes"), "'relatedScopes' needs 'workScope' (a scope "
-                         "value, or null to let the Agent choose) (seed 004 §4.5)")
+                         "value, or null to let the Agent choose)")
             if isinstance(rsn, YSeq):
                 elems = rsn.items
                 if not elems:
                     self.err("LP2044", rsn, "'relatedScopes' must list at least one scope; omit the key for none")
                 elif len(elems) > MAX_RELATED_SCOPES:
                     self.err("LP2093", rsn, f"'relatedScopes' lists {len(elems)} scopes; the limit is "
-                             f"{MAX_RELATED_SCOPES} (seed 004 §3.2)")
+                             f"{MAX_RELATED_SCOPES}")
                 related = tuple(self.value(e) for e in elems)
             else:
                 related = self.value(rsn)
@@ -937,7 +937,7 @@ class _Builder:
                         self.err("LP2044", rsn, "'relatedScopes' must hold at least one scope; omit the key for none")
                     elif len(related.value) > MAX_RELATED_SCOPES:
                         self.err("LP2093", rsn, f"'relatedScopes' lists {len(related.value)} scopes; the limit "
-                                 f"is {MAX_RELATED_SCOPES} (seed 004 §3.2)")
+                                 f"is {MAX_RELATED_SCOPES}")
         allowed_responders = None
         has_work_items = False
         win = c.get("workItems")
@@ -954,7 +954,7 @@ class _Builder:
                     allowed_responders = self.value(an)
         if completion == "callback" and con is None and wn is None:
             self.err("LP2045", c.key_node("completion"), "a callback sendMessage needs 'callbackOutput' (the "
-                     "fields the Agent returns) unless it declares 'workScope' (seed 004 §4.5)")
+                     "fields the Agent returns) unless it declares 'workScope'")
         if completion is None or text is None:
             return None
         return SendMessage(
@@ -1117,7 +1117,7 @@ class _Builder:
         mode = self.get_choice(c, "mode", ("all", "any"), what)
         if mode == "any" and fo is not None:
             self.err("LP2061", c.get("mode"), "a fan-out join waits for every item: use mode: all "
-                     "(seed 004 §4.7)", fix=_rename_fix(c.get("mode"), "all", "replace with"))
+                     "", fix=_rename_fix(c.get("mode"), "all", "replace with"))
         result: dict[str, FieldSchema] | None = {}
         rn = c.get("result")
         if rn is not None:
@@ -1208,7 +1208,7 @@ class _Builder:
         items = seq.items
         if len(items) > MAX_EDGES:
             self.err("LP2091", root.key_node("edges"), f"the plan has {len(items):,} edges; the limit is "
-                     f"{MAX_EDGES:,} (seed 004 §3.2)")
+                     f"{MAX_EDGES:,}")
         edges: dict[str, Edge] = {}
         bad: set[str] = set()
         first: dict[str, YNode] = {}
@@ -1261,7 +1261,7 @@ class _Builder:
     def _edge_special(self, k: str, kn: YScalar, v: YNode) -> bool:
         if k in ("when", "condition", "if"):
             self.err("LP2007", kn, f"unknown key '{k}' in an edge: edges carry no conditions; route "
-                     "conditionally with a switch node (seed 004 §4.6)")
+                     "conditionally with a switch node")
             return True
         return False
 

@@ -154,7 +154,7 @@ def _send_message(pc: "_PlanChecker", node: Node) -> None:
             kind = _literal_scope_kind(typed)
             if kind is not None and kind != "channel":
                 pc.reporter.report("LP3405", c.scope.src, f"`startThread` opens a Thread under a Channel root "
-                                   f"message, but this scope is a {kind} (seed 004 §4.5)", node=node.id)
+                                   f"message, but this scope is a {kind}", node=node.id)
     if c.text is not None:
         vc.template(c.text, T.STRING, ctx, code=CFG, what="`text`", render=True)
     if c.responder is not None:
@@ -209,7 +209,7 @@ def _check_target(pc: "_PlanChecker", node: Node, c: SendMessage, typed: Any) ->
         return
     if c.start_thread and c.completion == "sent" and form is not None and form[0] != "#":
         pc.reporter.report("LP3405", c.target.src, "`startThread` opens a Thread under a Channel root "  # type: ignore[union-attr]
-                           f"message; `{text}` is not a channel (`#slug`) destination (seed 004 §4.5)",
+                           f"message; `{text}` is not a channel (`#slug`) destination",
                            node=node.id)
 
 

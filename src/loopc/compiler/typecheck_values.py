@@ -515,7 +515,7 @@ class ValueChecker:
             self.report_in("LP3402", v.src, ip.start, ip.end,
                            f"{T.describe(ip.expr.type)} `{A.to_source(ip.expr)}` interpolated into "
                            "`target`: agent identity selects callback execution through `responder`, not "
-                           "the delivery destination (seed 004 §4.5); address a channel, dm, task or team, "
+                           "the delivery destination; address a channel, dm, task or team, "
                            "and declare `responder` separately", ctx)
         if checked.errors or agents or typed_ast is None:
             return None

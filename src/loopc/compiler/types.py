@@ -145,7 +145,7 @@ def required_form(t: Type) -> Type:
     return with_optional(t, False)
 
 
-#: The only shape of a ``scope`` value (seed 004 §4.2): its fields are typed so
+#: The only shape of a ``scope`` value: its fields are typed so
 #: that ``input.room.kind`` resolves (loopc decision).
 SCOPE_FIELDS: tuple[tuple[str, Type], ...] = (
     ("kind", enum_of(("channel", "thread", "dm", "task"))),

@@ -389,7 +389,7 @@ def budget_diagnostics(check: Any, proj: Projection, reporter: Any, limits: Limi
         reporter.report(
             code, _head(at),
             f"the compiled artifact would hold {_fmt(value)} {what}, over the budget of {limit:,} "
-            f"(seed 004 §3.2){where}",
+            f"{where}",
             node=node, edge=edge)
     return ok
 

@@ -94,7 +94,7 @@ _LEGACY = {
            "(run.input, run.state, input, output, ...)",
     "state": "legacy root 'state' is not part of loop.plan/v1: use run.state.*",
     "steps": "there is no global 'steps.<node>.output' in loop.plan/v1 (a node may run many times): "
-             "pass values along edges with bind and read them as input.* (seed 004 §4.4)",
+             "pass values along edges with bind and read them as input.*",
 }
 
 
@@ -599,7 +599,7 @@ def check_template_ast(tpl: A.TemplateAst, ctx: ExprContext, expected: Type | No
         t = ip.expr.type or T.UNKNOWN
         if forbid_agent and t.kind == "agent":
             ch.err(AGENT_IN_TARGET, "an agent cannot be interpolated into a message target "
-                   "(seed 004 §4.5); address a channel, dm, task or team instead", ip.start, ip.end)
+                   "; address a channel, dm, task or team instead", ip.start, ip.end)
     typed = attrs.evolve(tpl, parts=tuple(parts))
     passthrough = False
     if len(parts) == 1 and isinstance(parts[0], A.Interp):

@@ -1,0 +1,84 @@
+"""The language reference ships with loopc (docs/reference.md): every
+diagnostic code links to the section whose rule it enforces, and no
+user-facing text cites the design documents loopc was built from."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from loopc import check_source, codes
+from loopc.codes.sections import SECTIONS, section
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = (ROOT / "docs" / "reference.md").read_text("utf-8")
+ANCHORS = set(re.findall(r'<a id="([a-z0-9-]+)"></a>', REFERENCE))
+# Design documents users do not have: "seed 004 §4.7", "the seed's", "syntax sheet §3".
+CITATION = re.compile(r"\bseed\b|syntax sheet|\bsheet §", re.IGNORECASE)
+
+
+def test_every_code_links_to_an_existing_reference_section() -> None:
+    missing = [c.code for c in codes.all_codes() if not section(c.code)]
+    assert not missing, (
+        f"codes without a reference section: {missing} — add each to "
+        "src/loopc/codes/sections.py (or pass section=... in its Code entry) with the anchor "
+        "of the docs/reference.md section whose rule it enforces")
+    broken = {c.code: section(c.code) for c in codes.all_codes() if section(c.code) not in ANCHORS}
+    assert not broken, f"anchors missing from docs/reference.md: {broken}"
+
+
+def test_section_table_names_only_registered_codes() -> None:
+    registered = {c.code for c in codes.all_codes()}
+    assert set(SECTIONS) <= registered, sorted(set(SECTIONS) - registered)
+
+
+def test_reference_internal_links_resolve() -> None:
+    links = set(re.findall(r"\]\(#([a-z0-9-]+)\)", REFERENCE))
+    assert links <= ANCHORS, sorted(links - ANCHORS)
+
+
+def _user_facing_files() -> list[Path]:
+    files = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
+             *sorted((ROOT / "docs" / "schema").glob("*.json")),
+             *sorted((ROOT / "examples").glob("*"))]
+    return [p for p in files if p.is_file()]
+
+
+@pytest.mark.parametrize("path", _user_facing_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_design_document_citations_in_user_facing_files(path: Path) -> None:
+    hits = [f"{i}: {line.strip()}" for i, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+            if CITATION.search(line)]
+    assert not hits, hits
+
+
+def test_no_design_document_citations_in_the_code_registry() -> None:
+    hits = [(c.code, f) for c in codes.all_codes()
+            for f in ("title", "explanation", "example", "fixed") if CITATION.search(getattr(c, f))]
+    assert not hits, hits
+
+
+def test_no_design_document_citations_in_emitted_messages() -> None:
+    sources = sorted((ROOT / "tests" / "fixtures").rglob("*.yaml")) + sorted((ROOT / "golden").rglob("*.yaml"))
+    sources += [None] * 0
+    hits = []
+    for p in sources:
+        for d in check_source(p.read_bytes()).diagnostics:
+            texts = [d.message] + [r.message for r in d.related]
+            if any(CITATION.search(t or "") for t in texts):
+                hits.append((str(p.relative_to(ROOT)), d.code, d.message))
+    for c in codes.all_codes():
+        if c.example and not c.example.startswith("<"):
+            for d in check_source(c.example).diagnostics:
+                if CITATION.search(d.message):
+                    hits.append((c.code, d.code, d.message))
+    assert not hits, hits[:20]
+
+
+def test_explain_prints_the_rule_link() -> None:
+    out = subprocess.run([sys.executable, "-m", "loopc", "explain", "LP4302"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "Rule: docs/reference.md#parallel-scopes" in out
+    assert not CITATION.search(out)
