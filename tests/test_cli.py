@@ -62,7 +62,8 @@ def test_json_format_shape(tmp_path: Path) -> None:
     assert f["path"] == str(p)
     (d,) = f["diagnostics"]
     assert set(d) == {"code", "name", "severity", "message", "line", "column", "endLine",
-                      "endColumn", "pointer", "node", "edge", "related", "fix"}
+                      "endColumn", "pointer", "node", "edge", "related", "fix", "url"}
+    assert d["url"].endswith("/diagnostics.md#lp1005")
     assert (d["code"], d["name"], d["severity"], d["line"], d["column"]) == (
         "LP1005", "yaml.duplicate_key", "error", 4, 1)
     assert d["pointer"] == "/input"
@@ -88,7 +89,7 @@ def test_c_parser_is_in_use() -> None:
 
 
 def test_caret_accounts_for_wide_characters() -> None:
-    from loopc.cli.render import _caret_line
+    from loopc.cli.formats.text import _caret_line
 
     line = '      text: "日本語 😀 {{ input.topic + }}"'
     col = line.index("+") + 1

@@ -1,5 +1,6 @@
 """Data-driven rule tests (actionlint style): every ``tests/fixtures/**/X.yaml``
-is checked and the set of ``line:col CODE`` findings must equal ``X.out``
+is checked and the set of ``line:col CODE`` findings (``- CODE`` for one
+without a position) must equal ``X.out``
 (an empty ``.out`` means the near-miss checks clean)."""
 from __future__ import annotations
 
@@ -20,12 +21,17 @@ def expected(path: Path) -> list[str]:
     return sorted(l.strip() for l in out.read_text().splitlines() if l.strip() and not l.startswith("#"))
 
 
+def _at(d: "loopc.Diagnostic") -> str:
+    """``line:col``, or ``-`` for a finding without a position."""
+    return "-" if d.span is None else f"{d.span.line}:{d.span.column}"
+
+
 @pytest.mark.parametrize("path", CASES, ids=[str(p.relative_to(FIXTURES)) for p in CASES])
 def test_fixture(path: Path) -> None:
     res = loopc.check_source(path.read_bytes(), path=str(path))
-    got = sorted(f"{d.span.line}:{d.span.column} {d.code}" for d in res.diagnostics)
+    got = sorted(f"{_at(d)} {d.code}" for d in res.diagnostics)
     assert got == expected(path), "\n".join(
-        f"{d.span.line}:{d.span.column} {d.code} {d.message}" for d in res.diagnostics
+        f"{_at(d)} {d.code} {d.message}" for d in res.diagnostics
     )
     assert not any(d.code == "LP5999" for d in res.diagnostics)
 

@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import loopc
+from loopc.lineindex import LineIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
@@ -77,12 +78,19 @@ def check_invariants(src: str | bytes, *, twice: bool = True) -> loopc.CheckResu
     """Run ``check_source`` on ``src`` and assert the front-end contract."""
     res = loopc.check_source(src)
     n = _line_count(src)
+    index = LineIndex(res.document.text) if res.document is not None else None
     for d in res.diagnostics:
         assert d.code != "LP5999", d.message
         spans = [d.span] + [r.span for r in d.related]
         if d.fix is not None:
             spans += [e.span for e in d.fix.edits]
         for s in spans:
+            if s is None:  # only findings about the whole source have no position
+                assert d.code in ("LP1003", "LP1010", "LP1011"), d
+                continue
+            if index is not None:  # offsets agree with line/column
+                assert s.start is not None and s.end is not None and s.start <= s.end, (d.code, s)
+                assert index.offset(s.line - 1, s.column - 1) == s.start, (d.code, s)
             assert s.line >= 1 and s.column >= 1, (d.code, s)
             assert (s.end_line, s.end_column) >= (s.line, s.column), (d.code, s)
             assert s.line <= n + 1 and s.end_line <= n + 1, (d.code, s, n)

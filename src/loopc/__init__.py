@@ -15,10 +15,10 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from loopc.compiler.driver import CheckResult, check_file, check_source
-from loopc.diagnostics import Diagnostic, Fix, Related, Severity, Span, TextEdit
+from loopc.diagnostics import Applicability, Diagnostic, Fix, Related, Severity, Span, TextEdit
 from loopc.ir.api import CompileResult, compile_file, compile_source
 
 __all__ = [
-    "CheckResult", "CompileResult", "Diagnostic", "Fix", "Related", "Severity", "Span", "TextEdit",
+    "Applicability", "CheckResult", "CompileResult", "Diagnostic", "Fix", "Related", "Severity", "Span", "TextEdit",
     "check_file", "check_source", "compile_file", "compile_source", "__version__",
 ]

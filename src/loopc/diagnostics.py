@@ -1,17 +1,58 @@
 """Diagnostic model shared by every consumer (CLI, language server, API).
 
-Implements the diagnostics shape of seed 004 §5 ("stable code, severity,
-document path, source line/column, message, and the applicable node or edge
-ID").  Positions are 1-based; columns count Unicode code points; ``end_column``
-is exclusive (the LSP convention, converted to UTF-16 by the language server).
+Implements the diagnostics shape of docs/api.md "Diagnostic" (stable code,
+severity, document path, source line/column and offsets, message, the
+applicable node or edge id, a fix with its applicability, a documentation
+URL).  Positions are 1-based; columns count Unicode code points; ``end_column``
+is exclusive (the LSP convention, converted to UTF-16 by the language server
+with :class:`loopc.lineindex.LineIndex`).  ``Span.start``/``Span.end`` are
+0-based code-point offsets into the decoded text (what Python slicing uses).
+A finding without a source position has ``span=None`` (never a fake span).
 Pointers are RFC 6901 JSON pointers into the YAML document.
 """
 from __future__ import annotations
 
 import enum
+import functools
 from typing import Any
 
 import attrs
+
+
+DOCS_URL_FALLBACK = "https://github.com/loopc/loopc/blob/main/docs"
+"""Documentation base used when the installed distribution's metadata has no
+``Documentation`` entry in ``[project.urls]`` (e.g. running from a bare
+checkout); keep it equal to the one in ``pyproject.toml``."""
+
+
+@functools.lru_cache(maxsize=1)
+def docs_base_url() -> str:
+    """The one configurable documentation base: the ``Documentation`` URL of
+    ``[project.urls]`` in ``pyproject.toml``, read from the installed
+    distribution's metadata (``Project-URL: Documentation, ...``), else
+    :data:`DOCS_URL_FALLBACK`.  No trailing slash."""
+    try:
+        from importlib.metadata import PackageNotFoundError, metadata
+
+        try:
+            urls = metadata("loopc").get_all("Project-URL") or []
+        except PackageNotFoundError:
+            urls = []
+        for entry in urls:
+            label, _, url = entry.partition(",")
+            if label.strip().lower() in ("documentation", "docs") and url.strip():
+                return url.strip().rstrip("/")
+    except Exception:  # noqa: BLE001 - broken metadata must not break a check
+        pass
+    return DOCS_URL_FALLBACK.rstrip("/")
+
+
+def docs_url(code: str) -> str:
+    """Stable documentation URL of ``code``:
+    ``{docs_base_url()}/diagnostics.md#{code lower-cased}``; the anchor is an
+    explicit ``<a id="lp1001">`` in the generated docs/diagnostics.md, so it
+    does not change when a title does.  Unknown codes get the same shape."""
+    return f"{docs_base_url()}/diagnostics.md#{code.lower()}"
 
 
 class Severity(str, enum.Enum):
@@ -24,16 +65,57 @@ class Severity(str, enum.Enum):
 
 @attrs.frozen(order=True)
 class Span:
-    """A source range: 1-based lines, 1-based code-point columns, end exclusive."""
+    """A source range: 1-based lines, 1-based code-point columns, end
+    exclusive; ``start``/``end`` are the same range as 0-based code-point
+    offsets into the decoded text (``None`` until located: the pass driver
+    fills them in for every diagnostic it returns).  Ordering uses the
+    line/column fields only."""
 
     line: int
     column: int
     end_line: int
     end_column: int
+    start: int | None = attrs.field(default=None, order=False)
+    end: int | None = attrs.field(default=None, order=False)
 
     @classmethod
     def point(cls, line: int, column: int) -> "Span":
         return cls(line, column, line, column + 1)
+
+    def located(self, index: Any) -> "Span":
+        """This span with ``start``/``end`` computed from ``index`` (a
+        :class:`loopc.lineindex.LineIndex` of the text the span points
+        into); unchanged when both are already set."""
+        if self.start is not None and self.end is not None:
+            return self
+        start = index.offset(self.line - 1, self.column - 1)
+        end = max(start, index.offset(self.end_line - 1, self.end_column - 1))
+        return attrs.evolve(self, start=start, end=end)
+
+    def to_json(self) -> dict[str, Any]:
+        """``line``/``column``/``endLine``/``endColumn`` of the JSON output."""
+        return {"line": self.line, "column": self.column,
+                "endLine": self.end_line, "endColumn": self.end_column}
+
+
+_NO_POSITION = {"line": None, "column": None, "endLine": None, "endColumn": None}
+
+
+def _span_json(span: Span | None) -> dict[str, Any]:
+    return _NO_POSITION.copy() if span is None else span.to_json()
+
+
+class Applicability(str, enum.Enum):
+    """Whether a :class:`Fix` may be applied without review (ruff's terms).
+
+    ``SAFE``: the edit keeps the author's meaning (a rewrite of the same
+    thing in its canonical spelling), so ``--fix``-style tools may apply it
+    unattended.  ``UNSAFE``: the edit is a guess (a did-you-mean
+    replacement) or changes behaviour; offer it, let a person decide.
+    """
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
 
 
 @attrs.frozen
@@ -41,18 +123,11 @@ class Related:
     """A related location, e.g. the first of two duplicate keys."""
 
     message: str
-    span: Span
+    span: Span | None
     pointer: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "message": self.message,
-            "line": self.span.line,
-            "column": self.span.column,
-            "endLine": self.span.end_line,
-            "endColumn": self.span.end_column,
-            "pointer": self.pointer,
-        }
+        return {"message": self.message, **_span_json(self.span), "pointer": self.pointer}
 
 
 @attrs.frozen
@@ -63,24 +138,26 @@ class TextEdit:
     new_text: str
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "line": self.span.line,
-            "column": self.span.column,
-            "endLine": self.span.end_line,
-            "endColumn": self.span.end_column,
-            "newText": self.new_text,
-        }
+        return {**self.span.to_json(), "newText": self.new_text}
 
 
 @attrs.frozen
 class Fix:
-    """A suggested fix: a message and text edits (ruff-style)."""
+    """A suggested fix: a message, text edits (ruff-style) and whether it is
+    safe to apply unattended (:class:`Applicability`; unsafe unless the
+    reporting rule says otherwise)."""
 
     message: str
     edits: tuple[TextEdit, ...] = ()
+    applicability: Applicability = Applicability.UNSAFE
+
+    @property
+    def is_safe(self) -> bool:
+        return self.applicability is Applicability.SAFE
 
     def to_json(self) -> dict[str, Any]:
-        return {"message": self.message, "edits": [e.to_json() for e in self.edits]}
+        return {"message": self.message, "edits": [e.to_json() for e in self.edits],
+                "applicability": self.applicability.value}
 
 
 @attrs.frozen
@@ -89,41 +166,53 @@ class Diagnostic:
 
     ``code`` is ``LP`` + four digits (LP1xxx YAML, LP2xxx schema, LP3xxx types
     and expressions, LP4xxx graph, LP5xxx IR and budgets); ``name`` is its
-    stable slug (see :mod:`loopc.codes`).
+    stable slug (see :mod:`loopc.codes`).  ``span`` is ``None`` for a
+    finding about the whole source (too large, empty, an internal error).
+    ``path`` is the file the diagnostic is about (the ``path`` given to
+    ``check_source``; ``None`` for anonymous text).
     """
 
     code: str
     name: str
     severity: Severity
     message: str
-    span: Span
+    span: Span | None
     pointer: str = ""
     node: str | None = None
     edge: str | None = None
     related: tuple[Related, ...] = ()
     fix: Fix | None = None
+    path: str | None = None
 
     @property
     def is_error(self) -> bool:
         return self.severity is Severity.ERROR
 
+    @property
+    def url(self) -> str:
+        """Stable documentation URL of this diagnostic's code (:func:`docs_url`)."""
+        return docs_url(self.code)
+
     def sort_key(self) -> tuple:
-        return (self.span.line, self.span.column, self.code, self.message)
+        """Positionless findings first, then by (line, column, code, message)."""
+        s = self.span
+        if s is None:
+            return (0, 0, self.code, self.message)
+        return (s.line, s.column, self.code, self.message)
 
     def to_json(self) -> dict[str, Any]:
-        """The ``loopc check --format json`` shape of one diagnostic."""
+        """The ``loopc check --format json`` shape of one diagnostic
+        (positions are ``null`` when ``span`` is ``None``)."""
         return {
             "code": self.code,
             "name": self.name,
             "severity": self.severity.value,
             "message": self.message,
-            "line": self.span.line,
-            "column": self.span.column,
-            "endLine": self.span.end_line,
-            "endColumn": self.span.end_column,
+            **_span_json(self.span),
             "pointer": self.pointer,
             "node": self.node,
             "edge": self.edge,
             "related": [r.to_json() for r in self.related],
             "fix": self.fix.to_json() if self.fix else None,
+            "url": self.url,
         }

@@ -24,7 +24,7 @@ import heapq
 from loopc.analyzer.context import Ctx
 from loopc.compiler.model import Loop
 from loopc.compiler.yamlnodes import YMap
-from loopc.diagnostics import Fix, TextEdit
+from loopc.diagnostics import Applicability, Fix, TextEdit
 
 
 def _cycle_text(path: list[str]) -> str:
@@ -138,7 +138,8 @@ def _report_cycle(ctx: Ctx, e, cycle: list[str]) -> None:
         to = e.src.get("to") if isinstance(e.src, YMap) else None
         if isinstance(to, YMap) and to.flow and "port" not in to:
             fix = Fix(f"route to port `continue` of `{target.id}`",
-                      (TextEdit(to.span, f"{{node: {target.id}, port: continue}}"),))
+                      (TextEdit(to.span, f"{{node: {target.id}, port: continue}}"),),
+                      Applicability.UNSAFE)  # changes which port the edge enters
     elif e.from_node == e.to_node:
         hint = "; a node cannot lead back to itself outside a counted loop"
     msg = (f"edge `{e.id}` closes a cycle outside every counted loop: {_cycle_text(cycle)}; "

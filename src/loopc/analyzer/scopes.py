@@ -63,7 +63,7 @@ from loopc.analyzer.facts import ScopeFact, Stack
 from loopc.compiler.model import End, Join, Loop, Node, Switch
 from loopc.compiler.scopemap import Scope
 from loopc.compiler.yamlnodes import YMap
-from loopc.diagnostics import Fix, TextEdit
+from loopc.diagnostics import Applicability, Fix, TextEdit
 
 PARALLEL = ("fork", "all_match", "fan_out")
 #: Bound on breadth-first "is this node after the scope?" searches per
@@ -219,7 +219,8 @@ class ScopeTyping:
                 ctx.report("LP4312", at,
                            f"join `{jid}` names owner `{c.owner}` in `{key}`, but no node has that id"
                            + (f"; did you mean `{s}`?" if s else ""),
-                           node=jid, fix=Fix(f"replace with `{s}`", (TextEdit(at.span, s),)) if s and at else None)
+                           node=jid, fix=Fix(f"replace with `{s}`", (TextEdit(at.span, s),), Applicability.UNSAFE)
+                           if s and at else None)
                 continue
             if c.owner not in ctx.reached:
                 continue  # the graph pass reports the unreachable owner
@@ -230,7 +231,8 @@ class ScopeTyping:
             if kind in ("fork", "all_match", "fan_out"):
                 right = "fanOutId" if kind == "fan_out" else "forkId"
                 kn = c.src.key_node(key) if isinstance(c.src, YMap) else None
-                fix = Fix(f"use `{right}`", (TextEdit(kn.span, right),)) if kn is not None else None
+                fix = (Fix(f"use `{right}`", (TextEdit(kn.span, right),), Applicability.SAFE)
+                       if kn is not None else None)
                 what = "a fan_out" if kind == "fan_out" else (
                     "a fork" if kind == "fork" else "an all_match switch")
                 ctx.report("LP4311", kn or at,

@@ -42,12 +42,12 @@ def _compile(path: str) -> Any:
 
 
 def _report(path: str, res: Any) -> None:
-    from loopc.cli.render import format_text
+    from loopc.cli.formats.text import format_text, source_lines
 
     if not res.diagnostics:
         return
     doc = getattr(res.check, "document", None)
-    lines = doc.text.splitlines() if doc is not None else None
+    lines = source_lines(doc.text) if doc is not None else None
     click.echo(format_text(path, res.diagnostics, lines), err=True)
 
 

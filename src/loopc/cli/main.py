@@ -1,6 +1,6 @@
 """``loopc`` command line (click).
 
-``loopc check [--format text|json] PATH...`` — exit 0 when no errors
+``loopc check [--format NAME] PATH...`` (formats: :mod:`loopc.cli.formats`) — exit 0 when no errors
 (warnings allowed), 1 when any error, 2 for usage errors or unreadable paths
 (2 wins).  IR commands (``compile``, ``digest``, ``verify``) are registered
 from :mod:`loopc.cli.ir_commands`.  Heavy imports happen inside commands so
@@ -42,19 +42,24 @@ def _expand(paths: tuple[str, ...]) -> Iterator[tuple[str, str | None]]:
             yield p, "no such file or directory"
 
 
+def _format_names() -> list[str]:
+    from loopc.cli import formats
+
+    return formats.names()
+
+
 @cli.command()
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Output format.")
+@click.option("--format", "fmt", type=click.Choice(_format_names()), default="text",
+              show_default=True, help="Output format (see loopc/cli/formats/).")
 @click.argument("paths", nargs=-1, required=True)
 def check(fmt: str, paths: tuple[str, ...]) -> None:
     """Check plans (files or directories) and report every problem."""
-    from loopc.cli.render import format_json, format_text, summary
+    from loopc.cli import formats
     from loopc.compiler.driver import check_source
     from loopc.compiler.yamlload import MAX_SOURCE_BYTES
 
-    results = []
+    reports: list[formats.FileReport] = []
     unreadable = False
-    texts: list[str] = []
     for path, err in _expand(paths):
         if err is not None:
             click.echo(f"loopc: {path}: {err}", err=True)
@@ -68,21 +73,17 @@ def check(fmt: str, paths: tuple[str, ...]) -> None:
             unreadable = True
             continue
         res = check_source(data, path=path)
-        results.append((path, list(res.diagnostics)))
-        if fmt == "text" and res.diagnostics:
-            lines = res.document.text.splitlines() if res.document is not None else None
-            texts.append(format_text(path, res.diagnostics, lines))
-    if fmt == "json":
-        click.echo(format_json(results))
-    else:
-        for t in texts:
-            click.echo(t)
-        s = summary(results)
-        click.echo(
-            f"checked {s['files']} file(s): {s['errors']} error(s), {s['warnings']} warning(s)",
-            err=True,
-        )
-    errors = summary(results)["errors"]
+        text = res.document.text if res.document is not None else None
+        reports.append(formats.FileReport(path, tuple(res.diagnostics), text))
+    fmt_impl = formats.get(fmt)
+    out = fmt_impl.render(reports)
+    if out:
+        click.echo(out, nl=False)
+    if fmt_impl.render_stderr is not None:
+        note = fmt_impl.render_stderr(reports)
+        if note:
+            click.echo(note, nl=False, err=True)
+    errors = formats.summary(reports)["errors"]
     if unreadable:
         sys.exit(2)
     sys.exit(1 if errors else 0)

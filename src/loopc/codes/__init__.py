@@ -17,6 +17,7 @@ import importlib
 import attrs
 
 from loopc.diagnostics import Severity
+from loopc.diagnostics import DOCS_URL_FALLBACK, docs_base_url, docs_url  # noqa: F401 - documentation URLs, re-exported
 
 FAMILIES = ("yaml", "schema", "types", "bindings", "graph", "analysis", "ir", "internal")
 
@@ -49,7 +50,14 @@ class Code:
         return f"reference.md#{anchor}" if anchor else None
 
 
+    @property
+    def url(self) -> str:
+        """Stable documentation URL of this code (:func:`docs_url`)."""
+        return docs_url(self.code)
+
+
 REGISTRY: dict[str, Code] = {}
+
 
 
 def register(*codes: Code) -> None:

@@ -33,8 +33,8 @@ def render() -> str:
             fam = c.code[:3]
             out += [f"## {FAMILY_TITLES.get(fam, fam)}", ""]
         ref = f" Rule: [{c.reference.split('#')[1]}]({c.reference})." if c.reference else ""
-        out += [f"### {c.code} `{c.name}` — {c.title}", "", f"Severity: {c.severity.value}.{ref}", "",
-                c.explanation, ""]
+        out += [f'<a id="{c.code.lower()}"></a>', "", f"### {c.code} `{c.name}` — {c.title}", "",
+                f"Severity: {c.severity.value}.{ref}", "", c.explanation, ""]
         if c.example:
             if c.example.startswith("<"):
                 out += [f"Failing example: {c.example[1:-1]}.", ""]

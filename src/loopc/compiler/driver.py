@@ -14,9 +14,9 @@ from typing import Any, Callable, Iterator
 
 import attrs
 
-from loopc.compiler.report import Reporter
+from loopc.compiler.report import Reporter, finish
 from loopc.compiler.yamlnodes import YDocument
-from loopc.diagnostics import Diagnostic, Severity, Span
+from loopc.diagnostics import Diagnostic, Severity
 
 
 @attrs.frozen
@@ -54,11 +54,11 @@ def _guard(reporter: Reporter, name: str, fn: Callable[[], Any]) -> Any:
     try:
         return fn()
     except RecursionError:
-        reporter.report("LP5999", Span(1, 1, 1, 2), f"internal error in {name}: recursion limit reached")
+        reporter.report("LP5999", None, f"internal error in {name}: recursion limit reached")
     except Exception as exc:  # noqa: BLE001 - a crashing rule becomes a diagnostic
         tb = traceback.extract_tb(exc.__traceback__)[-1]
         reporter.report(
-            "LP5999", Span(1, 1, 1, 2),
+            "LP5999", None,
             f"internal error in {name}: {type(exc).__name__}: {exc} "
             f"({tb.filename.rsplit('/', 1)[-1]}:{tb.lineno}); please report this",
         )
@@ -70,7 +70,8 @@ def check_source(src: str | bytes, *, path: str | None = None) -> CheckResult:
 
     Runs seed 004 §5 passes 1–12 plus the artifact-budget projection of
     §3.2 (so validation reports the same LP5001–LP5004 as publish); returns a
-    :class:`CheckResult` whose diagnostics are sorted by position.
+    :class:`CheckResult` whose diagnostics are sorted by position, carry
+    ``path`` and have code-point offsets on every span.
     """
     with _no_cyclic_gc():
         return _check(src, path)
@@ -119,20 +120,9 @@ def _check(src: str | bytes, path: str | None) -> CheckResult:
                 from loopc import analyzer
 
                 analysis = _guard(reporter, "analyzer", lambda: analyzer.analyze(plan, scopes, reporter))
-    diags = tuple(sorted(_dedupe(reporter.diagnostics), key=Diagnostic.sort_key))
+    diags = finish(reporter.diagnostics, doc.text if doc is not None else None, path)
     ok = not any(d.severity is Severity.ERROR for d in diags)
     return CheckResult(ok, diags, doc, plan, scopes, types, analysis, path, budget_checked)
-
-
-def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
-    seen: set[tuple] = set()
-    out = []
-    for d in diags:
-        k = (d.code, d.span, d.message)
-        if k not in seen:
-            seen.add(k)
-            out.append(d)
-    return out
 
 
 def check_file(path: str) -> CheckResult:

@@ -39,7 +39,7 @@ from loopc.compiler.model import Edge, End, Join, Node, Plan
 from loopc.compiler.ports import must_route, source_ports, target_ports
 from loopc.compiler.report import Reporter
 from loopc.compiler.yamlnodes import YMap, YNode, YScalar, YSeq
-from loopc.diagnostics import Fix, TextEdit
+from loopc.diagnostics import Applicability, Fix, TextEdit
 
 __all__ = ["check_graph", "suggest"]
 
@@ -72,7 +72,7 @@ def _hint(word: str, candidates: Iterable[str]) -> tuple[str, str | None]:
 def _fix(at: YNode | None, replacement: str | None) -> Fix | None:
     if replacement is None or not isinstance(at, YScalar):
         return None
-    return Fix(f"replace with `{replacement}`", (TextEdit(at.span, replacement),))
+    return Fix(f"replace with `{replacement}`", (TextEdit(at.span, replacement),), Applicability.UNSAFE)
 
 
 def _sub(m: YNode | None, *keys: str) -> YNode | None:

@@ -44,7 +44,7 @@ from loopc.compiler.wireforms import (
     ERROR_CODE_RE, IDENT_RE, conform, is_duration, number_problem,
 )
 from loopc.compiler.yamlnodes import YDocument, YMap, YNode, YScalar, YSeq
-from loopc.diagnostics import Fix, TextEdit
+from loopc.diagnostics import Applicability, Fix, TextEdit
 
 API_VERSION = "loop.plan/v1"
 KIND = "PlanVersion"
@@ -154,7 +154,7 @@ def suggest(word: str, choices: Iterable[str]) -> str | None:
 
 
 def _rename_fix(at: YNode, new: str, what: str = "rename to") -> Fix:
-    return Fix(f"{what} '{new}'", (TextEdit(at.span, new),))
+    return Fix(f"{what} '{new}'", (TextEdit(at.span, new),), Applicability.UNSAFE)
 
 
 #: The port that replaces each legacy node-level pointer (LP2010 messages).
@@ -273,7 +273,7 @@ class _Builder:
         fix = None
         if isinstance(inner, YScalar) and inner.value is not None:
             text = inner.raw if inner.style == "" else json.dumps(inner.raw, ensure_ascii=False)
-            fix = Fix(f"write {key}: {text}", (TextEdit(v.span, text),))
+            fix = Fix(f"write {key}: {text}", (TextEdit(v.span, text),), Applicability.SAFE)
         self.err("LP2013", v, f"'{key}' takes a plain literal; {{literal: ...}} belongs to value "
                  "expressions — write the value directly", fix=fix)
 
@@ -394,7 +394,7 @@ class _Builder:
             if isinstance(inner, YScalar) and inner.value.__class__ is str:
                 text = json.dumps(inner.value, ensure_ascii=False)
                 self.err("LP2028", v, f"'{key}' is already an expression: write it directly, {key}: {text}",
-                         fix=Fix(f"write {key}: {text}", (TextEdit(v.span, text),)))
+                         fix=Fix(f"write {key}: {text}", (TextEdit(v.span, text),), Applicability.SAFE))
                 return None
         self.err("LP2028", v, f"'{key}' takes an expression string, not {_kind(v)}")
         return None
@@ -1278,7 +1278,7 @@ class _Builder:
                        "(type: end, end: {status: succeeded}) and route to it with to: {node: <its id>}")
             elif key == "to":
                 msg = f"an edge target is a mapping {{node, port}}; write to: {{node: {text}}}"
-                fix = Fix(f"write {{node: {text}}}", (TextEdit(v.span, f"{{node: {text}}}"),))
+                fix = Fix(f"write {{node: {text}}}", (TextEdit(v.span, f"{{node: {text}}}"),), Applicability.SAFE)
             else:
                 msg = (f"an edge source is a mapping {{node, port}} naming the source port; write "
                        f"from: {{node: {text}, port: <port>}}")

@@ -346,9 +346,9 @@ def _suggest(word: str, candidates: Any) -> str | None:
 
 
 def _rename_fix(key_node: YNode, new: str) -> Any:
-    from loopc.diagnostics import Fix, TextEdit
+    from loopc.diagnostics import Applicability, Fix, TextEdit
 
-    return Fix(f"rename to `{new}`", (TextEdit(key_node.span, new),))
+    return Fix(f"rename to `{new}`", (TextEdit(key_node.span, new),), Applicability.UNSAFE)
 
 
 def _holder_key(holder: YNode | None) -> YNode | None:

@@ -38,7 +38,7 @@ from loopc.compiler.report import Reporter
 from loopc.compiler.typecheck_context import Context, PathProblem, Resolved, resolve_path
 from loopc.compiler.types import Type
 from loopc.compiler.yamlnodes import YDocument, YNode, YScalar
-from loopc.diagnostics import Fix, Span, TextEdit
+from loopc.diagnostics import Applicability, Fix, Span, TextEdit
 
 #: Checker codes this pass reports itself (paths and agent-in-target), so the
 #: expression checker's versions are dropped: see :meth:`ValueChecker._expr_errors`.
@@ -166,7 +166,7 @@ class ValueChecker:
         pointer = scalar.pointer if isinstance(scalar, YNode) else ""
         fix = None
         if fix_text is not None and isinstance(at, Span):
-            fix = Fix(f"replace with `{fix_text}`", (TextEdit(at, fix_text),))
+            fix = Fix(f"replace with `{fix_text}`", (TextEdit(at, fix_text),), Applicability.UNSAFE)
         self.reporter.report(code, at, message, pointer=pointer, node=ctx.node if ctx else None,
                              edge=ctx.edge if ctx else None, fix=fix)
 

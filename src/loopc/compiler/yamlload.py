@@ -97,7 +97,7 @@ def decode_source(src: str | bytes, reporter: Reporter) -> str | None:
         raw = bytes(src)
     if len(raw) > MAX_SOURCE_BYTES:
         reporter.report(
-            "LP1010", Span(1, 1, 1, 2),
+            "LP1010", None,
             f"source exceeds the limit of {MAX_SOURCE_BYTES:,} bytes (1 MiB)",
         )
         return None
@@ -445,7 +445,7 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
             elif cls is StreamEndEvent:
                 break
     except RecursionError:  # pragma: no cover - defensive
-        reporter.report("LP1011", Span(1, 1, 1, 2), "nesting too deep")
+        reporter.report("LP1011", None, "nesting too deep")
         return None
     except YAMLError as exc:  # ruamel ScannerError/ParserError/ReaderError
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
@@ -458,7 +458,7 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
         reporter.report("LP1001", span, msg)
         return None
     if root is None and documents <= 1:
-        reporter.report("LP1003", Span(1, 1, 1, 2), "the document is empty; a plan starts with the header lines")
+        reporter.report("LP1003", None, "the document is empty; a plan starts with the header lines")
         return None
     return root
 
@@ -491,12 +491,22 @@ def _report_anchor_tag(ev: Any, tag: str | None, scalar: bool, span: Span, repor
         )
 
 
-def _reader_error_span(exc: Exception, text: str) -> Span:
+# characters YAML 1.2 does not allow in a stream (the complement of c-printable)
+_NON_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _reader_error_span(exc: Exception, text: str) -> Span | None:
+    """Where a reader error (a character YAML does not allow) is: the
+    reported position when there is one, else the first such character;
+    ``None`` only when neither is known."""
     pos = getattr(exc, "position", None)
-    if isinstance(pos, int) and 0 <= pos <= len(text):
-        line, col = YDocument(text, None).position(pos)
-        return Span.point(line + 1, col + 1)
-    return Span(1, 1, 1, 2)
+    if not (isinstance(pos, int) and 0 <= pos <= len(text)):
+        bad = _NON_PRINTABLE.search(text)
+        pos = bad.start() if bad is not None else None
+    if pos is None:
+        return None
+    line, col = YDocument(text, None).position(pos)
+    return Span.point(line + 1, col + 1)
 
 
 def _skip_collection(get_event: Any, level: int) -> Any:

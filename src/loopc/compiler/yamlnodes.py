@@ -36,11 +36,12 @@ class YNode:
 
     @property
     def span(self) -> Span:
-        """1-based, end-exclusive code-point range of the node."""
-        end_line, end_col = self.end_line, self.end_col
+        """1-based, end-exclusive code-point range of the node, with its
+        0-based code-point offsets (an empty node spans one character)."""
+        end_line, end_col, end = self.end_line, self.end_col, self.end
         if (end_line, end_col) <= (self.line, self.col):
-            end_line, end_col = self.line, self.col + 1
-        return Span(self.line + 1, self.col + 1, end_line + 1, end_col + 1)
+            end_line, end_col, end = self.line, self.col + 1, self.start + 1
+        return Span(self.line + 1, self.col + 1, end_line + 1, end_col + 1, self.start, end)
 
     @property
     def pointer(self) -> str:

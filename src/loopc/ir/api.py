@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from loopc.diagnostics import Diagnostic, Severity, Span
+from loopc.diagnostics import Diagnostic, Severity
 
 __all__ = ["CompileResult", "compile_source", "compile_file", "compile_checked", "bench_compile"]
 
@@ -94,16 +94,20 @@ def compile_checked(check: Any, *, limits: Any = None) -> CompileResult:
         with _no_cyclic_gc():
             out = _lower(check, reporter, limits)
     except RecursionError:
-        reporter.report("LP5999", Span(1, 1, 1, 2), "internal error in lowering: recursion limit reached")
+        reporter.report("LP5999", None, "internal error in lowering: recursion limit reached")
         out = None
     except Exception as exc:  # noqa: BLE001 - a crash becomes a diagnostic
         tb = traceback.extract_tb(exc.__traceback__)[-1]
         reporter.report(
-            "LP5999", Span(1, 1, 1, 2),
+            "LP5999", None,
             f"internal error in lowering: {type(exc).__name__}: {exc} "
             f"({tb.filename.rsplit('/', 1)[-1]}:{tb.lineno}); please report this")
         out = None
-    diags = tuple(sorted(tuple(check.diagnostics) + tuple(reporter.diagnostics), key=Diagnostic.sort_key))
+    from loopc.compiler.report import finish
+
+    doc = getattr(check, "document", None)
+    diags = finish(tuple(check.diagnostics) + tuple(reporter.diagnostics),
+                   doc.text if doc is not None else None, getattr(check, "path", None))
     if out is None or reporter.has_errors:
         return CompileResult(False, diags, check=check)
     version, raw, digest = out
@@ -129,7 +133,7 @@ def _lower(check: Any, reporter: Any, limits: Any) -> tuple[Any, bytes, str] | N
 
     lim = limits or budget.LIMITS
     if check.plan is None or check.types is None or check.analysis is None:
-        reporter.report("LP5010", Span(1, 1, 1, 2),
+        reporter.report("LP5010", None,
                         "cannot compile: the type pass or the analyzer did not run for this plan")
         return None
     if limits is not None or not getattr(check, "budget_checked", False):
@@ -139,7 +143,7 @@ def _lower(check: Any, reporter: Any, limits: Any) -> tuple[Any, bytes, str] | N
     try:
         data = lower_plan(check)
     except LoweringError as exc:
-        reporter.report("LP5010", Span(1, 1, 1, 2), f"cannot compile: {exc}")
+        reporter.report("LP5010", None, f"cannot compile: {exc}")
         return None
     expr_depth, where, instr_version = scan_instrs(iter_instr_roots(data))
     version = max(instr_version, structural_version(data))

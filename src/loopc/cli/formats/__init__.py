@@ -1,0 +1,98 @@
+"""Output formats of ``loopc check --format NAME``: one module per format.
+
+Every format renders the same input — one :class:`FileReport` (path,
+diagnostics, decoded source text) per checked file, in the order the files
+were checked — and nothing else; the command decides exit codes.
+
+Adding a format (interface for new modules such as SARIF, GitHub
+annotations, JUnit or GitLab Code Quality):
+
+1. create ``loopc/cli/formats/<name>.py`` (the module name is the format's
+   name; a trailing underscore is dropped, so ``json_.py`` would be
+   ``json``);
+2. define ``FORMAT = Format(name="<name>", help="one line for --help",
+   render=render)`` where ``render(reports: Sequence[FileReport]) -> str``
+   returns the complete standard-output document (``""`` prints nothing;
+   a non-empty document should end with a newline), and optionally
+   ``render_stderr`` for human notes on standard error (the text format's
+   summary line);
+3. nothing else: :func:`names` discovers modules in this package without
+   importing them, :func:`get` imports the chosen one.
+
+Renderers are pure (no I/O, no exit) and never raise on a diagnostic without
+a position (``span is None``) or a file without source text (``text is
+None``).  Diagnostic fields to build on: ``code``, ``name``, ``severity``,
+``message``, ``span`` (1-based line/column, code-point columns, end
+exclusive, ``start``/``end`` code-point offsets), ``path``, ``pointer``,
+``node``, ``edge``, ``related``, ``fix`` (with ``applicability``) and
+``url`` (the code's documentation page) — see docs/api.md "Diagnostic".
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Callable, Iterable, Sequence
+
+import attrs
+
+from loopc.diagnostics import Diagnostic, Severity
+
+DEFAULT = "text"
+
+
+@attrs.frozen
+class FileReport:
+    """One checked file: its ``path`` as given on the command line, its
+    diagnostics (sorted, each with ``path``) and its decoded source ``text``
+    (``None`` when it could not be decoded)."""
+
+    path: str
+    diagnostics: tuple[Diagnostic, ...]
+    text: str | None = None
+
+
+Renderer = Callable[[Sequence[FileReport]], str]
+
+
+@attrs.frozen
+class Format:
+    """An output format: ``render`` gives standard output, ``render_stderr``
+    (optional) human notes for standard error."""
+
+    name: str
+    help: str
+    render: Renderer
+    render_stderr: Renderer | None = None
+
+
+def names() -> list[str]:
+    """Format names, the default first, then alphabetical (no imports)."""
+    found = {m.name.rstrip("_") for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")}
+    return sorted(found, key=lambda n: (n != DEFAULT, n))
+
+
+def get(name: str) -> Format:
+    """The :class:`Format` called ``name``; ``KeyError`` if there is none."""
+    if name not in names():
+        raise KeyError(name)
+    for mod_name in (name, name + "_"):
+        try:
+            mod = importlib.import_module(f"{__name__}.{mod_name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{mod_name}":
+                raise
+            continue
+        fmt = getattr(mod, "FORMAT", None)
+        if isinstance(fmt, Format):
+            return fmt
+    raise KeyError(name)
+
+
+def summary(reports: Iterable[FileReport]) -> dict[str, int]:
+    """``{"files", "errors", "warnings"}`` counts over ``reports``."""
+    n = errors = warnings = 0
+    for r in reports:
+        n += 1
+        errors += sum(1 for d in r.diagnostics if d.severity is Severity.ERROR)
+        warnings += sum(1 for d in r.diagnostics if d.severity is Severity.WARNING)
+    return {"files": n, "errors": errors, "warnings": warnings}
