@@ -97,56 +97,115 @@ def maybe_constant(toks: tuple[str, ...]) -> bool:
 
 
 def check_switches(ctx: Ctx, order: list[str]) -> None:
-    """Report LP4201–LP4203 for every reachable switch (seed 004 §4.6)."""
+    """Report LP4201–LP4203 for every reachable switch (docs/reference.md
+    "switch")."""
     for nid in order:
         node = ctx.nodes[nid]
         c = node.config
         if not isinstance(c, Switch):
             continue
-        first = c.mode == "first_match"
-        seen: dict[str, Any] = {}
-        always = None  # first always-true case
-        for case in c.cases:
-            at = (case.src.get("when") if isinstance(case.src, YMap) else None) or ctx.node_at(node)
-            canon = tokens(case.when.text) if case.when is not None else None
-            if canon is None:
-                continue  # the type pass reports the condition
-            val = None
-            if maybe_constant(canon):
-                tree = _parse(case.when.text)
-                if tree is None:
-                    continue
-                val = constant(tree)
-            if first and always is not None:
-                ctx.report(
-                    "LP4201", at,
-                    f"case `{case.port}` of first_match switch `{nid}` can never be selected: the earlier "
-                    f"case `{always.port}` is always true, and first_match takes the first matching "
-                    f"case in order", key=(nid, case.port), node=nid,
-                    related=[(f"case `{always.port}` always matches", case_at(ctx, node, always))])
-            elif first and canon in seen:
-                prev = seen[canon]
-                ctx.report(
-                    "LP4201", at,
-                    f"case `{case.port}` of first_match switch `{nid}` can never be selected: the earlier "
-                    f"case `{prev.port}` has the same condition, and first_match takes the first "
-                    f"matching case in order", key=(nid, case.port), node=nid,
-                    related=[(f"case `{prev.port}` has this condition", case_at(ctx, node, prev))])
-            seen.setdefault(canon, case)
-            if val is True and always is None:
-                always = case
-                dat = (c.src.get("default") if isinstance(c.src, YMap) else None) or ctx.node_at(node)
-                ctx.report(
-                    "LP4202", dat,
-                    f"the default port `{c.default}` of {c.mode} switch `{nid}` can never fire: case "
-                    f"`{case.port}` is always true (the default is selected only when no "
-                    f"case matches)", key=(nid,), node=nid,
-                    related=[(f"case `{case.port}` always matches", at)])
-            elif val is False:
-                ctx.report(
-                    "LP4203", at,
-                    f"case `{case.port}` of switch `{nid}` never matches: its condition is always false",
-                    key=(nid, case.port), node=nid)
+        reported: set[tuple[str, str]] = set()
+        _syntactic(ctx, nid, node, c, reported)
+        _semantic(ctx, nid, node, c, reported)
+
+
+def _syntactic(ctx: Ctx, nid: str, node: Any, c: Switch, reported: set[tuple[str, str]]) -> None:
+    """Identical conditions and constant folding (no parse unless a condition
+    could fold)."""
+    first = c.mode == "first_match"
+    seen: dict[str, Any] = {}
+    always = None  # first always-true case
+    for case in c.cases:
+        at = (case.src.get("when") if isinstance(case.src, YMap) else None) or ctx.node_at(node)
+        canon = tokens(case.when.text) if case.when is not None else None
+        if canon is None:
+            continue  # the type pass reports the condition
+        val = None
+        if maybe_constant(canon):
+            tree = _parse(case.when.text)
+            if tree is None:
+                continue
+            val = constant(tree)
+        if first and always is not None:
+            ctx.report(
+                "LP4201", at,
+                f"case `{case.port}` of first_match switch `{nid}` can never be selected: the earlier "
+                f"case `{always.port}` is always true, and first_match takes the first matching "
+                f"case in order", key=(nid, case.port), node=nid,
+                related=[(f"case `{always.port}` always matches", case_at(ctx, node, always))])
+            reported.add(("LP4201", case.port))
+        elif first and canon in seen:
+            prev = seen[canon]
+            ctx.report(
+                "LP4201", at,
+                f"case `{case.port}` of first_match switch `{nid}` can never be selected: the earlier "
+                f"case `{prev.port}` has the same condition, and first_match takes the first "
+                f"matching case in order", key=(nid, case.port), node=nid,
+                related=[(f"case `{prev.port}` has this condition", case_at(ctx, node, prev))])
+            reported.add(("LP4201", case.port))
+        seen.setdefault(canon, case)
+        if val is True and always is None:
+            always = case
+            dat = (c.src.get("default") if isinstance(c.src, YMap) else None) or ctx.node_at(node)
+            ctx.report(
+                "LP4202", dat,
+                f"the default port `{c.default}` of {c.mode} switch `{nid}` can never fire: case "
+                f"`{case.port}` is always true (the default is selected only when no "
+                f"case matches)", key=(nid,), node=nid,
+                related=[(f"case `{case.port}` always matches", at)])
+            reported.add(("LP4202", ""))
+        elif val is False:
+            ctx.report(
+                "LP4203", at,
+                f"case `{case.port}` of switch `{nid}` never matches: its condition is always false",
+                key=(nid, case.port), node=nid)
+            reported.add(("LP4203", case.port))
+
+
+def _semantic(ctx: Ctx, nid: str, node: Any, c: Switch, reported: set[tuple[str, str]]) -> None:
+    """Shadowing, never-matching cases and an unreachable default proved over
+    comparisons of values with literals (:mod:`loopc.analyzer.conditions`)."""
+    from loopc.analyzer.conditions import analyze_cases, formula
+
+    formulas = []
+    for case in c.cases:
+        tree = _parse(case.when.text) if case.when is not None else None
+        formulas.append(None if tree is None else formula(tree, case.when.text))
+    if all(f is None for f in formulas):
+        return
+    verdicts = analyze_cases(formulas)
+    if verdicts is None:
+        return
+    cases = list(c.cases)
+    for i in verdicts.never:
+        case = cases[i]
+        if ("LP4203", case.port) in reported or ("LP4201", case.port) in reported:
+            continue
+        ctx.report(
+            "LP4203", case_at(ctx, node, case),
+            f"case `{case.port}` of switch `{nid}` never matches: no value satisfies its condition",
+            key=(nid, case.port), node=nid)
+    if c.mode == "first_match":
+        for i, earlier in sorted(verdicts.covered.items()):
+            case = cases[i]
+            if ("LP4201", case.port) in reported:
+                continue
+            names = ", ".join(f"`{cases[j].port}`" for j in earlier)
+            ctx.report(
+                "LP4201", case_at(ctx, node, case),
+                f"case `{case.port}` of first_match switch `{nid}` can never be selected: every value "
+                f"it matches is already matched by the earlier case{'s' if len(earlier) > 1 else ''} "
+                f"{names}, and first_match takes the first matching case in order; list the more "
+                f"specific case first", key=(nid, case.port), node=nid,
+                related=[(f"case `{cases[j].port}` matches first", case_at(ctx, node, cases[j]))
+                         for j in earlier])
+    if verdicts.exhaustive and ("LP4202", "") not in reported:
+        dat = (c.src.get("default") if isinstance(c.src, YMap) else None) or ctx.node_at(node)
+        ctx.report(
+            "LP4202", dat,
+            f"the default port `{c.default}` of {c.mode} switch `{nid}` can never fire: the cases "
+            f"together match every value (the default is selected only when no case matches)",
+            key=(nid,), node=nid)
 
 
 def case_at(ctx: Ctx, node, case):

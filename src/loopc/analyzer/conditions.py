@@ -1,0 +1,259 @@
+"""Exact reasoning about switch conditions over literal comparisons
+(docs/reference.md "switch"; docs/language.md "Switch conditions").
+
+A condition is abstracted into a boolean formula whose atoms compare one
+*subject* (a reference path such as ``input.cvss``) with a literal:
+``x == v``, ``x != v``, ``x < n`` / ``<=`` / ``>`` / ``>=`` (numbers only),
+``x in [v, ...]`` (one equality per element), a bare boolean path (``x ==
+true``) and the mirrored forms (``9 <= x``).  Anything else — function calls,
+path-to-path comparisons, orderings over strings or durations — becomes a
+*free* atom: an independent boolean named by its token sequence.
+
+Every subject ranges over a finite set of representatives that covers every
+equivalence class of the atoms mentioning it: for numbers, each literal, a
+point between each pair of neighbours and one point beyond each end; for
+strings and other scalars, each literal and one value equal to none of them;
+and ``null`` for every subject.  A property that holds for every combination
+of representatives (and every valuation of the free atoms) therefore holds
+for every real value, so what this module claims is proved; when the
+combinations exceed :data:`MAX_ASSIGNMENTS` it claims nothing.
+
+:func:`analyze_cases` answers, for the ordered cases of one switch, which
+case can never match, which ``first_match`` case is covered by earlier ones,
+and whether the cases together always match (so the default never fires).
+"""
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+from typing import Any, Iterable, Sequence
+
+import attrs
+
+__all__ = ["MAX_ASSIGNMENTS", "CaseVerdicts", "analyze_cases", "formula"]
+
+#: Largest number of representative combinations examined for one switch.
+MAX_ASSIGNMENTS = 4096
+
+_OTHER = object()  # a value equal to no literal of its subject
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+@attrs.frozen
+class _Atom:
+    subject: str
+    op: str
+    value: Any  # bool | int | float | str | None
+
+
+def _path_key(p: Any) -> str:
+    return ".".join((p.root, *p.segments))
+
+
+def _lit_value(n: Any) -> tuple[bool, Any]:
+    from loopc.compiler.expr.ast import Lit
+
+    if isinstance(n, Lit) and (n.value is None or isinstance(n.value, (bool, int, float, str))):
+        return True, n.value
+    return False, None
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def formula(tree: Any, text: str) -> Any:
+    """Abstract a parsed condition into a formula: ``("and", [...])``,
+    ``("or", [...])``, ``("not", f)``, ``("atom", _Atom)``, ``("free", key)``
+    or ``("const", bool)``.  ``text`` is the condition's source (for the
+    keys of free atoms)."""
+    from loopc.compiler.expr.ast import And, ArrayLit, Compare, Lit, Not, Or, Path
+
+    def free(n: Any) -> Any:
+        return ("free", _free_key(text[n.start:n.end]))
+
+    def build(n: Any) -> Any:
+        if isinstance(n, Not):
+            return ("not", build(n.operand))
+        if isinstance(n, And):
+            return ("and", [build(k) for k in n.operands])
+        if isinstance(n, Or):
+            return ("or", [build(k) for k in n.operands])
+        if isinstance(n, Lit):
+            return ("const", n.value) if isinstance(n.value, bool) else free(n)
+        if isinstance(n, Path):
+            return ("atom", _Atom(_path_key(n), "==", True))
+        if isinstance(n, Compare):
+            left, right, op = n.left, n.right, n.op
+            if op == "in":
+                if isinstance(left, Path) and isinstance(right, ArrayLit):
+                    vals = [_lit_value(i) for i in right.items]
+                    if all(ok for ok, _ in vals):
+                        return ("or", [("atom", _Atom(_path_key(left), "==", v)) for _, v in vals])
+                return free(n)
+            if isinstance(right, Path) and not isinstance(left, Path):
+                left, right, op = right, left, _FLIP.get(op, op)
+            ok, v = _lit_value(right)
+            if isinstance(left, Path) and ok and op in _FLIP:
+                if op in ("==", "!=") or _is_number(v):
+                    return ("atom", _Atom(_path_key(left), op, v))
+            return free(n)
+        return free(n)
+
+    return build(tree)
+
+
+def _free_key(src: str) -> str:
+    """Whitespace-normalised text of a free atom without enclosing
+    parentheses (``(contains(a, 'q'))`` and ``contains(a,'q')`` are one atom;
+    string literals are kept verbatim)."""
+    from loopc.analyzer.switches import tokens
+
+    toks = list(tokens(src) or (src.strip(),))
+    while len(toks) >= 2 and toks[0] == "(" and toks[-1] == ")":
+        depth = 0
+        for k, t in enumerate(toks):
+            depth += (t == "(") - (t == ")")
+            if depth == 0 and k < len(toks) - 1:
+                break
+        else:
+            toks = toks[1:-1]
+            continue
+        break
+    return " ".join(toks)
+
+
+def _atoms(f: Any, out: list[Any]) -> None:
+    stack = [f]
+    while stack:
+        g = stack.pop()
+        if g[0] in ("and", "or"):
+            stack.extend(g[1])
+        elif g[0] == "not":
+            stack.append(g[1])
+        elif g[0] in ("atom", "free"):
+            out.append(g)
+
+
+def _representatives(atoms: Iterable[_Atom]) -> dict[str, list[Any]] | None:
+    values: dict[str, list[Any]] = {}
+    for a in atoms:
+        values.setdefault(a.subject, []).append(a.value)
+    reps: dict[str, list[Any]] = {}
+    for subject, vals in values.items():
+        nums = sorted({Fraction(v) for v in vals if _is_number(v)})
+        others = [v for v in vals if not _is_number(v) and v is not None]
+        if nums and others:
+            return None  # ill-typed: the type pass reports it
+        r: list[Any] = [None]
+        if nums:
+            r += nums + [nums[0] - 1, nums[-1] + 1]
+            r += [(a + b) / 2 for a, b in zip(nums, nums[1:])]
+        else:
+            seen: list[Any] = []
+            for v in others:
+                if not any(type(v) is type(s) and v == s for s in seen):
+                    seen.append(v)
+            r += seen
+            if not (seen and all(isinstance(v, bool) for v in seen) and {True, False} <= set(seen)):
+                r.append(_OTHER)
+            if all(isinstance(v, bool) for v in seen):
+                r += [b for b in (True, False) if not any(s is b for s in seen)]
+        reps[subject] = r
+    return reps
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is _OTHER or b is _OTHER or a is None or b is None:
+        return a is b
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if _is_number(a) or isinstance(a, Fraction):
+        return (_is_number(b) or isinstance(b, Fraction)) and Fraction(a) == Fraction(b)
+    return type(a) is type(b) and a == b
+
+
+def _atom_true(a: _Atom, x: Any) -> bool:
+    if a.op == "==":
+        return _same(x, a.value)
+    if a.op == "!=":
+        return not _same(x, a.value)
+    if x is None or x is _OTHER or not (_is_number(x) or isinstance(x, Fraction)):
+        return False
+    xv, v = Fraction(x), Fraction(a.value)
+    return {"<": xv < v, "<=": xv <= v, ">": xv > v, ">=": xv >= v}[a.op]
+
+
+def _eval(f: Any, env: dict[str, Any], free: dict[str, bool]) -> bool:
+    kind = f[0]
+    if kind == "const":
+        return bool(f[1])
+    if kind == "atom":
+        return _atom_true(f[1], env[f[1].subject])
+    if kind == "free":
+        return free[f[1]]
+    if kind == "not":
+        return not _eval(f[1], env, free)
+    if kind == "and":
+        return all(_eval(g, env, free) for g in f[1])
+    return any(_eval(g, env, free) for g in f[1])
+
+
+@attrs.frozen
+class CaseVerdicts:
+    """What holds for every value of the subjects.
+
+    * ``never`` — indices of cases that can never match;
+    * ``covered`` — ``{i: (j, ...)}``: first_match case ``i`` matches only
+      values that the earlier cases ``j`` (those it overlaps) already match;
+    * ``exhaustive`` — the cases together match every value.
+    """
+
+    never: tuple[int, ...]
+    covered: dict[int, tuple[int, ...]]
+    exhaustive: bool
+
+
+def analyze_cases(formulas: Sequence[Any | None]) -> CaseVerdicts | None:
+    """Decide the verdicts for one switch's ordered case formulas (``None``
+    for a case that could not be abstracted: it is treated as matching
+    nothing, which only ever weakens the claims).  Returns ``None`` when the
+    representative space exceeds :data:`MAX_ASSIGNMENTS`."""
+    atoms: list[Any] = []
+    for f in formulas:
+        if f is not None:
+            _atoms(f, atoms)
+    reps = _representatives(a[1] for a in atoms if a[0] == "atom")
+    if reps is None:
+        return None
+    frees = sorted({a[1] for a in atoms if a[0] == "free"})
+    subjects = sorted(reps)
+    size = 2 ** len(frees)
+    for s in subjects:
+        size *= len(reps[s])
+        if size > MAX_ASSIGNMENTS:
+            return None
+    n = len(formulas)
+    can_match = [False] * n
+    escapes = [False] * n  # case i matches a value no earlier case matches
+    overlaps: list[set[int]] = [set() for _ in range(n)]
+    exhaustive = True
+    for combo in itertools.product(*(reps[s] for s in subjects)):
+        env = dict(zip(subjects, combo))
+        for bits in itertools.product((False, True), repeat=len(frees)):
+            free = dict(zip(frees, bits))
+            truth = [f is not None and _eval(f, env, free) for f in formulas]
+            if not any(truth):
+                exhaustive = False
+            earlier: list[int] = []
+            for i, t in enumerate(truth):
+                if t:
+                    can_match[i] = True
+                    if not earlier:
+                        escapes[i] = True
+                    overlaps[i].update(earlier)
+                    earlier.append(i)
+    never = tuple(i for i in range(n) if formulas[i] is not None and not can_match[i])
+    covered = {i: tuple(sorted(overlaps[i])) for i in range(n)
+               if formulas[i] is not None and can_match[i] and not escapes[i]}
+    return CaseVerdicts(never, covered, exhaustive)

@@ -1,0 +1,72 @@
+"""The switch-condition reasoning (loopc.analyzer.conditions) is sound: a
+case it calls never-matching, covered or the cases it calls exhaustive are
+so for every concrete value (checked by brute force over a dense sample)."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loopc.analyzer.conditions import _eval, analyze_cases, formula
+from loopc.compiler.expr import parse_expression
+
+NUMS = [0, 3, 7, 9]
+STRS = ["'a'", "'b'", "'c'"]
+atom = st.one_of(
+    st.builds(lambda op, n: f"input.x {op} {n}", st.sampled_from(["<", "<=", ">", ">=", "==", "!="]),
+              st.sampled_from(NUMS)),
+    st.builds(lambda op, s: f"input.s {op} {s}", st.sampled_from(["==", "!="]), st.sampled_from(STRS)),
+    st.builds(lambda xs: f"input.s in [{', '.join(xs)}]", st.lists(st.sampled_from(STRS), min_size=1, max_size=3)),
+    st.just("input.flag"),
+    st.just("contains(input.s, 'q')"),
+)
+cond = st.recursive(atom, lambda inner: st.one_of(
+    st.builds(lambda a, b: f"({a}) && ({b})", inner, inner),
+    st.builds(lambda a, b: f"({a}) || ({b})", inner, inner),
+    st.builds(lambda a: f"!({a})", inner)), max_leaves=4)
+
+SAMPLE_X = [None] + [Fraction(n, 2) for n in range(-4, 24)]
+SAMPLE_S = [None, "a", "b", "c", "zz"]
+
+
+def _formula(text: str):
+    tree, errs = parse_expression(text)
+    assert not errs, (text, errs)
+    return formula(tree, text)
+
+
+def _concrete(formulas):
+    for x in SAMPLE_X:
+        for s in SAMPLE_S:
+            for flag in (None, True, False):
+                for q in (False, True):
+                    env = {"input.x": x, "input.s": s, "input.flag": flag}
+                    yield [_eval(f, env, {"contains ( input.s , 'q' )": q}) for f in formulas]
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.lists(cond, min_size=1, max_size=4))
+def test_claims_hold_for_every_concrete_value(conds: list[str]) -> None:
+    formulas = [_formula(c) for c in conds]
+    v = analyze_cases(formulas)
+    assert v is not None
+    rows = list(_concrete(formulas))
+    for i in v.never:
+        assert not any(r[i] for r in rows), conds
+    for i in v.covered:
+        assert all(any(r[:i]) for r in rows if r[i]), conds
+    if v.exhaustive:
+        assert all(any(r) for r in rows), conds
+
+
+def test_the_cvss_order_is_caught_and_the_right_order_is_not() -> None:
+    wrong = analyze_cases([_formula("input.cvss >= 7"), _formula("input.cvss >= 9")])
+    right = analyze_cases([_formula("input.cvss >= 9"), _formula("input.cvss >= 7")])
+    assert wrong is not None and wrong.covered == {1: (0,)}
+    assert right is not None and right.covered == {}
+
+
+def test_too_many_combinations_claims_nothing() -> None:
+    many = [_formula(" || ".join(f"input.v{k} == {n}" for n in range(6))) for k in range(6)]
+    assert analyze_cases(many) is None
