@@ -7,7 +7,7 @@ import sys
 from loopc.codes import all_codes
 
 FAMILY_TITLES = {
-    "LP1": "LP1xxx — YAML and source budgets",
+    "LP1": "LP1xxx — YAML, source budgets and suppression comments",
     "LP2": "LP2xxx — schema",
     "LP3": "LP3xxx — types, expressions and bindings",
     "LP4": "LP4xxx — graph and analyzer",

@@ -65,16 +65,35 @@ def _guard(reporter: Reporter, name: str, fn: Callable[[], Any]) -> Any:
     return None
 
 
-def check_source(src: str | bytes, *, path: str | None = None) -> CheckResult:
+def check_source(src: str | bytes, *, path: str | None = None, config: Any = None,
+                 lint: bool = True) -> CheckResult:
     """Check one plan source (text or bytes).  Never raises on bad input.
 
     Runs seed 004 §5 passes 1–12 plus the artifact-budget projection of
     §3.2 (so validation reports the same LP5001–LP5004 as publish); returns a
     :class:`CheckResult` whose diagnostics are sorted by position, carry
     ``path`` and have code-point offsets on every span.
+
+    With ``lint`` (the default) the lint layer of docs/ci.md applies: inline
+    ``# loopc: disable=CODE -- reason`` suppressions and ``config`` (a
+    :class:`loopc.lint.LintConfig`: disabled warnings, warnings raised to
+    errors); ``ok`` then reflects the raised severities.  ``compile`` passes
+    ``lint=False``: suppressions and configuration never change an artifact's
+    diagnostics.
     """
     with _no_cyclic_gc():
-        return _check(src, path)
+        res = _check(src, path)
+    if not lint:
+        return res
+    from loopc.lint import apply_lint
+
+    diags = apply_lint(res.diagnostics, res.document, config)
+    if diags == res.diagnostics:
+        return res
+    # locate and attach the path to the suppression findings (LP19xx)
+    diags = finish(diags, res.document.text if res.document is not None else None, path)
+    ok = not any(d.severity is Severity.ERROR for d in diags)
+    return attrs.evolve(res, ok=ok, diagnostics=diags)
 
 
 @contextlib.contextmanager

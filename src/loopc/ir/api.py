@@ -67,7 +67,7 @@ def compile_source(src: str | bytes, *, path: str | None = None, limits: Any = N
     artifact budget (:class:`loopc.ir.budget.Limits`; tests only)."""
     from loopc.compiler.driver import check_source
 
-    check = check_source(src, path=path)
+    check = check_source(src, path=path, lint=False)
     return compile_checked(check, limits=limits)
 
 

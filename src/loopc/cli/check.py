@@ -1,0 +1,383 @@
+"""``loopc check``: check plans — files, directories or stdin — at scale
+(docs/ci.md).
+
+Exit status: 0 when no errors (warnings allowed), 1 when any error (after
+the configuration's and ``--warnings-as-errors``' raising), 2 for usage
+errors, configuration problems or unreadable paths — 2 wins, also over
+``--exit-zero`` (which turns 1 into 0).  With ``--diff`` the status is 1
+when fixes would change a file.
+
+Files are checked in a process pool (``-j/--jobs``, default: all cores);
+results are collected and printed in discovery order, whatever the
+parallelism.  Unchanged files are answered from the content-addressed cache
+(:mod:`loopc.cli.cache`).  Only what a check needs is imported.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Sequence
+
+import attrs
+import click
+
+#: files below this many cache misses are checked in-process (a pool's
+#: start-up costs more than it saves)
+_POOL_MIN_FILES = 4
+
+
+@attrs.define
+class FileResult:
+    """One reported file: its diagnostics, its source text (for snippets)
+    or the ``error`` that kept it from being checked."""
+
+    path: str
+    diagnostics: tuple = ()
+    text: str | None = None
+    error: str | None = None
+    data: bytes | None = None
+
+
+def _decode(data: bytes) -> str:
+    text = data.decode("utf-8", errors="replace")
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _parse_shard(value: str | None) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    k, sep, n = value.partition("/")
+    try:
+        ki, ni = int(k), int(n)
+    except ValueError:
+        ki = ni = 0
+    if not sep or ni < 1 or not 1 <= ki <= ni:
+        raise click.BadParameter(f"'{value}' is not K/N with 1 <= K <= N (e.g. 2/4)", param_hint="--shard")
+    return ki, ni
+
+
+_worker_config: Any = None
+
+
+def _init_worker(config: Any) -> None:
+    global _worker_config
+    _worker_config = config
+
+
+def _work(item: tuple[str, bytes]) -> tuple:
+    from loopc.compiler.driver import check_source
+
+    path, data = item
+    return check_source(data, path=path, config=_worker_config).diagnostics
+
+
+def _preload() -> None:
+    """Import every pass before forking workers, so no worker imports again."""
+    import loopc.analyzer  # noqa: F401
+    import loopc.compiler.graph  # noqa: F401
+    import loopc.compiler.schema  # noqa: F401
+    import loopc.compiler.scopemap  # noqa: F401
+    import loopc.compiler.typecheck  # noqa: F401
+    import loopc.compiler.yamlload  # noqa: F401
+    import loopc.ir.budget  # noqa: F401
+    import loopc.lint.suppress  # noqa: F401
+
+
+def _progress(total: int) -> Any:
+    """A rich progress bar on stderr when it is a terminal, else ``None``."""
+    if total < 2 or not sys.stderr.isatty() or os.environ.get("TERM") == "dumb":
+        return None
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    prog = Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                    console=Console(stderr=True), transient=True)
+    return prog
+
+
+def run_checks(items: Sequence[tuple[str, bytes]], config: Any, jobs: int) -> list[tuple]:
+    """Diagnostics of each ``(path, data)`` item, in item order."""
+    from loopc.compiler.driver import check_source
+
+    if not items:
+        return []
+    bar = _progress(len(items))
+    results: list[tuple] = []
+    if jobs <= 1 or len(items) < _POOL_MIN_FILES:
+        task = None
+        if bar is not None:
+            bar.start()
+            task = bar.add_task("check", total=len(items))
+        try:
+            for path, data in items:
+                results.append(check_source(data, path=path, config=config).diagnostics)
+                if bar is not None:
+                    bar.advance(task)
+        finally:
+            if bar is not None:
+                bar.stop()
+        return results
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    _preload()
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+    workers = min(jobs, len(items))
+    chunk = max(1, min(16, len(items) // (workers * 8) or 1))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
+                             initargs=(config,)) as pool:
+        task = None
+        if bar is not None:
+            bar.start()
+            task = bar.add_task("check", total=len(items))
+        try:
+            for diags in pool.map(_work, items, chunksize=chunk):
+                results.append(diags)
+                if bar is not None:
+                    bar.advance(task)
+        finally:
+            if bar is not None:
+                bar.stop()
+    return results
+
+
+def _read(path: str) -> tuple[bytes | None, str | None]:
+    from loopc.compiler.yamlload import MAX_SOURCE_BYTES
+
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(MAX_SOURCE_BYTES + 1), None  # one byte more is enough to diagnose LP1010
+    except OSError as exc:
+        return None, exc.strerror or str(exc)
+
+
+def collect(paths: Sequence[str], config: Any, *, stdin_filename: str | None,
+            shard: tuple[int, int] | None, note: Any) -> list[FileResult]:
+    """Discover and read the files to check (no checking yet)."""
+    from loopc.cli.walk import Entry, discover, looks_like_plan
+    from loopc.cli.walk import shard as take_shard
+
+    entries: list[Entry] = []
+    named = [p for p in paths if p != "-"]
+    stdin_pos = [i for i, p in enumerate(paths) if p == "-"]
+    if len(stdin_pos) > 1:
+        raise click.UsageError("'-' (stdin) can be named only once")
+    for e in discover(named, include=config.include, exclude=config.exclude):
+        entries.append(e)
+    if stdin_pos:
+        entries.insert(min(stdin_pos[0], len(entries)), Entry("-"))
+    if shard is not None:
+        entries = take_shard(entries, *shard)
+    out: list[FileResult] = []
+    for e in entries:
+        if e.path == "-":
+            data = sys.stdin.buffer.read()
+            out.append(FileResult(stdin_filename or "<stdin>", data=data))
+            continue
+        if e.error is not None:
+            out.append(FileResult(e.path, error=e.error))
+            continue
+        data, err = _read(e.path)
+        if err is not None:
+            out.append(FileResult(e.path, error=err))
+            continue
+        if e.walked and not looks_like_plan(data or b""):
+            note(f"loopc: note: skipped {e.path}: not a loop.plan/v1 plan "
+                 "(its first line is not 'apiVersion: loop.plan/v1'); name it explicitly to check it")
+            continue
+        out.append(FileResult(e.path, data=data))
+    return out
+
+
+def _summary(files: Sequence[FileResult]) -> dict[str, int]:
+    from loopc.diagnostics import Severity
+
+    errors = warnings = unreadable = 0
+    for f in files:
+        if f.error is not None:
+            unreadable += 1
+        for d in f.diagnostics:
+            if d.severity is Severity.ERROR:
+                errors += 1
+            elif d.severity is Severity.WARNING:
+                warnings += 1
+    return {"files": len(files), "errors": errors, "warnings": warnings, "unreadable": unreadable}
+
+
+def render(fmt: str, files: Sequence[FileResult]) -> tuple[str, str]:
+    """``(stdout, stderr)`` text of the report in format ``fmt``."""
+    import json
+
+    from loopc.cli.render import format_text
+
+    s = _summary(files)
+    if fmt == "json":
+        doc = {
+            "files": [
+                {"path": f.path, "diagnostics": [d.to_json() for d in f.diagnostics],
+                 **({"error": f.error} if f.error is not None else {})}
+                for f in files
+            ],
+            "summary": {"files": s["files"] - s["unreadable"], "errors": s["errors"],
+                        "warnings": s["warnings"]},
+        }
+        return json.dumps(doc, indent=2, ensure_ascii=False), ""
+    out, err = [], []
+    for f in files:
+        if f.error is not None:
+            err.append(f"loopc: {f.path}: {f.error}")
+        elif f.diagnostics:
+            lines = f.text.splitlines() if f.text is not None else None
+            out.append(format_text(f.path, f.diagnostics, lines))
+    err.append(f"checked {s['files'] - s['unreadable']} file(s): {s['errors']} error(s), "
+               f"{s['warnings']} warning(s)")
+    return "\n".join(out), "\n".join(err)
+
+
+def _fix_file(f: FileResult, config: Any) -> tuple[str, str, int]:
+    """``(original_text, fixed_text, fixes_applied)`` after rounds of safe
+    fixes and re-checks; ``f.diagnostics`` becomes what remains."""
+    from loopc.compiler.driver import check_source
+    from loopc.lint.fixes import apply_fixes
+
+    original = f.text or ""
+    text = original
+    total = 0
+    for _ in range(10):
+        new, n = apply_fixes(text, f.diagnostics)
+        if n == 0 or new == text:
+            break
+        total += n
+        text = new
+        f.diagnostics = check_source(text, path=f.path, config=config).diagnostics
+    return original, text, total
+
+
+def run(*, paths: tuple[str, ...], fmt: str, jobs: int | None, shard: str | None, no_cache: bool,
+        cache_dir: str | None, fix: bool, diff: bool, exclude: tuple[str, ...], include: tuple[str, ...],
+        stdin_filename: str | None, exit_zero: bool, warnings_as_errors: bool) -> None:
+    """The body of ``loopc check`` (see the module docstring); exits."""
+    from loopc.cli.config import load_or_exit
+
+    shard_kn = _parse_shard(shard)
+    if jobs is not None and jobs < 1:
+        raise click.BadParameter("must be at least 1", param_hint="-j/--jobs")
+    config = load_or_exit().with_overrides(
+        warnings_as_errors=warnings_as_errors, exclude=exclude, include=include)
+    notes: list[str] = []
+    files = collect(paths, config, stdin_filename=stdin_filename, shard=shard_kn, note=notes.append)
+    for n in notes:
+        click.echo(n, err=True)
+
+    cache = None
+    if not no_cache:
+        from loopc.cli.cache import Cache, default_dir
+
+        cache = Cache(cache_dir or default_dir(), config.digest())
+    todo: list[tuple[int, str, bytes]] = []
+    keys: dict[int, str] = {}
+    for i, f in enumerate(files):
+        if f.data is None:
+            continue
+        if cache is not None:
+            k = cache.key(f.path, f.data)
+            hit = cache.get(k)
+            if hit is not None:
+                f.diagnostics = hit
+                continue
+            keys[i] = k
+        todo.append((i, f.path, f.data))
+    ncpu = os.cpu_count() or 1
+    results = run_checks([(p, d) for _, p, d in todo], config, jobs or ncpu)
+    for (i, _, _), diags in zip(todo, results):
+        files[i].diagnostics = diags
+        if cache is not None:
+            cache.put(keys[i], diags)
+    for f in files:
+        if f.data is not None:
+            f.text = _decode(f.data)
+
+    changed = 0
+    if fix or diff:
+        import difflib
+
+        fixed_total = 0
+        diffs: list[str] = []
+        for f in files:
+            if f.data is None or not f.diagnostics:
+                continue
+            original, new, n = _fix_file(f, config)
+            if new == original:
+                continue
+            changed += 1
+            fixed_total += n
+            if diff:
+                name = f.path
+                diffs.append("".join(difflib.unified_diff(
+                    original.splitlines(keepends=True), new.splitlines(keepends=True),
+                    fromfile=f"a/{name}", tofile=f"b/{name}")))
+                f.text = original
+            elif f.path == (stdin_filename or "<stdin>") and "-" in paths:
+                sys.stdout.write(new)
+                f.text = new
+            else:
+                bom = b"\xef\xbb\xbf" if (f.data or b"").startswith(b"\xef\xbb\xbf") else b""
+                try:
+                    with open(f.path, "wb") as fh:
+                        fh.write(bom + new.encode("utf-8"))
+                except OSError as exc:
+                    f.error = f"cannot write the fixed file: {exc.strerror or exc}"
+                f.text = new
+        if diff:
+            if diffs:
+                click.echo("".join(diffs), nl=False)
+            s = _summary(files)
+            click.echo(f"{changed} file(s) would be changed by safe fixes", err=True)
+            sys.exit(2 if s["unreadable"] else (1 if changed else 0))
+        click.echo(f"fixed {fixed_total} issue(s) in {changed} file(s)", err=True)
+
+    out, err = render(fmt, files)
+    if out:
+        click.echo(out)
+    if err:
+        click.echo(err, err=True)
+    s = _summary(files)
+    if s["unreadable"]:
+        sys.exit(2)
+    sys.exit(0 if exit_zero or not s["errors"] else 1)
+
+
+@click.command()
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="Output format.")
+@click.option("-j", "--jobs", type=int, default=None, metavar="N",
+              help="Check files in N processes (default: all cores).")
+@click.option("--shard", metavar="K/N", default=None,
+              help="Check only slice K of N of the files (sorted by path, dealt round-robin).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
+@click.option("--cache-dir", metavar="DIR", default=None,
+              help="Result cache folder (default: the platform's user cache folder).")
+@click.option("--fix", is_flag=True, help="Apply every safe fix, re-check, report what remains.")
+@click.option("--diff", is_flag=True, help="Print the safe fixes as a unified diff; write nothing.")
+@click.option("--exclude", multiple=True, metavar="GLOB",
+              help="Skip files matching GLOB (gitignore syntax; repeatable).")
+@click.option("--include", multiple=True, metavar="GLOB",
+              help="In directories, check the files matching GLOB instead of *.yaml/*.yml (repeatable).")
+@click.option("--stdin-filename", metavar="PATH", default=None,
+              help="Path to report for the source read from stdin ('-').")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when errors are found (2 still wins).")
+@click.option("--warnings-as-errors", is_flag=True, help="Report every warning as an error.")
+@click.argument("paths", nargs=-1, required=True)
+def check(fmt: str, jobs: int | None, shard: str | None, no_cache: bool, cache_dir: str | None,
+          fix: bool, diff: bool, exclude: tuple[str, ...], include: tuple[str, ...],
+          stdin_filename: str | None, exit_zero: bool, warnings_as_errors: bool,
+          paths: tuple[str, ...]) -> None:
+    """Check plans (files, directories, or - for stdin) and report every problem."""
+    run(paths=paths, fmt=fmt, jobs=jobs, shard=shard, no_cache=no_cache, cache_dir=cache_dir, fix=fix,
+        diff=diff, exclude=exclude, include=include, stdin_filename=stdin_filename, exit_zero=exit_zero,
+        warnings_as_errors=warnings_as_errors)
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(check)

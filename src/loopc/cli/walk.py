@@ -1,0 +1,177 @@
+"""Which files ``loopc check`` and ``loopc fmt`` look at (docs/ci.md
+"What gets checked").
+
+* A named file is always taken (unless an ``exclude`` pattern matches it) and
+  checked strictly, whatever its name or first line — pre-commit names files.
+* A named directory is walked: files ending ``.yaml``/``.yml`` in any letter
+  case (or, when ``include`` patterns are given, the files matching them);
+  hidden files and folders, ``.git``, and whatever a ``.gitignore`` between
+  the repository root and the file ignores are skipped, as is whatever an
+  ``exclude`` pattern matches.  ``include``/``exclude`` use gitignore
+  syntax (via :mod:`pathspec`), relative to the current directory.
+* A walked YAML file whose first line is neither ``apiVersion: loop.plan/v1``
+  nor the legacy ``apiVersion: loop.workflow/v1`` is not a plan: it is
+  skipped with a note (see :func:`looks_like_plan`).
+
+Order is deterministic: named paths in the given order, each directory's
+files sorted by path.
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Iterator, Sequence
+
+import attrs
+
+_PLAN_HEAD = re.compile(
+    rb"^(?:\xef\xbb\xbf)?apiVersion:[ \t]*([\"']?)loop\.(?:plan|workflow)/v1\1[ \t]*(?:#.*)?\r?$"
+)
+
+
+@attrs.frozen
+class Entry:
+    """One file to check: ``path`` as reported; ``error`` (a message) when
+    the path is missing or not checkable; ``walked`` when found by walking a
+    directory (so a non-plan YAML file is skipped, not checked strictly)."""
+
+    path: str
+    error: str | None = None
+    walked: bool = False
+
+
+def looks_like_plan(data: bytes) -> bool:
+    """Whether the first line of ``data`` is a plan header
+    (``apiVersion: loop.plan/v1`` or the legacy ``loop.workflow/v1``)."""
+    first = data.split(b"\n", 1)[0]
+    return _PLAN_HEAD.match(first) is not None
+
+
+def _spec(patterns: Sequence[str]) -> Any:
+    if not patterns:
+        return None
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(list(patterns))
+
+
+def _rel(path: str) -> str:
+    rel = os.path.relpath(path)
+    return rel.replace(os.sep, "/")
+
+
+class _Ignores:
+    """The ``.gitignore`` files that apply below a walked directory: those
+    from the repository root (the nearest folder holding ``.git``) down."""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, Any] = {}
+
+    def spec_for(self, directory: str) -> Any:
+        if directory not in self._cache:
+            spec = None
+            gi = os.path.join(directory, ".gitignore")
+            try:
+                with open(gi, encoding="utf-8", errors="replace") as fh:
+                    lines = fh.read().splitlines()
+                spec = _spec(lines)
+            except OSError:
+                pass
+            self._cache[directory] = spec
+        return self._cache[directory]
+
+    def ignored(self, path: str, is_dir: bool, chain: Sequence[str]) -> bool:
+        for base in chain:
+            spec = self.spec_for(base)
+            if spec is None:
+                continue
+            rel = os.path.relpath(path, base).replace(os.sep, "/")
+            if rel.startswith(".."):
+                continue
+            if spec.match_file(rel + ("/" if is_dir else "")):
+                return True
+        return False
+
+
+def _parents_to_repo_root(directory: str) -> list[str]:
+    """Folders from the repository root (nearest ancestor with ``.git``) down
+    to ``directory``; just ``directory`` outside a repository."""
+    chain = []
+    d = os.path.abspath(directory)
+    while True:
+        chain.append(d)
+        if os.path.exists(os.path.join(d, ".git")):
+            return list(reversed(chain))
+        parent = os.path.dirname(d)
+        if parent == d:
+            return [os.path.abspath(directory)]
+        d = parent
+
+
+def discover(paths: Sequence[str], *, include: Sequence[str] = (),
+             exclude: Sequence[str] = ()) -> Iterator[Entry]:
+    """Yield an :class:`Entry` for every file to check under ``paths``."""
+    inc = _spec(include)
+    exc = _spec(exclude)
+    ignores = _Ignores()
+    for p in paths:
+        if os.path.isdir(p):
+            found = False
+            root_chain = _parents_to_repo_root(p)
+            for root, dirs, files in os.walk(p):
+                chain = root_chain + _between(root_chain[-1], root)
+                keep = []
+                for d in sorted(dirs):
+                    full = os.path.join(root, d)
+                    if d.startswith(".") or ignores.ignored(full, True, chain):
+                        continue
+                    if exc is not None and exc.match_file(_rel(full) + "/"):
+                        continue
+                    keep.append(d)
+                dirs[:] = keep
+                for f in sorted(files):
+                    full = os.path.join(root, f)
+                    if f.startswith("."):
+                        continue
+                    if inc is not None:
+                        if not inc.match_file(_rel(full)):
+                            continue
+                    elif not f.lower().endswith((".yaml", ".yml")):
+                        continue
+                    if exc is not None and exc.match_file(_rel(full)):
+                        continue
+                    if ignores.ignored(full, False, chain):
+                        continue
+                    found = True
+                    yield Entry(full, walked=True)
+            if not found:
+                yield Entry(p, "no *.yaml or *.yml files found")
+        elif os.path.exists(p) and not os.path.isdir(p):
+            if exc is not None and exc.match_file(_rel(p)):
+                continue
+            yield Entry(p)
+        else:
+            yield Entry(p, "no such file or directory")
+
+
+def _between(base: str, root: str) -> list[str]:
+    """Folders strictly below ``base`` down to ``root`` (both may be relative)."""
+    base_abs = os.path.abspath(base)
+    root_abs = os.path.abspath(root)
+    if root_abs == base_abs:
+        return []
+    rel = os.path.relpath(root_abs, base_abs)
+    out = []
+    cur = base_abs
+    for part in rel.split(os.sep):
+        cur = os.path.join(cur, part)
+        out.append(cur)
+    return out
+
+
+def shard(entries: Sequence[Entry], k: int, n: int) -> list[Entry]:
+    """Shard ``k`` of ``n`` (1-based): entries sorted by path, dealt round-robin,
+    so shard sizes differ by at most one and every entry lands in exactly one
+    shard, independent of the order the paths were named in."""
+    ordered = sorted(entries, key=lambda e: e.path)
+    return [e for i, e in enumerate(ordered) if i % n == k - 1]

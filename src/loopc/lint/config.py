@@ -1,0 +1,135 @@
+"""Lint configuration of ``loopc check`` and the language server
+(docs/ci.md "Configuration").
+
+A :class:`LintConfig` is built from the ``[tool.loopc]`` table of
+``pyproject.toml`` or the top level of ``.loopc.toml`` (the latter wins when
+both exist; finding and reading the files is the caller's job — see
+:func:`loopc.cli.config.load_config` — this module does no I/O).
+
+Keys (TOML, kebab-case)::
+
+    include = ["plans/**/*.yaml"]      # globs added to the directory walk
+    exclude = ["plans/legacy/**"]      # gitignore-style patterns skipped
+    disable = ["LP4603"]               # warnings never reported
+    error = ["LP4701"]                 # warnings reported as errors
+    warnings-as-errors = false         # every warning reported as an error
+
+Codes may be given as ``LP4603`` or as their slug (``wait.condition_static``).
+Errors cannot be disabled or downgraded: an error means the plan cannot
+compile.  Problems are returned as messages, never raised.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Mapping
+
+import attrs
+
+KEYS = ("include", "exclude", "disable", "error", "warnings-as-errors")
+
+
+@attrs.frozen
+class LintConfig:
+    """Effective lint configuration (codes normalised to ``LPxxxx``, sorted).
+
+    ``source`` names where it came from (a file path, or ``"defaults"``).
+    """
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    disable: tuple[str, ...] = ()
+    error: tuple[str, ...] = ()
+    warnings_as_errors: bool = False
+    source: str = attrs.field(default="defaults", eq=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The TOML-shaped mapping (kebab-case keys), as ``loopc config`` prints it."""
+        return {
+            "include": list(self.include),
+            "exclude": list(self.exclude),
+            "disable": list(self.disable),
+            "error": list(self.error),
+            "warnings-as-errors": self.warnings_as_errors,
+        }
+
+    def digest(self) -> str:
+        """SHA-256 hex of the canonical JSON of :meth:`to_dict` (a cache-key part)."""
+        data = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(data.encode()).hexdigest()
+
+    def with_overrides(self, *, warnings_as_errors: bool | None = None,
+                       exclude: tuple[str, ...] = (), include: tuple[str, ...] = ()) -> "LintConfig":
+        """This configuration with command-line options layered on top."""
+        return attrs.evolve(
+            self,
+            warnings_as_errors=self.warnings_as_errors or bool(warnings_as_errors),
+            exclude=self.exclude + tuple(exclude),
+            include=self.include + tuple(include),
+        )
+
+    def to_toml(self) -> str:
+        """``[tool.loopc]``-style TOML text of the effective configuration."""
+        lines = [f"# effective configuration (from {self.source})"]
+        for k, v in self.to_dict().items():
+            if isinstance(v, bool):
+                lines.append(f"{k} = {'true' if v else 'false'}")
+            else:
+                lines.append(f"{k} = [{', '.join(json.dumps(x) for x in v)}]")
+        return "\n".join(lines) + "\n"
+
+
+def _code_index() -> dict[str, Any]:
+    from loopc import codes
+
+    out: dict[str, Any] = {}
+    for c in codes.all_codes():
+        out[c.code] = c
+        out.setdefault(c.name, c)
+    return out
+
+
+def from_mapping(data: Mapping[str, Any], source: str = "defaults") -> tuple[LintConfig, list[str]]:
+    """Build a :class:`LintConfig` from a parsed TOML table.
+
+    Returns ``(config, problems)``; each problem is a human-readable message
+    (unknown key, wrong type, unknown code, an error code in ``disable`` or
+    ``error``).  Invalid entries are dropped from the returned configuration.
+    """
+    problems: list[str] = []
+    idx = _code_index()
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in KEYS:
+            alt = key.replace("_", "-")
+            hint = f" (did you mean '{alt}'?)" if alt in KEYS else ""
+            problems.append(f"{source}: unknown key '{key}'{hint}; known keys: {', '.join(KEYS)}")
+            continue
+        if key == "warnings-as-errors":
+            if not isinstance(value, bool):
+                problems.append(f"{source}: '{key}' must be true or false")
+                continue
+            values["warnings_as_errors"] = value
+            continue
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            problems.append(f"{source}: '{key}' must be a list of strings")
+            continue
+        if key in ("include", "exclude"):
+            values[key] = tuple(value)
+            continue
+        codes_out: list[str] = []
+        for v in value:
+            entry = idx.get(v.upper()) or idx.get(v)
+            if entry is None:
+                problems.append(f"{source}: '{key}' names unknown diagnostic code '{v}'")
+            elif entry.severity.value == "error" and key == "disable":
+                problems.append(
+                    f"{source}: 'disable' names {entry.code} ({entry.name}), an error: errors cannot be "
+                    "disabled or downgraded (an error means the plan cannot compile)"
+                )
+            elif entry.severity.value == "error":
+                continue  # already an error: raising it is a no-op
+            else:
+                codes_out.append(entry.code)
+        values[key] = tuple(sorted(set(codes_out)))
+    return LintConfig(**values, source=source), problems
