@@ -1,5 +1,6 @@
 """Shared test set-up: ``loopc check``'s result cache goes to a per-session
 temporary folder, never the user's cache."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,9 +1,9 @@
 """``loopc check`` for CI and pre-commit (issue 13): walking, configuration,
 suppressions, parallel and cached runs, shards, stdin, exit options."""
+
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -15,7 +15,9 @@ from loopc.codes import lint as L
 from loopc.lint import LintConfig, apply_lint, from_mapping
 
 H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
-GOOD = H + """input: {}
+GOOD = (
+    H
+    + """input: {}
 output: {}
 entry: done
 nodes:
@@ -24,6 +26,7 @@ nodes:
     end: {status: succeeded}
 edges: []
 """
+)
 BAD = H + "input: {}\ninput: {}\n" + GOOD.split("\n", 3)[3]
 WARN = L._plan("")  # one LP4603 warning at 15:23
 SUPPRESSED = L._plan(L._REASON)
@@ -45,6 +48,7 @@ def checked(r) -> list[str]:
 
 
 # -- directory walking --------------------------------------------------------
+
 
 def test_walk_cases_hidden_gitignore_and_non_plans(repo: Path) -> None:
     (repo / "a.YAML").write_text(GOOD)
@@ -88,6 +92,7 @@ def test_exclude_and_include(repo: Path) -> None:
 
 
 # -- configuration ------------------------------------------------------------
+
 
 def test_config_disable_raise_and_precedence(repo: Path) -> None:
     (repo / "w.yaml").write_text(WARN)
@@ -135,6 +140,7 @@ def test_from_mapping_problems() -> None:
 
 # -- suppressions ---------------------------------------------------------------
 
+
 def test_suppression_node_key_and_stacking() -> None:
     assert [d.code for d in loopc.check_source(WARN).diagnostics] == ["LP4603"]
     assert loopc.check_source(SUPPRESSED).diagnostics == ()
@@ -164,6 +170,7 @@ def test_suppression_in_check_cli(repo: Path) -> None:
 
 # -- parallel, cache, shard -----------------------------------------------------
 
+
 def _tree(repo: Path, n: int = 12) -> None:
     for i in range(n):
         (repo / f"p{i:02}.yaml").write_text([GOOD, BAD, WARN][i % 3])
@@ -191,7 +198,7 @@ def test_cache_hits_and_corruption(repo: Path, tmp_path_factory: pytest.TempPath
     third = run("check", "--cache-dir", str(cache), "--format", "json", ".")
     assert third.stdout == first.stdout
     # configuration is part of the key
-    (repo / ".loopc.toml").write_text('warnings-as-errors = true\n')
+    (repo / ".loopc.toml").write_text("warnings-as-errors = true\n")
     fourth = run("check", "--cache-dir", str(cache), "--format", "json", ".")
     assert json.loads(fourth.stdout)["summary"]["warnings"] == 0
     assert len(list(cache.rglob("*.pickle"))) == 12
@@ -208,6 +215,7 @@ def test_shards_partition_the_tree(repo: Path) -> None:
 
 
 # -- stdin, missing paths, explain --------------------------------------------
+
 
 def test_stdin_with_filename(repo: Path) -> None:
     r = run("check", "--stdin-filename", "plans/x.yaml", "-", input=BAD.encode())
@@ -239,8 +247,32 @@ def test_no_pool_or_rich_on_the_single_file_path(repo: Path) -> None:
     import sys
 
     (repo / "g.yaml").write_text(GOOD)
-    code = ("import sys; from loopc.cli.main import main; sys.argv=['loopc','check','--no-cache','g.yaml'];\n"
-            "try:\n main()\nexcept SystemExit: pass\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich','concurrent','pathspec','platformdirs','multiprocessing')))")
+    code = (
+        "import sys; from loopc.cli.main import main; sys.argv=['loopc','check','--no-cache','g.yaml'];\n"
+        "try:\n main()\nexcept SystemExit: pass\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich','concurrent','pathspec','platformdirs','multiprocessing')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=repo, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
+
+
+def test_apply_fixes_safe_only_and_overlaps(monkeypatch: pytest.MonkeyPatch) -> None:
+    import attrs
+
+    from loopc.diagnostics import Diagnostic, Fix, Severity, Span, TextEdit
+    from loopc.lint import fixes
+
+    text = "a: colour\nb: x\r\nc: y\n"
+    applicability = getattr(loopc.diagnostics, "Applicability", None)
+    if applicability is None:  # before fixes carried their applicability
+        monkeypatch.setattr(fixes, "is_safe", lambda d: d.fix.message == "safe")
+
+    def diag(line: int, col: int, end: int, new: str, safe: bool) -> Diagnostic:
+        fix = Fix("safe" if safe else "guess", (TextEdit(Span(line, col, line, end), new),))
+        if applicability is not None:
+            fix = attrs.evolve(fix, applicability=applicability.SAFE if safe else applicability.UNSAFE)
+        return Diagnostic("LP2007", "schema.unknown_key", Severity.ERROR, "m", Span(line, col, line, end), fix=fix)
+
+    ds = [diag(1, 4, 10, "color", True), diag(2, 4, 5, "z", True), diag(2, 4, 5, "w", True), diag(3, 4, 5, "q", False)]
+    assert fixes.apply_fixes(text, ds) == ("a: color\nb: z\r\nc: y\n", 2)  # overlap waits, unsafe skipped
+    assert fixes.apply_fixes(text, ds, unsafe=True)[0] == "a: color\nb: z\r\nc: q\n"

@@ -9,6 +9,7 @@ platform's user cache folder (:func:`platformdirs.user_cache_dir`, e.g.
 ``~/.cache/loopc/check``), ``$LOOPC_CACHE_DIR``, or ``--cache-dir DIR``; a corrupt, unreadable or
 unwritable cache is treated as a miss, never as an error.
 """
+
 from __future__ import annotations
 
 import functools

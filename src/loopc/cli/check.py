@@ -12,6 +12,7 @@ results are collected and printed in discovery order, whatever the
 parallelism.  Unchanged files are answered from the content-addressed cache
 (:mod:`loopc.cli.cache`).  Only what a check needs is imported.
 """
+
 from __future__ import annotations
 
 import os
@@ -90,8 +91,14 @@ def _progress(total: int) -> Any:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    prog = Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                    console=Console(stderr=True), transient=True)
+    prog = Progress(
+        TextColumn("checking"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
     return prog
 
 
@@ -125,8 +132,7 @@ def run_checks(items: Sequence[tuple[str, bytes]], config: Any, jobs: int) -> li
     ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
     workers = min(jobs, len(items))
     chunk = max(1, min(16, len(items) // (workers * 8) or 1))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
-                             initargs=(config,)) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(config,)) as pool:
         task = None
         if bar is not None:
             bar.start()
@@ -152,8 +158,9 @@ def _read(path: str) -> tuple[bytes | None, str | None]:
         return None, exc.strerror or str(exc)
 
 
-def collect(paths: Sequence[str], config: Any, *, stdin_filename: str | None,
-            shard: tuple[int, int] | None, note: Any) -> list[FileResult]:
+def collect(
+    paths: Sequence[str], config: Any, *, stdin_filename: str | None, shard: tuple[int, int] | None, note: Any
+) -> list[FileResult]:
     """Discover and read the files to check (no checking yet)."""
     from loopc.cli.walk import Entry, discover, looks_like_plan
     from loopc.cli.walk import shard as take_shard
@@ -183,8 +190,10 @@ def collect(paths: Sequence[str], config: Any, *, stdin_filename: str | None,
             out.append(FileResult(e.path, error=err))
             continue
         if e.walked and not looks_like_plan(data or b""):
-            note(f"loopc: note: skipped {e.path}: not a loop.plan/v1 plan "
-                 "(its first line is not 'apiVersion: loop.plan/v1'); name it explicitly to check it")
+            note(
+                f"loopc: note: skipped {e.path}: not a loop.plan/v1 plan "
+                "(its first line is not 'apiVersion: loop.plan/v1'); name it explicitly to check it"
+            )
             continue
         out.append(FileResult(e.path, data=data))
     return out
@@ -215,12 +224,14 @@ def render(fmt: str, files: Sequence[FileResult]) -> tuple[str, str]:
     if fmt == "json":
         doc = {
             "files": [
-                {"path": f.path, "diagnostics": [d.to_json() for d in f.diagnostics],
-                 **({"error": f.error} if f.error is not None else {})}
+                {
+                    "path": f.path,
+                    "diagnostics": [d.to_json() for d in f.diagnostics],
+                    **({"error": f.error} if f.error is not None else {}),
+                }
                 for f in files
             ],
-            "summary": {"files": s["files"] - s["unreadable"], "errors": s["errors"],
-                        "warnings": s["warnings"]},
+            "summary": {"files": s["files"] - s["unreadable"], "errors": s["errors"], "warnings": s["warnings"]},
         }
         return json.dumps(doc, indent=2, ensure_ascii=False), ""
     out, err = [], []
@@ -230,8 +241,7 @@ def render(fmt: str, files: Sequence[FileResult]) -> tuple[str, str]:
         elif f.diagnostics:
             lines = f.text.splitlines() if f.text is not None else None
             out.append(format_text(f.path, f.diagnostics, lines))
-    err.append(f"checked {s['files'] - s['unreadable']} file(s): {s['errors']} error(s), "
-               f"{s['warnings']} warning(s)")
+    err.append(f"checked {s['files'] - s['unreadable']} file(s): {s['errors']} error(s), {s['warnings']} warning(s)")
     return "\n".join(out), "\n".join(err)
 
 
@@ -254,17 +264,29 @@ def _fix_file(f: FileResult, config: Any) -> tuple[str, str, int]:
     return original, text, total
 
 
-def run(*, paths: tuple[str, ...], fmt: str, jobs: int | None, shard: str | None, no_cache: bool,
-        cache_dir: str | None, fix: bool, diff: bool, exclude: tuple[str, ...], include: tuple[str, ...],
-        stdin_filename: str | None, exit_zero: bool, warnings_as_errors: bool) -> None:
+def run(
+    *,
+    paths: tuple[str, ...],
+    fmt: str,
+    jobs: int | None,
+    shard: str | None,
+    no_cache: bool,
+    cache_dir: str | None,
+    fix: bool,
+    diff: bool,
+    exclude: tuple[str, ...],
+    include: tuple[str, ...],
+    stdin_filename: str | None,
+    exit_zero: bool,
+    warnings_as_errors: bool,
+) -> None:
     """The body of ``loopc check`` (see the module docstring); exits."""
     from loopc.cli.config import load_or_exit
 
     shard_kn = _parse_shard(shard)
     if jobs is not None and jobs < 1:
         raise click.BadParameter("must be at least 1", param_hint="-j/--jobs")
-    config = load_or_exit().with_overrides(
-        warnings_as_errors=warnings_as_errors, exclude=exclude, include=include)
+    config = load_or_exit().with_overrides(warnings_as_errors=warnings_as_errors, exclude=exclude, include=include)
     notes: list[str] = []
     files = collect(paths, config, stdin_filename=stdin_filename, shard=shard_kn, note=notes.append)
     for n in notes:
@@ -307,16 +329,23 @@ def run(*, paths: tuple[str, ...], fmt: str, jobs: int | None, shard: str | None
         for f in files:
             if f.data is None or not f.diagnostics:
                 continue
-            original, new, n = _fix_file(f, config)
+            original, new, nfix = _fix_file(f, config)
             if new == original:
                 continue
             changed += 1
-            fixed_total += n
+            fixed_total += nfix
             if diff:
                 name = f.path
-                diffs.append("".join(difflib.unified_diff(
-                    original.splitlines(keepends=True), new.splitlines(keepends=True),
-                    fromfile=f"a/{name}", tofile=f"b/{name}")))
+                diffs.append(
+                    "".join(
+                        difflib.unified_diff(
+                            original.splitlines(keepends=True),
+                            new.splitlines(keepends=True),
+                            fromfile=f"a/{name}",
+                            tofile=f"b/{name}",
+                        )
+                    )
+                )
                 f.text = original
             elif f.path == (stdin_filename or "<stdin>") and "-" in paths:
                 sys.stdout.write(new)
@@ -349,34 +378,70 @@ def run(*, paths: tuple[str, ...], fmt: str, jobs: int | None, shard: str | None
 
 
 @click.command()
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Output format.")
-@click.option("-j", "--jobs", type=int, default=None, metavar="N",
-              help="Check files in N processes (default: all cores).")
-@click.option("--shard", metavar="K/N", default=None,
-              help="Check only slice K of N of the files (sorted by path, dealt round-robin).")
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format."
+)
+@click.option(
+    "-j", "--jobs", type=int, default=None, metavar="N", help="Check files in N processes (default: all cores)."
+)
+@click.option(
+    "--shard",
+    metavar="K/N",
+    default=None,
+    help="Check only slice K of N of the files (sorted by path, dealt round-robin).",
+)
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
-@click.option("--cache-dir", metavar="DIR", default=None,
-              help="Result cache folder (default: the platform's user cache folder).")
+@click.option(
+    "--cache-dir", metavar="DIR", default=None, help="Result cache folder (default: the platform's user cache folder)."
+)
 @click.option("--fix", is_flag=True, help="Apply every safe fix, re-check, report what remains.")
 @click.option("--diff", is_flag=True, help="Print the safe fixes as a unified diff; write nothing.")
-@click.option("--exclude", multiple=True, metavar="GLOB",
-              help="Skip files matching GLOB (gitignore syntax; repeatable).")
-@click.option("--include", multiple=True, metavar="GLOB",
-              help="In directories, check the files matching GLOB instead of *.yaml/*.yml (repeatable).")
-@click.option("--stdin-filename", metavar="PATH", default=None,
-              help="Path to report for the source read from stdin ('-').")
+@click.option(
+    "--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB (gitignore syntax; repeatable)."
+)
+@click.option(
+    "--include",
+    multiple=True,
+    metavar="GLOB",
+    help="In directories, check the files matching GLOB instead of *.yaml/*.yml (repeatable).",
+)
+@click.option(
+    "--stdin-filename", metavar="PATH", default=None, help="Path to report for the source read from stdin ('-')."
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when errors are found (2 still wins).")
 @click.option("--warnings-as-errors", is_flag=True, help="Report every warning as an error.")
 @click.argument("paths", nargs=-1, required=True)
-def check(fmt: str, jobs: int | None, shard: str | None, no_cache: bool, cache_dir: str | None,
-          fix: bool, diff: bool, exclude: tuple[str, ...], include: tuple[str, ...],
-          stdin_filename: str | None, exit_zero: bool, warnings_as_errors: bool,
-          paths: tuple[str, ...]) -> None:
+def check(
+    fmt: str,
+    jobs: int | None,
+    shard: str | None,
+    no_cache: bool,
+    cache_dir: str | None,
+    fix: bool,
+    diff: bool,
+    exclude: tuple[str, ...],
+    include: tuple[str, ...],
+    stdin_filename: str | None,
+    exit_zero: bool,
+    warnings_as_errors: bool,
+    paths: tuple[str, ...],
+) -> None:
     """Check plans (files, directories, or - for stdin) and report every problem."""
-    run(paths=paths, fmt=fmt, jobs=jobs, shard=shard, no_cache=no_cache, cache_dir=cache_dir, fix=fix,
-        diff=diff, exclude=exclude, include=include, stdin_filename=stdin_filename, exit_zero=exit_zero,
-        warnings_as_errors=warnings_as_errors)
+    run(
+        paths=paths,
+        fmt=fmt,
+        jobs=jobs,
+        shard=shard,
+        no_cache=no_cache,
+        cache_dir=cache_dir,
+        fix=fix,
+        diff=diff,
+        exclude=exclude,
+        include=include,
+        stdin_filename=stdin_filename,
+        exit_zero=exit_zero,
+        warnings_as_errors=warnings_as_errors,
+    )
 
 
 def register(cli: click.Group) -> None:

@@ -8,6 +8,7 @@ folder with ``.git``).  When one folder holds both, ``.loopc.toml`` wins and
 ``pyproject.toml`` is not read.  A ``pyproject.toml`` without a
 ``[tool.loopc]`` table does not count.
 """
+
 from __future__ import annotations
 
 import os

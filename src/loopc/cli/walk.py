@@ -16,6 +16,7 @@
 Order is deterministic: named paths in the given order, each directory's
 files sorted by path.
 """
+
 from __future__ import annotations
 
 import os
@@ -24,9 +25,7 @@ from typing import Any, Iterator, Sequence
 
 import attrs
 
-_PLAN_HEAD = re.compile(
-    rb"^(?:\xef\xbb\xbf)?apiVersion:[ \t]*([\"']?)loop\.(?:plan|workflow)/v1\1[ \t]*(?:#.*)?\r?$"
-)
+_PLAN_HEAD = re.compile(rb"^(?:\xef\xbb\xbf)?apiVersion:[ \t]*([\"']?)loop\.(?:plan|workflow)/v1\1[ \t]*(?:#.*)?\r?$")
 
 
 @attrs.frozen
@@ -108,8 +107,7 @@ def _parents_to_repo_root(directory: str) -> list[str]:
         d = parent
 
 
-def discover(paths: Sequence[str], *, include: Sequence[str] = (),
-             exclude: Sequence[str] = ()) -> Iterator[Entry]:
+def discover(paths: Sequence[str], *, include: Sequence[str] = (), exclude: Sequence[str] = ()) -> Iterator[Entry]:
     """Yield an :class:`Entry` for every file to check under ``paths``."""
     inc = _spec(include)
     exc = _spec(exclude)

@@ -10,6 +10,7 @@ see :func:`loopc.cli.config.load_config`).
 
 ``compile``, ``plan`` and ``run`` never apply this layer.
 """
+
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -22,8 +23,9 @@ from loopc.lint.config import LintConfig, from_mapping
 __all__ = ["LintConfig", "apply_lint", "from_mapping"]
 
 
-def apply_lint(diagnostics: Sequence[Diagnostic], doc: Any = None,
-               config: LintConfig | None = None) -> tuple[Diagnostic, ...]:
+def apply_lint(
+    diagnostics: Sequence[Diagnostic], doc: Any = None, config: LintConfig | None = None
+) -> tuple[Diagnostic, ...]:
     """Diagnostics of one check after inline suppressions in ``doc`` (a
     :class:`~loopc.compiler.yamlnodes.YDocument`, or ``None``) and then
     ``config``: codes in ``disable`` are dropped (warnings only), codes in

@@ -18,6 +18,7 @@ Codes may be given as ``LP4603`` or as their slug (``wait.condition_static``).
 Errors cannot be disabled or downgraded: an error means the plan cannot
 compile.  Problems are returned as messages, never raised.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -58,8 +59,9 @@ class LintConfig:
         data = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(data.encode()).hexdigest()
 
-    def with_overrides(self, *, warnings_as_errors: bool | None = None,
-                       exclude: tuple[str, ...] = (), include: tuple[str, ...] = ()) -> "LintConfig":
+    def with_overrides(
+        self, *, warnings_as_errors: bool | None = None, exclude: tuple[str, ...] = (), include: tuple[str, ...] = ()
+    ) -> "LintConfig":
         """This configuration with command-line options layered on top."""
         return attrs.evolve(
             self,

@@ -9,6 +9,7 @@ code-point columns, end exclusive; lines break at ``\\r\\n``, ``\\r`` or
 first served in position order; the rest wait for the next round (the caller
 re-checks and applies again).
 """
+
 from __future__ import annotations
 
 import re
@@ -48,7 +49,7 @@ def apply_fixes(text: str, diagnostics: Sequence[Diagnostic], *, unsafe: bool = 
     for d in sorted(diagnostics, key=Diagnostic.sort_key):
         if d.fix is None or not d.fix.edits or not (unsafe or is_safe(d)):
             continue
-        edits = []
+        edits: list[tuple[int, int, str]] = []
         for e in d.fix.edits:
             a = off(e.span.line, e.span.column)
             b = off(e.span.end_line, e.span.end_column)

@@ -22,6 +22,7 @@ The suppressions themselves are checked and reported as warnings:
 Pure functions over the decoded text, the positioned YAML tree and the
 diagnostics of one check: no I/O.
 """
+
 from __future__ import annotations
 
 import re
@@ -101,8 +102,14 @@ def parse(text: str, skip_lines: Iterable[int] = ()) -> list[Suppression]:
         body_col = m.start("body")
         d = _DIRECTIVE.match(body)
         if d is None:
-            out.append(Suppression(n, col, len(line), error=(
-                "cannot parse this loopc comment: write `# loopc: disable=CODE[,CODE] -- reason`")))
+            out.append(
+                Suppression(
+                    n,
+                    col,
+                    len(line),
+                    error=("cannot parse this loopc comment: write `# loopc: disable=CODE[,CODE] -- reason`"),
+                )
+            )
             continue
         codes = []
         for t in _CODE_TOKEN.finditer(d.group("codes")):
@@ -113,37 +120,46 @@ def parse(text: str, skip_lines: Iterable[int] = ()) -> list[Suppression]:
     return out
 
 
+# The YAML tree (loopc.compiler.yamlnodes) is read by shape, not imported:
+# this layer sits below the compiler.  A mapping has ``index``; a sequence
+# has ``items`` and no ``index``; anything else is a scalar.
+
+
+def _is_map(node: Any) -> bool:
+    return hasattr(node, "index")
+
+
+def _is_seq(node: Any) -> bool:
+    return hasattr(node, "items") and not hasattr(node, "index")
+
+
 def _multiline_scalar_lines(root: Any) -> set[int]:
     """0-based lines strictly inside multi-line scalars (block or quoted)."""
-    from loopc.compiler.yamlnodes import YMap, YScalar, YSeq
-
     lines: set[int] = set()
     stack = [root]
     while stack:
         node = stack.pop()
-        if isinstance(node, YMap):
-            for k, v in node.items:
+        if _is_map(node):
+            for _k, v in node.items:
                 stack.append(v)
-        elif isinstance(node, YSeq):
+        elif _is_seq(node):
             stack.extend(node.items)
-        elif isinstance(node, YScalar) and node.end_line > node.line:
+        elif node.end_line > node.line:
             lines.update(range(node.line + 1, node.end_line + 1))
     return lines
 
 
 def _keys_by_line(root: Any) -> dict[int, list[tuple[Any, Any, Any]]]:
     """0-based line → [(key scalar, value, owning map)] for block mappings."""
-    from loopc.compiler.yamlnodes import YMap, YSeq
-
     out: dict[int, list[tuple[Any, Any, Any]]] = {}
     stack = [root]
     while stack:
         node = stack.pop()
-        if isinstance(node, YMap):
+        if _is_map(node):
             for k, v in node.items:
                 out.setdefault(k.line, []).append((k, v, node))
                 stack.append(v)
-        elif isinstance(node, YSeq):
+        elif _is_seq(node):
             stack.extend(node.items)
     for v in out.values():
         v.sort(key=lambda t: t[0].col)
@@ -151,8 +167,6 @@ def _keys_by_line(root: Any) -> dict[int, list[tuple[Any, Any, Any]]]:
 
 
 def _target_at(line: int, doc: Any, keys: dict[int, list[tuple[Any, Any, Any]]]) -> Target | None:
-    from loopc.compiler.yamlnodes import YSeq
-
     entries = keys.get(line)
     if not entries:
         return None
@@ -160,8 +174,13 @@ def _target_at(line: int, doc: Any, keys: dict[int, list[tuple[Any, Any, Any]]])
     text = doc.line_text(line)
     parent = owner.parent
     first_key = owner.items and owner.items[0][0] is key
-    if (isinstance(parent, YSeq) and first_key and owner.line == line
-            and text[: key.col].rstrip().endswith("-")):
+    if (
+        parent is not None
+        and _is_seq(parent)
+        and first_key
+        and owner.line == line
+        and text[: key.col].rstrip().endswith("-")
+    ):
         item_id = owner.get("id")
         ident = item_id.value if item_id is not None and isinstance(getattr(item_id, "value", None), str) else None
         container = parent.key if parent.parent is not None else None
@@ -173,16 +192,24 @@ def _target_at(line: int, doc: Any, keys: dict[int, list[tuple[Any, Any, Any]]])
 
 
 def _end(node: Any) -> tuple[int, int]:
-    return (node.end_line, node.end_col) if (node.end_line, node.end_col) > (node.line, node.col) \
+    return (
+        (node.end_line, node.end_col)
+        if (node.end_line, node.end_col) > (node.line, node.col)
         else (node.line, node.col + 1)
+    )
 
 
 def _diag(code: str, message: str, line: int, col: int, end_col: int) -> Diagnostic:
     from loopc import codes
 
     entry = codes.get(code)
-    return Diagnostic(code=code, name=entry.name, severity=entry.severity, message=message,
-                      span=Span(line + 1, col + 1, line + 1, end_col + 1))
+    return Diagnostic(
+        code=code,
+        name=entry.name,
+        severity=entry.severity,
+        message=message,
+        span=Span(line + 1, col + 1, line + 1, end_col + 1),
+    )
 
 
 def apply(diagnostics: Sequence[Diagnostic], doc: Any) -> list[Diagnostic]:
@@ -212,26 +239,53 @@ def apply(diagnostics: Sequence[Diagnostic], doc: Any) -> list[Diagnostic]:
             target_line += 1
         target = _target_at(target_line, doc, keys)
         if s.reason is None:
-            meta.append(_diag(
-                "LP1902", "this suppression gives no reason: add ` -- why the warning does not apply here`",
-                s.line, s.column, s.end_column))
+            meta.append(
+                _diag(
+                    "LP1902",
+                    "this suppression gives no reason: add ` -- why the warning does not apply here`",
+                    s.line,
+                    s.column,
+                    s.end_column,
+                )
+            )
         for written, code, col in s.codes:
             end_col = col + len(written)
             if code is None:
-                meta.append(_diag("LP1904", f"unknown diagnostic code '{written}' (see `loopc explain --list`)",
-                                  s.line, col, end_col))
+                meta.append(
+                    _diag(
+                        "LP1904",
+                        f"unknown diagnostic code '{written}' (see `loopc explain --list`)",
+                        s.line,
+                        col,
+                        end_col,
+                    )
+                )
                 continue
             from loopc import codes as registry
 
             if registry.get(code).severity is Severity.ERROR:
-                meta.append(_diag(
-                    "LP1903", f"{code} is an error and cannot be suppressed: an error means the plan "
-                    "cannot compile; fix it instead", s.line, col, end_col))
+                meta.append(
+                    _diag(
+                        "LP1903",
+                        f"{code} is an error and cannot be suppressed: an error means the plan "
+                        "cannot compile; fix it instead",
+                        s.line,
+                        col,
+                        end_col,
+                    )
+                )
                 continue
             if target is None:
-                meta.append(_diag(
-                    "LP1901", f"this suppression of {code} covers nothing: put it on the line directly "
-                    "before a node's `- id:` line or before a key", s.line, col, end_col))
+                meta.append(
+                    _diag(
+                        "LP1901",
+                        f"this suppression of {code} covers nothing: put it on the line directly "
+                        "before a node's `- id:` line or before a key",
+                        s.line,
+                        col,
+                        end_col,
+                    )
+                )
                 continue
             hit = False
             for d in diagnostics:
@@ -239,8 +293,14 @@ def apply(diagnostics: Sequence[Diagnostic], doc: Any) -> list[Diagnostic]:
                     suppressed_ids.add(id(d))
                     hit = True
             if not hit:
-                meta.append(_diag(
-                    "LP1901", f"unused suppression: no {code} is reported in {target.what}; remove it",
-                    s.line, col, end_col))
+                meta.append(
+                    _diag(
+                        "LP1901",
+                        f"unused suppression: no {code} is reported in {target.what}; remove it",
+                        s.line,
+                        col,
+                        end_col,
+                    )
+                )
     out = [d for d in diagnostics if id(d) not in suppressed_ids]
     return out + meta
