@@ -39,8 +39,17 @@ class FileResult:
     data: bytes | None = None
 
 
-def _decode(data: bytes) -> str:
-    text = data.decode("utf-8", errors="replace")
+def _decode(data: bytes) -> str | None:
+    """The text the YAML layer sees: strict UTF-8 without BOM, ``None`` when
+    the bytes do not decode or exceed the source budget (as in the check)."""
+    from loopc.compiler.yamlload import MAX_SOURCE_BYTES
+
+    if len(data) > MAX_SOURCE_BYTES:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
     return text[1:] if text.startswith("\ufeff") else text
 
 
@@ -215,34 +224,21 @@ def _summary(files: Sequence[FileResult]) -> dict[str, int]:
 
 
 def render(fmt: str, files: Sequence[FileResult]) -> tuple[str, str]:
-    """``(stdout, stderr)`` text of the report in format ``fmt``."""
-    import json
+    """``(stdout, stderr)`` documents of the report in format ``fmt``
+    (:mod:`loopc.cli.formats`)."""
+    from loopc.cli import formats
 
-    from loopc.cli.render import format_text
+    reports = [formats.FileReport(f.path, tuple(f.diagnostics), f.text, f.error) for f in files]
+    impl = formats.get(fmt)
+    out = impl.render(reports)
+    err = impl.render_stderr(reports) if impl.render_stderr is not None else ""
+    return out, err
 
-    s = _summary(files)
-    if fmt == "json":
-        doc = {
-            "files": [
-                {
-                    "path": f.path,
-                    "diagnostics": [d.to_json() for d in f.diagnostics],
-                    **({"error": f.error} if f.error is not None else {}),
-                }
-                for f in files
-            ],
-            "summary": {"files": s["files"] - s["unreadable"], "errors": s["errors"], "warnings": s["warnings"]},
-        }
-        return json.dumps(doc, indent=2, ensure_ascii=False), ""
-    out, err = [], []
-    for f in files:
-        if f.error is not None:
-            err.append(f"loopc: {f.path}: {f.error}")
-        elif f.diagnostics:
-            lines = f.text.splitlines() if f.text is not None else None
-            out.append(format_text(f.path, f.diagnostics, lines))
-    err.append(f"checked {s['files'] - s['unreadable']} file(s): {s['errors']} error(s), {s['warnings']} warning(s)")
-    return "\n".join(out), "\n".join(err)
+
+def _format_names() -> list[str]:
+    from loopc.cli import formats
+
+    return formats.names()
 
 
 def _fix_file(f: FileResult, config: Any) -> tuple[str, str, int]:
@@ -368,9 +364,9 @@ def run(
 
     out, err = render(fmt, files)
     if out:
-        click.echo(out)
+        click.echo(out, nl=False)
     if err:
-        click.echo(err, err=True)
+        click.echo(err, nl=False, err=True)
     s = _summary(files)
     if s["unreadable"]:
         sys.exit(2)
@@ -379,7 +375,12 @@ def run(
 
 @click.command()
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format."
+    "--format",
+    "fmt",
+    type=click.Choice(_format_names()),
+    default="text",
+    show_default=True,
+    help="Output format (see loopc/cli/formats/).",
 )
 @click.option(
     "-j", "--jobs", type=int, default=None, metavar="N", help="Check files in N processes (default: all cores)."

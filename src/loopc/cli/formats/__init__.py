@@ -44,11 +44,14 @@ DEFAULT = "text"
 class FileReport:
     """One checked file: its ``path`` as given on the command line, its
     diagnostics (sorted, each with ``path``) and its decoded source ``text``
-    (``None`` when it could not be decoded)."""
+    (``None`` when it could not be decoded).  ``error`` is set (a message,
+    no diagnostics) when the path could not be read or does not exist: every
+    machine format shows it as a file entry with an error."""
 
     path: str
     diagnostics: tuple[Diagnostic, ...]
     text: str | None = None
+    error: str | None = None
 
 
 Renderer = Callable[[Sequence[FileReport]], str]
@@ -89,10 +92,11 @@ def get(name: str) -> Format:
 
 
 def summary(reports: Iterable[FileReport]) -> dict[str, int]:
-    """``{"files", "errors", "warnings"}`` counts over ``reports``."""
+    """``{"files", "errors", "warnings"}`` counts over ``reports`` (files that
+    could not be read are not counted as checked)."""
     n = errors = warnings = 0
     for r in reports:
-        n += 1
+        n += r.error is None
         errors += sum(1 for d in r.diagnostics if d.severity is Severity.ERROR)
         warnings += sum(1 for d in r.diagnostics if d.severity is Severity.WARNING)
     return {"files": n, "errors": errors, "warnings": warnings}

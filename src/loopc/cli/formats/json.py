@@ -2,6 +2,7 @@
 
 ``{"files": [{"path", "diagnostics": [Diagnostic.to_json(), ...]}, ...],
 "summary": {"files", "errors", "warnings"}}``, indent 2, UTF-8 kept as is.
+A file that could not be read has ``"error": "<message>"`` and no diagnostics.
 """
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ def render(reports: Sequence[FileReport]) -> str:
     """The JSON document (one trailing newline)."""
     doc = {
         "files": [
-            {"path": r.path, "diagnostics": [d.to_json() for d in r.diagnostics]}
+            {"path": r.path, "diagnostics": [d.to_json() for d in r.diagnostics],
+             **({"error": r.error} if r.error is not None else {})}
             for r in reports
         ],
         "summary": summary(reports),

@@ -83,8 +83,10 @@ def render(reports: Sequence[FileReport]) -> str:
 
 
 def render_stderr(reports: Sequence[FileReport]) -> str:
+    """``loopc: PATH: error`` for each unreadable path, then the summary line."""
     s = summary(reports)
-    return f"checked {s['files']} file(s): {s['errors']} error(s), {s['warnings']} warning(s)\n"
+    unreadable = "".join(f"loopc: {r.path}: {r.error}\n" for r in reports if r.error is not None)
+    return unreadable + f"checked {s['files']} file(s): {s['errors']} error(s), {s['warnings']} warning(s)\n"
 
 
 FORMAT = Format(name="text", help="compiler-style text with source excerpts (default)",
