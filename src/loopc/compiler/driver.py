@@ -41,6 +41,12 @@ class CheckResult:
     budget_checked: bool = False
 
     @property
+    def line_index(self) -> Any:
+        """The :class:`~loopc.lineindex.LineIndex` of the decoded source, or
+        ``None`` when it could not be decoded."""
+        return self.document.index if self.document is not None else None
+
+    @property
     def errors(self) -> tuple[Diagnostic, ...]:
         return tuple(d for d in self.diagnostics if d.severity is Severity.ERROR)
 
@@ -139,7 +145,8 @@ def _check(src: str | bytes, path: str | None) -> CheckResult:
                 from loopc import analyzer
 
                 analysis = _guard(reporter, "analyzer", lambda: analyzer.analyze(plan, scopes, reporter))
-    diags = finish(reporter.diagnostics, doc.text if doc is not None else None, path)
+    diags = finish(reporter.diagnostics, doc.text if doc is not None else None, path,
+                   doc.index if doc is not None else None)
     ok = not any(d.severity is Severity.ERROR for d in diags)
     return CheckResult(ok, diags, doc, plan, scopes, types, analysis, path, budget_checked)
 

@@ -25,6 +25,7 @@ from typing import Any
 from loopc.compiler.report import Reporter
 from loopc.compiler.yamlnodes import YDocument, YMap, YNode, YScalar, YSeq
 from loopc.diagnostics import Span
+from loopc.lineindex import LINE_BREAK
 
 MAX_SOURCE_BYTES = 1024 * 1024
 MAX_NESTING = 64
@@ -544,7 +545,7 @@ def _check_header(doc: YDocument, reporter: Reporter) -> None:
     if not (isinstance(api, YScalar) and api.value == "loop.plan/v1"
             and isinstance(kind, YScalar) and kind.value == "PlanVersion"):
         return
-    head = re.split(r"\r\n|\r|\n", doc.text[:200], maxsplit=2)
+    head = LINE_BREAK.split(doc.text[:200], maxsplit=2)
     lines = [(head[i] if i < len(head) else "").rstrip(" ") for i in (0, 1)]
     if tuple(lines) == HEADER:
         return

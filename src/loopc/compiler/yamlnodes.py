@@ -7,12 +7,10 @@ the value resolved under the YAML 1.2 core schema (syntax sheet §7).
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Iterator
 
 from loopc.diagnostics import Span
-
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+from loopc.lineindex import LineIndex
 
 
 def _escape(token: str) -> str:
@@ -154,37 +152,32 @@ class YSeq(YNode):
 class YDocument:
     """A loaded source: decoded text (BOM removed), root node, optional path."""
 
-    __slots__ = ("text", "root", "path", "_line_starts", "scalar_maps")
+    __slots__ = ("text", "root", "path", "_index", "scalar_maps")
 
     def __init__(self, text: str, root: YNode | None, path: str | None = None) -> None:
         self.text = text
         self.root = root
         self.path = path
-        self._line_starts: list[int] | None = None
+        self._index: LineIndex | None = None
         # scalarpos cache: id(scalar) -> (scalar, ScalarMap | None)
         self.scalar_maps: dict[int, tuple[YScalar, Any]] = {}
 
     @property
+    def index(self) -> LineIndex:
+        """The :class:`~loopc.lineindex.LineIndex` of ``text`` (built once, on
+        first use): offsets ↔ line/column in code points, UTF-16 and UTF-8."""
+        if self._index is None:
+            self._index = LineIndex(self.text)
+        return self._index
+
+    @property
     def line_starts(self) -> list[int]:
         """Code-point index at which each 0-based line starts."""
-        if self._line_starts is None:
-            starts = [0]
-            starts.extend(m.end() for m in _LINE_BREAK.finditer(self.text))
-            self._line_starts = starts
-        return self._line_starts
+        return self.index.starts
 
     def position(self, index: int) -> tuple[int, int]:
         """0-based (line, column) of a code-point index into ``text``."""
-        import bisect
-
-        starts = self.line_starts
-        line = bisect.bisect_right(starts, index) - 1
-        return line, index - starts[line]
+        return self.index.position(index)
 
     def line_text(self, line0: int) -> str:
-        starts = self.line_starts
-        if line0 >= len(starts):
-            return ""
-        s = starts[line0]
-        e = starts[line0 + 1] if line0 + 1 < len(starts) else len(self.text)
-        return self.text[s:e].rstrip("\r\n")
+        return self.index.line_text(line0)
