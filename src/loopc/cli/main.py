@@ -66,6 +66,9 @@ def _register_optional() -> None:
 
 
 _register_optional()
+from loopc.cli import run_commands  # noqa: E402
+
+run_commands.register(cli)
 
 
 def main() -> None:

@@ -1,0 +1,144 @@
+"""``loopc run`` and ``loopc conform`` (docs/conformance.md).
+
+* ``loopc run SCENARIO... [--format text|json] [--trace]`` — exit 0 when
+  every expectation holds, 1 when one does not, 2 when a scenario or its
+  plan is malformed (2 wins).  A directory runs every scenario in it
+  (``*.yaml``/``*.yml``/``*.json`` files that are not plan sources).
+* ``loopc conform --runtime CMD [SCENARIO...]`` — drive an external runtime
+  over the JSON-lines protocol and report the first diverging journal
+  record per scenario; exit 0 when the runtime conforms, 1 when not, 2 when
+  a scenario is malformed or the runtime cannot be started.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, Iterator
+
+import click
+
+#: Default scenario directory for ``loopc conform`` without arguments.
+GOLDEN_DIR = os.path.join("golden", "scenarios")
+
+
+def scenario_paths(paths: tuple[str, ...]) -> Iterator[tuple[str, str | None]]:
+    """(path, error) for every scenario; directories recurse (sorted)."""
+    from loopc.interpreter.golden import is_scenario_file
+
+    for p in paths:
+        if os.path.isdir(p):
+            found = False
+            for root, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for f in sorted(files):
+                    full = os.path.join(root, f)
+                    if is_scenario_file(full):
+                        found = True
+                        yield full, None
+            if not found:
+                yield p, "no scenario files found"
+        elif os.path.isfile(p):
+            yield p, None
+        else:
+            yield p, "no such file or directory"
+
+
+def _trace(journal: list[dict[str, Any]]) -> str:
+    lines = []
+    skip = {"kind", "at", "seq", "step", "marker"}
+    for r in journal:
+        rest = " ".join(f"{k}={json.dumps(v, sort_keys=True, ensure_ascii=False)}" for k, v in r.items() if k not in skip)
+        seq = "  --" if r.get("marker") else f"{r['seq']:4d}"
+        lines.append(f"{seq} {r.get('at', '')}  {r['kind']:<22} {rest}")
+    return "\n".join(lines)
+
+
+def register(cli: click.Group) -> None:
+    @cli.command("run")
+    @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+    @click.option("--trace", is_flag=True, help="Print a readable timeline of the journal.")
+    @click.argument("paths", nargs=-1, required=True)
+    def run_cmd(fmt: str, trace: bool, paths: tuple[str, ...]) -> None:
+        """Run scenarios against the reference interpreter."""
+        from loopc.interpreter.runner import run_file
+
+        items = list(scenario_paths(paths))
+        single = len(paths) == 1 and len(items) == 1 and not os.path.isdir(paths[0])
+        results: list[dict[str, Any]] = []
+        malformed = failed = passed = 0
+        for path, err in items:
+            if err is not None:
+                click.echo(f"loopc: {path}: {err}", err=True)
+                malformed += 1
+                continue
+            rep = run_file(path)
+            if isinstance(rep, list):
+                malformed += 1
+                for p in rep:
+                    click.echo(p.render(), err=True)
+                if fmt == "json":
+                    results.append({"scenario": path, "malformed": True,
+                                    "diagnostics": [p.to_json() for p in rep]})
+                continue
+            obj = rep.to_json()
+            if rep.ok:
+                passed += 1
+            else:
+                failed += 1
+            if fmt == "json":
+                results.append(obj if single else {"scenario": path, **obj})
+            else:
+                click.echo(f"{'PASS' if rep.ok else 'FAIL'} {path} ({rep.status})")
+                for d in rep.differences:
+                    click.echo(f"  - {d}")
+                if trace:
+                    click.echo(_trace(rep.journal))
+        if fmt == "json":
+            if single and results and "malformed" not in results[0]:
+                click.echo(json.dumps(results[0], ensure_ascii=False, sort_keys=False))
+            else:
+                click.echo(json.dumps({"scenarios": results, "passed": passed, "failed": failed + malformed},
+                                      ensure_ascii=False))
+        elif not single:
+            click.echo(f"{passed} passed, {failed} failed" + (f", {malformed} malformed" if malformed else ""))
+        sys.exit(2 if malformed else 1 if failed else 0)
+
+    @cli.command("conform")
+    @click.option("--runtime", "runtime", required=True, help="Command line of the runtime under test.")
+    @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+    @click.argument("paths", nargs=-1)
+    def conform_cmd(runtime: str, fmt: str, paths: tuple[str, ...]) -> None:
+        """Check an external runtime against the reference interpreter."""
+        import shlex
+
+        from loopc.interpreter.conform import conform_file
+
+        items = list(scenario_paths(paths or (GOLDEN_DIR,)))
+        argv = shlex.split(runtime)
+        out: list[dict[str, Any]] = []
+        bad = malformed = 0
+        for path, err in items:
+            if err is not None:
+                click.echo(f"loopc: {path}: {err}", err=True)
+                malformed += 1
+                continue
+            res = conform_file(path, argv)
+            if isinstance(res, list):
+                malformed += 1
+                for p in res:
+                    click.echo(p.render(), err=True)
+                continue
+            out.append({"scenario": path, **res})
+            if not res["conforms"]:
+                bad += 1
+            if fmt == "text":
+                click.echo(f"{'OK  ' if res['conforms'] else 'DIFF'} {path}")
+                if res.get("divergence"):
+                    click.echo(f"  - {res['divergence']}")
+        if fmt == "json":
+            click.echo(json.dumps({"scenarios": out, "conforming": len(out) - bad, "diverging": bad},
+                                  ensure_ascii=False))
+        else:
+            click.echo(f"{len(out) - bad} conforming, {bad} diverging" + (f", {malformed} malformed" if malformed else ""))
+        sys.exit(2 if malformed else 1 if bad else 0)
