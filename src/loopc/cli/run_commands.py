@@ -112,10 +112,15 @@ def register(cli: click.Group) -> None:
         """Check an external runtime against the reference interpreter."""
         import shlex
 
-        from loopc.interpreter.conform import conform_file
+        from loopc.interpreter.conform import RuntimeError_, RuntimeProcess, conform_file
 
         items = list(scenario_paths(paths or (GOLDEN_DIR,)))
         argv = shlex.split(runtime)
+        try:
+            proc = RuntimeProcess(argv)
+        except RuntimeError_ as exc:
+            click.echo(f"loopc: {exc}", err=True)
+            sys.exit(2)
         out: list[dict[str, Any]] = []
         bad = malformed = 0
         for path, err in items:
@@ -123,7 +128,7 @@ def register(cli: click.Group) -> None:
                 click.echo(f"loopc: {path}: {err}", err=True)
                 malformed += 1
                 continue
-            res = conform_file(path, argv)
+            res = conform_file(path, argv, proc)
             if isinstance(res, list):
                 malformed += 1
                 for p in res:
@@ -136,6 +141,7 @@ def register(cli: click.Group) -> None:
                 click.echo(f"{'OK  ' if res['conforms'] else 'DIFF'} {path}")
                 if res.get("divergence"):
                     click.echo(f"  - {res['divergence']}")
+        proc.close()
         if fmt == "json":
             click.echo(json.dumps({"scenarios": out, "conforming": len(out) - bad, "diverging": bad},
                                   ensure_ascii=False))

@@ -592,7 +592,7 @@ class Engine:
 
     def _join_arrival(self, node: ProgramNode, ctx: tuple, val: dict[str, Any]) -> None:
         cfg = node.config
-        owner = cfg.get("forkId") or cfg.get("fanOutId")
+        owner = str(cfg.get("forkId") or cfg.get("fanOutId"))
         _, fr = self._frame_for(ctx, owner)
         if fr is None:
             raise _Fail({"code": "runtime.orphan_arrival", "detail": f"an arrival at '{node.id}' carries no '{owner}' lineage"})
@@ -1201,6 +1201,8 @@ def _normalize_work_items(raw: Any, allowed: Any) -> tuple[list[dict[str, Any]],
             return [], f"{w}.dependsOn must be a list of keys"
         resp = it.get("responder")
         pool = resp.get("selectOne") if isinstance(resp, Mapping) else [resp]
+        if not isinstance(pool, list):
+            pool = []
         if not (is_id(resp) or (isinstance(resp, Mapping) and list(resp) == ["selectOne"] and isinstance(pool, list)
                                 and pool and all(is_id(x) for x in pool))):
             return [], f"{w}.responder must be an agent or {{selectOne: [agents]}}"

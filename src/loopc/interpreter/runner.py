@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-from decimal import Decimal
 from typing import Any, Callable, Mapping
 
 import attrs
@@ -111,6 +110,7 @@ def prepare(sc: Scenario, plan_bytes: bytes | None, plan_path: str) -> Prepared 
     if not res.ok:
         out = [ScenarioProblem(plan_path, d.span, d.message, d.code) for d in res.errors]
         return out or [ScenarioProblem(plan_path, Span(1, 1, 1, 2), "the plan does not compile", "scenario.plan")]
+    assert res.bytes is not None
     art, why = verify_artifact(res.bytes)
     if art is None:
         return [ScenarioProblem(plan_path, Span(1, 1, 1, 2), f"artifact refused: {why}", "scenario.artifact")]
@@ -332,7 +332,7 @@ def _apply(eng: Engine, ev: Event, clock: VirtualClock, crash: Callable[[], None
     elif k == "callback":
         act, reason = eng.find_open(a["node"], a.get("item"), a.get("attempt"), ("awaiting",))
         if act is not None and act.node.op != "send_message":
-            act, reason = None, f"'{a['node']}' is a {act.node.op}, not a callback"
+            reason, act = f"'{a['node']}' is a {act.node.op}, not a callback", None
         if act is not None:
             reason = eng.check_callback(act, a.get("output"), a.get("fail"), a.get("workItems"))
         if act is not None and reason is None:
@@ -343,9 +343,9 @@ def _apply(eng: Engine, ev: Event, clock: VirtualClock, crash: Callable[[], None
     else:  # approve / reject
         act, reason = eng.find_open(a["node"], a.get("item"), a.get("attempt"), ("awaiting",))
         if act is not None and act.node.op != "request_approval":
-            act, reason = None, f"'{a['node']}' is a {act.node.op}, not an approval"
+            reason, act = f"'{a['node']}' is a {act.node.op}, not an approval", None
         if act is not None:
-            by = a.get("by", act.request.get("assignee"))
+            by = str(a.get("by", act.request.get("assignee")))
             eng.decide(act, act.attempt, k == "approve", by, a.get("comment"), ev.index)
         else:
             applied = False
