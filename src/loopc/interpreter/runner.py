@@ -108,7 +108,7 @@ def prepare(sc: Scenario, plan_bytes: bytes | None, plan_path: str) -> Prepared 
         return [ScenarioProblem(sc.path, Span(1, 1, 1, 2), f"cannot read plan '{sc.plan}'", "scenario.plan_unreadable")]
     res = compile_source(plan_bytes, path=plan_path)
     if not res.ok:
-        out = [ScenarioProblem(plan_path, d.span, d.message, d.code) for d in res.errors]
+        out = [ScenarioProblem(plan_path, d.span or Span(1, 1, 1, 2), d.message, d.code) for d in res.errors]
         return out or [ScenarioProblem(plan_path, Span(1, 1, 1, 2), "the plan does not compile", "scenario.plan")]
     assert res.bytes is not None
     art, why = verify_artifact(res.bytes)

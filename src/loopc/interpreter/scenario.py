@@ -94,7 +94,7 @@ def load_scenario(src: str | bytes, path: str | None = None) -> Scenario | list[
     name = path or "<scenario>"
     reporter = Reporter()
     doc = load(src, reporter, path=path)
-    problems = [ScenarioProblem(name, d.span, d.message, d.code) for d in reporter.diagnostics
+    problems = [ScenarioProblem(name, d.span or Span(1, 1, 1, 2), d.message, d.code) for d in reporter.diagnostics
                 if d.severity.value == "error"]
     if problems:
         return problems
