@@ -69,6 +69,9 @@ _register_optional()
 from loopc.cli import run_commands  # noqa: E402
 
 run_commands.register(cli)
+from loopc.cli import lsp_command as _lsp_command  # noqa: E402
+
+_lsp_command.register(cli)
 
 
 def main() -> None:

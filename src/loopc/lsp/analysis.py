@@ -1,0 +1,81 @@
+"""One analysed version of one open document (docs/editors.md).
+
+:func:`analyse` runs the same pure :func:`loopc.check_source` as
+``loopc check`` (so the same budgets bound it: 1 MiB of source, nesting 64,
+100,000 YAML nodes, 512 nodes, 2,048 edges) and keeps what the features
+need: the text, its :class:`~loopc.lsp.positions.LineIndex` in the
+negotiated encoding, the :class:`~loopc.CheckResult` and the protocol
+diagnostics.  Documents that are not plans (see :mod:`loopc.lsp.activation`)
+are not checked at all.  Never raises: a failure of the check itself becomes
+an LP5999 diagnostic, as in the CLI.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from lsprotocol import types as lsp
+
+from loopc.lsp.activation import is_plan_text
+from loopc.lsp.convert import to_lsp
+from loopc.lsp.positions import LineIndex
+
+
+class Analysis:
+    """``uri``, ``version``, ``text``, ``index`` (:class:`LineIndex`),
+    ``active`` (is a plan), ``result`` (the :class:`~loopc.CheckResult`, or
+    ``None`` when not active) and ``diagnostics`` (protocol diagnostics)."""
+
+    __slots__ = ("uri", "version", "text", "index", "active", "result", "diagnostics", "_cache")
+
+    def __init__(self, uri: str, version: int | None, text: str, index: LineIndex, active: bool,
+                 result: Any, diagnostics: list[lsp.Diagnostic]) -> None:
+        self.uri = uri
+        self.version = version
+        self.text = text
+        self.index = index
+        self.active = active
+        self.result = result
+        self.diagnostics = diagnostics
+        self._cache: dict[str, Any] = {}
+
+    @property
+    def plan(self) -> Any:
+        return getattr(self.result, "plan", None)
+
+    @property
+    def document(self) -> Any:
+        return getattr(self.result, "document", None)
+
+    def cached(self, key: str, build: Any) -> Any:
+        """Per-version memo for derived tables (outline, symbol index)."""
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key]
+
+
+def analyse(uri: str, text: str, version: int | None, encoding: str,
+            overrides: Mapping[str, str] | None = None) -> Analysis:
+    """Check ``text`` when it is a plan and convert its diagnostics."""
+    index = LineIndex(text, encoding)
+    if not is_plan_text(text):
+        return Analysis(uri, version, text, index, False, None, [])
+    from loopc.compiler.driver import check_source
+
+    result = check_source(text, path=_path_of(uri))
+    diags = []
+    for d in result.diagnostics:
+        ld = to_lsp(d, index, uri, overrides)
+        if ld is not None:
+            diags.append(ld)
+    return Analysis(uri, version, text, index, True, result, diags)
+
+
+def _path_of(uri: str) -> str | None:
+    if uri.startswith("file://"):
+        from pygls.uris import to_fs_path
+
+        try:
+            return to_fs_path(uri)
+        except Exception:  # noqa: BLE001 - odd URI: no path
+            return None
+    return None

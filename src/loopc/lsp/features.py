@@ -1,0 +1,444 @@
+"""The editor features beyond diagnostics (docs/editors.md): completion,
+hover, go to definition, find references, rename, document symbols and code
+actions.  Each handler converts the protocol position to an offset, asks the
+analysis of the current document version, and converts the answer back; a
+handler that fails answers nothing (and logs), never an error response."""
+from __future__ import annotations
+
+from typing import Any
+
+from lsprotocol import types as lsp
+
+from loopc.lsp.analysis import Analysis
+from loopc.lsp.symbols import IDENT, Occurrence, Symbol, SymbolIndex
+
+FIX_ALL_KIND = "source.fixAll.loopc"
+
+
+def symbols_of(a: Analysis) -> SymbolIndex:
+    return a.cached("symbols", lambda: SymbolIndex(a.result, a.index))
+
+
+# ---------------------------------------------------------------------------
+# descriptions (hover)
+# ---------------------------------------------------------------------------
+
+def _contract_md(contract: Any) -> str:
+    from loopc.compiler import types as T
+
+    if not contract:
+        return "  *(none)*"
+    rows = []
+    for name, fs in contract.items():
+        flags = []
+        if fs.required:
+            flags.append("required")
+        if fs.has_default:
+            flags.append("default")
+        rows.append(f"  - `{name}`: {T.describe(T.type_of_field(fs))}" + (f" ({', '.join(flags)})" if flags else ""))
+    return "\n".join(rows)
+
+
+def _owner_contract(plan: Any, owner: str) -> tuple[str, Any]:
+    from loopc.compiler.ports import effective_input
+
+    if owner.startswith("plan."):
+        what = owner.split(".", 1)[1]
+        return f"the Plan {what}", getattr(plan, what, None)
+    nid, _, which = owner.partition(":")
+    node = plan.nodes.get(nid)
+    if node is None:
+        return owner, None
+    cfg = node.config
+    if which == "input":
+        return f"the input of '{nid}'", effective_input(node, plan.output)
+    if which == "callbackOutput":
+        return f"the callback output of '{nid}'", getattr(cfg, "callback_output", None)
+    if which == "result":
+        return f"the result of join '{nid}'", getattr(cfg, "result", None)
+    if which == "state":
+        return f"the state of loop '{nid}'", getattr(cfg, "state", None)
+    return owner, None
+
+
+def describe_symbol(plan: Any, sym: Symbol) -> str | None:
+    """Markdown hover text of a symbol."""
+    from loopc.compiler import types as T
+    from loopc.compiler.ports import output_contract, source_ports, target_ports
+
+    if sym[0] == "node":
+        node = plan.nodes.get(sym[1])
+        if node is None:
+            return None
+        lines = [f"**node `{node.id}`** — `{node.type}`"]
+        if node.label:
+            lines.append(f"\n{node.label}")
+        if node.description:
+            lines.append(f"\n{node.description}")
+        from loopc.compiler.ports import effective_input
+
+        lines.append("\ninput:\n" + _contract_md(effective_input(node, plan.output)))
+        outs = []
+        for p in source_ports(node):
+            oc = output_contract(node, p)
+            fields = ", ".join(f"`{k}`: {T.describe(T.type_of_field(v))}" for k, v in (oc or {}).items())
+            outs.append(f"  - `{p}`" + (f" → {{{fields}}}" if fields else ""))
+        lines.append("\nsource ports:\n" + ("\n".join(outs) if outs else "  *(none)*"))
+        lines.append("\ntarget ports: " + ", ".join(f"`{p}`" for p in target_ports(node)))
+        return "\n".join(lines)
+    if sym[0] == "port":
+        node = plan.nodes.get(sym[1])
+        if node is None:
+            return None
+        port = sym[2]
+        if port in source_ports(node):
+            oc = output_contract(node, port)
+            body = "\n\n`output.*`:\n" + _contract_md(oc) if oc is not None else "\n\ncarries nothing under `output.*`"
+            return f"**port `{port}`** — source port of `{node.type}` node `{node.id}`{body}"
+        if port in target_ports(node):
+            return f"**port `{port}`** — target port of `{node.type}` node `{node.id}`"
+        return None
+    if sym[0] == "field":
+        where, contract = _owner_contract(plan, sym[1])
+        fs = (contract or {}).get(sym[2]) if contract is not None else None
+        if fs is None:
+            return f"**field `{sym[2]}`** of {where}"
+        flags = []
+        if fs.required:
+            flags.append("required")
+        if fs.has_default:
+            flags.append(f"default `{fs.default!r}`")
+        text = f"**field `{sym[2]}`**: {T.describe(T.type_of_field(fs))}" + (f" ({', '.join(flags)})" if flags else "")
+        text += f"\n\nof {where}"
+        if fs.description:
+            text += f"\n\n{fs.description}"
+        return text
+    return None
+
+
+def describe_code(code: str) -> str | None:
+    from loopc import codes
+
+    try:
+        c = codes.get(code)
+    except KeyError:
+        return None
+    expl = c.explanation.strip().split("\n\n", 1)[0]
+    return f"**{c.code}** `{c.name}` ({c.severity.value}): {c.title}\n\n{expl}"
+
+
+def _contains(r: lsp.Range, p: lsp.Position) -> bool:
+    return (r.start.line, r.start.character) <= (p.line, p.character) <= (r.end.line, r.end.character)
+
+
+def hover(a: Analysis, pos: lsp.Position) -> lsp.Hover | None:
+    parts: list[str] = []
+    rng: lsp.Range | None = None
+    if a.plan is not None:
+        occ = symbols_of(a).at(a.index.offset(pos))
+        if occ is not None:
+            text = describe_symbol(a.plan, occ.symbol)
+            if text:
+                parts.append(text)
+                rng = a.index.offsets_range(occ.start, occ.end)
+    seen = set()
+    for d in a.diagnostics:
+        if _contains(d.range, pos) and d.code not in seen:
+            seen.add(str(d.code))
+            text = describe_code(str(d.code))
+            if text:
+                parts.append(text)
+    if not parts:
+        return None
+    return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value="\n\n---\n\n".join(parts)),
+                     range=rng)
+
+
+# ---------------------------------------------------------------------------
+# navigation and rename
+# ---------------------------------------------------------------------------
+
+def occurrence_at(a: Analysis, pos: lsp.Position) -> tuple[SymbolIndex, Occurrence] | None:
+    if a.plan is None:
+        return None
+    si = symbols_of(a)
+    occ = si.at(a.index.offset(pos))
+    return (si, occ) if occ is not None else None
+
+
+def _loc(a: Analysis, o: Occurrence) -> lsp.Location:
+    return lsp.Location(uri=a.uri, range=a.index.offsets_range(o.start, o.end))
+
+
+def definition(a: Analysis, pos: lsp.Position) -> list[lsp.Location] | None:
+    hit = occurrence_at(a, pos)
+    if hit is None:
+        return None
+    si, occ = hit
+    d = si.definition(occ.symbol)
+    return [_loc(a, d)] if d is not None else None
+
+
+def references(a: Analysis, pos: lsp.Position, include_decl: bool) -> list[lsp.Location] | None:
+    hit = occurrence_at(a, pos)
+    if hit is None:
+        return None
+    si, occ = hit
+    sym = occ.symbol
+    out = [_loc(a, o) for o in si.references(sym, include_decl)]
+    return out or None
+
+
+def prepare_rename(a: Analysis, pos: lsp.Position) -> Any:
+    hit = occurrence_at(a, pos)
+    if hit is None:
+        return None
+    si, occ = hit
+    if si.renamable(occ.symbol) is not None:
+        return None
+    return lsp.PrepareRenamePlaceholder(range=a.index.offsets_range(occ.start, occ.end), placeholder=occ.symbol[-1])
+
+
+class RenameError(Exception):
+    """The rename is refused; the message says why."""
+
+
+def rename(a: Analysis, pos: lsp.Position, new_name: str) -> lsp.WorkspaceEdit | None:
+    hit = occurrence_at(a, pos)
+    if hit is None:
+        return None
+    si, occ = hit
+    sym = occ.symbol
+    why = si.renamable(sym)
+    if why is not None:
+        raise RenameError(why)
+    if not IDENT.match(new_name):
+        raise RenameError(f"`{new_name}` is not a valid name (lower-case letter, then letters, digits, `_`; at most 64)")
+    clash = _clash(si, sym, new_name)
+    if clash:
+        raise RenameError(clash)
+    edits = [lsp.TextEdit(range=a.index.offsets_range(o.start, o.end), new_text=new_name)
+             for o in sorted(si.references(sym), key=lambda o: o.start)]
+    return lsp.WorkspaceEdit(changes={a.uri: edits})
+
+
+def _clash(si: SymbolIndex, sym: Symbol, new: str) -> str | None:
+    if sym[0] == "node" and ("node", new) in si.by_symbol:
+        return f"a node `{new}` already exists"
+    if sym[0] == "port" and ("port", sym[1], new) in si.by_symbol:
+        return f"node `{sym[1]}` already has a port `{new}`"
+    if sym[0] == "field" and ("field", sym[1], new) in si.by_symbol:
+        return f"the contract already has a field `{new}`"
+    return None
+
+
+# ---------------------------------------------------------------------------
+# document symbols (the domain outline)
+# ---------------------------------------------------------------------------
+
+def _kv_range(a: Analysis, holder: Any, key: str) -> tuple[lsp.Range, lsp.Range] | None:
+    from loopc.compiler.yamlnodes import YMap
+
+    if not isinstance(holder, YMap):
+        return None
+    kn = holder.key_node(key)
+    v = holder.get(key)
+    if kn is None or v is None:
+        return None
+    end = max(v.end, kn.end)
+    return a.index.offsets_range(kn.start, end), a.index.offsets_range(kn.start, kn.end)
+
+
+def document_symbols(a: Analysis) -> list[lsp.DocumentSymbol]:
+    from loopc.compiler import types as T
+    from loopc.compiler.ports import source_ports
+    from loopc.compiler.yamlnodes import YMap
+
+    plan = a.plan
+    if plan is None or not isinstance(plan.src, YMap):
+        return []
+    si = symbols_of(a)
+    K = lsp.SymbolKind
+    out: list[lsp.DocumentSymbol] = []
+    for key in ("input", "output", "state"):
+        r = _kv_range(a, plan.src, key)
+        if r is None:
+            continue
+        holder = plan.src.get(key)
+        kids = []
+        for name, fs in getattr(plan, key).items():
+            fr = _kv_range(a, holder, name)
+            if fr is None:
+                continue
+            kids.append(lsp.DocumentSymbol(name=name, kind=K.Field, range=fr[0], selection_range=fr[1],
+                                           detail=T.describe(T.type_of_field(fs))))
+        out.append(lsp.DocumentSymbol(name=key, kind=K.Namespace, range=r[0], selection_range=r[1],
+                                      detail=f"{len(kids)} field(s)", children=kids))
+    nr = _kv_range(a, plan.src, "nodes")
+    if nr is not None:
+        kids = []
+        for node in plan.nodes.values():
+            if not isinstance(node.src, YMap):
+                continue
+            rng = a.index.offsets_range(node.src.start, node.src.end)
+            idn = node.src.get("id")
+            sel = a.index.offsets_range(idn.start, idn.end) if idn is not None else rng
+            ports = []
+            for p in source_ports(node):
+                d = next((o for o in si.by_symbol.get(("port", node.id, p), ()) if o.is_def), None)
+                psel = a.index.offsets_range(d.start, d.end) if d is not None else sel
+                ports.append(lsp.DocumentSymbol(name=p, kind=K.EnumMember, range=psel, selection_range=psel,
+                                                detail="port"))
+            kids.append(lsp.DocumentSymbol(name=node.id, kind=K.Function, range=rng, selection_range=sel,
+                                           detail=node.type, children=ports))
+        out.append(lsp.DocumentSymbol(name="nodes", kind=K.Namespace, range=nr[0], selection_range=nr[1],
+                                      detail=f"{len(kids)} node(s)", children=kids))
+    er = _kv_range(a, plan.src, "edges")
+    if er is not None:
+        kids = []
+        for edge in plan.edges.values():
+            if not isinstance(edge.src, YMap):
+                continue
+            rng = a.index.offsets_range(edge.src.start, edge.src.end)
+            idn = edge.src.get("id")
+            sel = a.index.offsets_range(idn.start, idn.end) if idn is not None else rng
+            to = edge.to_node + ("" if edge.to_port == "in" else f".{edge.to_port}")
+            kids.append(lsp.DocumentSymbol(name=edge.id, kind=K.Event, range=rng, selection_range=sel,
+                                           detail=f"{edge.from_node}.{edge.from_port} → {to}"))
+        out.append(lsp.DocumentSymbol(name="edges", kind=K.Namespace, range=er[0], selection_range=er[1],
+                                      detail=f"{len(kids)} edge(s)", children=kids))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# code actions
+# ---------------------------------------------------------------------------
+
+def _edits_of(fix: dict[str, Any]) -> list[lsp.TextEdit]:
+    out = []
+    for e in fix.get("edits", []):
+        r = e["range"]
+        out.append(lsp.TextEdit(
+            range=lsp.Range(start=lsp.Position(line=r["start"]["line"], character=r["start"]["character"]),
+                            end=lsp.Position(line=r["end"]["line"], character=r["end"]["character"])),
+            new_text=e["newText"]))
+    return out
+
+
+def _fix_of(d: lsp.Diagnostic) -> dict[str, Any] | None:
+    data = d.data
+    if isinstance(data, dict) and isinstance(data.get("fix"), dict) and d.source == "loopc":
+        return data["fix"]
+    return None
+
+
+def code_actions(a: Analysis, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+    only = params.context.only
+    want_quick = not only or any(str(k).startswith("quickfix") for k in only)
+    want_all = not only or any(FIX_ALL_KIND.startswith(str(k)) or str(k) == FIX_ALL_KIND for k in only)
+    out: list[lsp.CodeAction] = []
+    if want_quick:
+        for d in params.context.diagnostics:
+            fix = _fix_of(d)
+            if fix is None:
+                continue
+            out.append(lsp.CodeAction(
+                title=fix["message"], kind=lsp.CodeActionKind.QuickFix, diagnostics=[d],
+                is_preferred=bool(fix.get("safe")),
+                edit=lsp.WorkspaceEdit(changes={a.uri: _edits_of(fix)})))
+    if want_all:
+        edits: list[lsp.TextEdit] = []
+        taken: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        for d in a.diagnostics:
+            fix = _fix_of(d)
+            if fix is None or not fix.get("safe"):
+                continue
+            es = _edits_of(fix)
+            spans = [((e.range.start.line, e.range.start.character), (e.range.end.line, e.range.end.character))
+                     for e in es]
+            if any(not (e2 <= s1 or s2 >= e1) for s1, e1 in spans for s2, e2 in taken):
+                continue  # overlapping fixes: apply one, the next check offers the other
+            taken.extend(spans)
+            edits.extend(es)
+        if edits:
+            out.append(lsp.CodeAction(title="loopc: apply all safe fixes", kind=FIX_ALL_KIND,
+                                      edit=lsp.WorkspaceEdit(changes={a.uri: edits})))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# registration
+# ---------------------------------------------------------------------------
+
+def register(server: Any) -> None:
+    """Register every feature handler on ``server`` (a LoopcServer)."""
+    from loopc.lsp import completion as C
+    from loopc.lsp.server import guarded
+
+    def active(uri: str) -> Analysis | None:
+        a = server.analysis(uri)
+        return a if a is not None and a.active else None
+
+    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION,
+                    lsp.CompletionOptions(trigger_characters=C.TRIGGER_CHARACTERS))
+    @guarded(server, "completion", None)
+    def on_completion(ls: Any, params: lsp.CompletionParams) -> Any:
+        a = active(params.text_document.uri)
+        if a is None:
+            return None
+        items = C.complete(a.text, a.index, ls.model(a.uri), params.position, ls.last_good.get(a.uri))
+        return lsp.CompletionList(is_incomplete=False, items=items)
+
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    @guarded(server, "hover", None)
+    def on_hover(ls: Any, params: lsp.HoverParams) -> Any:
+        a = active(params.text_document.uri)
+        return hover(a, params.position) if a is not None else None
+
+    @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+    @guarded(server, "definition", None)
+    def on_definition(ls: Any, params: lsp.DefinitionParams) -> Any:
+        a = active(params.text_document.uri)
+        return definition(a, params.position) if a is not None else None
+
+    @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
+    @guarded(server, "references", None)
+    def on_references(ls: Any, params: lsp.ReferenceParams) -> Any:
+        a = active(params.text_document.uri)
+        if a is None:
+            return None
+        return references(a, params.position, params.context.include_declaration)
+
+    @server.feature(lsp.TEXT_DOCUMENT_PREPARE_RENAME)
+    @guarded(server, "prepareRename", None)
+    def on_prepare_rename(ls: Any, params: lsp.PrepareRenameParams) -> Any:
+        a = active(params.text_document.uri)
+        return prepare_rename(a, params.position) if a is not None else None
+
+    @server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))
+    def on_rename(ls: Any, params: lsp.RenameParams) -> Any:
+        from pygls.exceptions import JsonRpcException
+
+        a = active(params.text_document.uri)
+        if a is None:
+            return None
+        try:
+            return rename(a, params.position, params.new_name)
+        except RenameError as exc:
+            raise JsonRpcException(message=str(exc), code=-32803) from None  # RequestFailed
+        except Exception:  # noqa: BLE001
+            ls.log_error("rename", a.uri)
+            return None
+
+    @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @guarded(server, "documentSymbol", None)
+    def on_symbols(ls: Any, params: lsp.DocumentSymbolParams) -> Any:
+        a = active(params.text_document.uri)
+        return document_symbols(a) if a is not None else None
+
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
+                    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND]))
+    @guarded(server, "codeAction", None)
+    def on_code_action(ls: Any, params: lsp.CodeActionParams) -> Any:
+        a = active(params.text_document.uri)
+        return code_actions(a, params) if a is not None else None

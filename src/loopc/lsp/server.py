@@ -1,0 +1,343 @@
+"""The loopc language server (pygls 2): document sync, diagnostics and the
+registration of every feature (docs/editors.md).
+
+A thin shell over the pure check API: every handler converts protocol
+positions to offsets (:mod:`loopc.lsp.positions`), asks the analysis of the
+current document version (:mod:`loopc.lsp.analysis`) or a feature module,
+and converts back.  No handler raises: a failure inside a feature answers
+"nothing here" and is logged to the client (``window/logMessage``).
+
+Diagnostics are delivered one way per client, never both:
+
+* **pull** (``textDocument/diagnostic``) when the client declares
+  ``textDocument.diagnostic`` — the ``diagnosticProvider`` capability is then
+  advertised statically in the ``initialize`` result, and nothing is pushed;
+* **push** (``textDocument/publishDiagnostics``) otherwise, debounced per
+  document (``debounce`` setting): a new edit cancels the pending run, and a
+  run whose version is no longer current is dropped; closing a document
+  publishes an empty list.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import traceback
+from typing import Any, Callable
+
+import attrs
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+
+from loopc import __version__
+from loopc.lsp.analysis import Analysis, analyse
+from loopc.lsp.positions import choose_encoding
+from loopc.lsp.settings import Settings, parse_settings
+
+log = logging.getLogger("loopc.lsp")
+
+SERVER_NAME = "loopc"
+CONFIG_SECTION = "loopc"
+DEBUG_INFO_COMMAND = "loopc.debugInfo"
+
+
+class LoopcProtocol(LanguageServerProtocol):
+    """pygls protocol with loopc's negotiation: UTF-8 positions where the
+    client offers them (pygls alone takes the client's first preference), and
+    ``diagnosticProvider`` only for clients that pull diagnostics."""
+
+    @lsp_method(lsp.INITIALIZE)
+    def lsp_initialize(self, params: lsp.InitializeParams) -> Any:  # type: ignore[override]
+        server: LoopcServer = self._server  # type: ignore[assignment]
+        caps = params.capabilities
+        offered = None
+        if caps.general is not None and caps.general.position_encodings is not None:
+            offered = [str(getattr(e, "value", e)) for e in caps.general.position_encodings]
+        encoding = choose_encoding(offered)
+        server.encoding = encoding
+        server.pull = caps.text_document is not None and caps.text_document.diagnostic is not None
+        server.init_options = params.initialization_options
+        general = attrs.evolve(caps.general or lsp.GeneralClientCapabilities(),
+                               position_encodings=[encoding])
+        params = attrs.evolve(params, capabilities=attrs.evolve(caps, general=general))
+        result = yield from super().lsp_initialize(params)
+        if not server.pull:
+            result.capabilities.diagnostic_provider = None
+        result.capabilities.position_encoding = encoding
+        return result
+
+
+class LoopcServer(LanguageServer):
+    """Server state: negotiated ``encoding``, diagnostics model (``pull``),
+    effective :class:`~loopc.lsp.settings.Settings` and one
+    :class:`~loopc.lsp.analysis.Analysis` per open document (the latest
+    analysed version, plus the latest one whose plan model has every node and
+    edge, which completion falls back on while the current text does not
+    parse or drops the node being edited)."""
+
+    def __init__(self) -> None:
+        super().__init__(SERVER_NAME, __version__, protocol_cls=LoopcProtocol)
+        self.encoding = "utf-16"
+        self.pull = False
+        self.init_options: Any = None
+        self.settings = Settings()
+        self.analyses: dict[str, Analysis] = {}
+        self.last_good: dict[str, Analysis] = {}
+        self.pending: dict[str, asyncio.Task[None]] = {}
+        self.published: set[str] = set()
+        self._results = 0
+
+    def next_result_id(self) -> str:
+        self._results += 1
+        return str(self._results)
+
+    # -- analyses ------------------------------------------------------------
+    def analysis(self, uri: str) -> Analysis | None:
+        """The analysis of the document's current text (re-checked now when
+        the cached one is stale); ``None`` for a document that is not open."""
+        try:
+            doc = self.workspace.get_text_document(uri)
+        except Exception:  # noqa: BLE001
+            return None
+        if uri not in self.workspace.text_documents:
+            return None
+        a = self.analyses.get(uri)
+        if a is not None and a.version == doc.version and a.text == doc.source:
+            return a
+        return self._analyse(uri, doc.source, doc.version)
+
+    def _analyse(self, uri: str, text: str, version: int | None) -> Analysis:
+        a = analyse(uri, text, version, self.encoding, self.settings.severity)
+        self.analyses[uri] = a
+        plan = a.plan
+        if plan is not None and not plan.malformed_nodes and not plan.malformed_edges:
+            self.last_good[uri] = a
+        elif not a.active:
+            self.last_good.pop(uri, None)
+        return a
+
+    def model(self, uri: str) -> Analysis | None:
+        """The current analysis when it has a plan model, else the last one
+        that had (positions in it may be stale: callers re-locate by text)."""
+        a = self.analysis(uri)
+        if a is None or not a.active:
+            return None
+        if a.plan is not None:
+            return a
+        return self.last_good.get(uri)
+
+    # -- push diagnostics ------------------------------------------------------
+    def publish(self, uri: str) -> None:
+        a = self.analysis(uri)
+        if a is None:
+            return
+        if not a.active and uri not in self.published:
+            return
+        self.published.add(uri)
+        self.text_document_publish_diagnostics(
+            lsp.PublishDiagnosticsParams(uri=uri, diagnostics=a.diagnostics, version=a.version))
+
+    def schedule(self, uri: str) -> None:
+        """Debounced re-check of ``uri`` (push only): cancels the pending run."""
+        old = self.pending.pop(uri, None)
+        if old is not None:
+            old.cancel()
+        delay = self.settings.debounce_ms / 1000.0
+        self.pending[uri] = asyncio.ensure_future(self._later(uri, delay))
+
+    async def _later(self, uri: str, delay: float) -> None:
+        try:
+            if delay > 0:
+                await asyncio.sleep(delay)
+            try:
+                version = self.workspace.get_text_document(uri).version
+            except Exception:  # noqa: BLE001 - closed meanwhile
+                return
+            if uri not in self.workspace.text_documents:
+                return
+            self.publish(uri)
+            a = self.analyses.get(uri)
+            if a is not None and a.version != version:  # pragma: no cover - single-threaded loop
+                return
+        except asyncio.CancelledError:
+            pass
+        except Exception:  # noqa: BLE001
+            self.log_error("diagnostics", uri)
+        finally:
+            t = self.pending.get(uri)
+            if t is asyncio.current_task():
+                self.pending.pop(uri, None)
+
+    def clear(self, uri: str) -> None:
+        old = self.pending.pop(uri, None)
+        if old is not None:
+            old.cancel()
+        self.analyses.pop(uri, None)
+        self.last_good.pop(uri, None)
+        if not self.pull and uri in self.published:
+            self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        self.published.discard(uri)
+
+    # -- settings ------------------------------------------------------------
+    async def load_settings(self) -> None:
+        raw: Any = self.init_options
+        caps = self.client_capabilities
+        if caps.workspace is not None and caps.workspace.configuration:
+            try:
+                got = await asyncio.wait_for(self.workspace_configuration_async(
+                    lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section=CONFIG_SECTION)])), 5.0)
+                if got and isinstance(got[0], dict):
+                    raw = got[0]
+            except Exception:  # noqa: BLE001 - client without settings: defaults
+                pass
+        new = parse_settings(raw)
+        if new != self.settings:
+            self.settings = new
+            self.analyses.clear()
+            self.refresh_diagnostics()
+
+    def refresh_diagnostics(self) -> None:
+        if self.pull:
+            caps = self.client_capabilities
+            ws = caps.workspace
+            if ws is not None and ws.diagnostics is not None and ws.diagnostics.refresh_support:
+                self.workspace_diagnostic_refresh(None)
+            return
+        for uri in list(self.workspace.text_documents):
+            self.schedule(uri)
+
+    def log_error(self, what: str, uri: str | None = None) -> None:
+        tb = traceback.format_exc(limit=6)
+        msg = f"loopc: {what} failed{' for ' + uri if uri else ''}; please report this\n{tb}"
+        log.error(msg)
+        try:
+            self.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error, message=msg))
+        except Exception:  # noqa: BLE001
+            pass
+
+    def debug_info(self) -> dict[str, Any]:
+        import sys
+
+        import pygls
+
+        return {
+            "version": __version__,
+            "python": sys.version.split()[0],
+            "pygls": getattr(pygls, "__version__", None) or _dist_version("pygls"),
+            "positionEncoding": self.encoding,
+            "diagnostics": "pull" if self.pull else "push",
+            "settings": self.settings.to_json(),
+            "openDocuments": sorted(self.workspace.text_documents) if self._has_workspace() else [],
+        }
+
+    def _has_workspace(self) -> bool:
+        try:
+            return self.workspace is not None
+        except RuntimeError:
+            return False
+
+
+def _dist_version(name: str) -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name)
+    except PackageNotFoundError:  # pragma: no cover
+        return None
+
+
+def guarded(server: LoopcServer, what: str, default: Any = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: a feature that raises answers ``default`` and logs."""
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        import functools
+
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except Exception:  # noqa: BLE001 - a feature never takes the server down
+                server.log_error(what)
+                return default
+        return run
+    return wrap
+
+
+def create_server() -> LoopcServer:
+    """A new :class:`LoopcServer` with every feature registered."""
+    server = LoopcServer()
+
+    @server.feature(lsp.INITIALIZED)
+    async def initialized(ls: LoopcServer, params: lsp.InitializedParams) -> None:
+        try:
+            await ls.load_settings()
+        except Exception:  # noqa: BLE001
+            ls.log_error("settings")
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: LoopcServer, params: lsp.DidChangeConfigurationParams) -> None:
+        try:
+            if isinstance(params.settings, dict) and not (
+                    ls.client_capabilities.workspace and ls.client_capabilities.workspace.configuration):
+                ls.init_options = params.settings
+            await ls.load_settings()
+        except Exception:  # noqa: BLE001
+            ls.log_error("settings")
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: LoopcServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        if not ls.pull:
+            old = ls.pending.pop(uri, None)
+            if old is not None:
+                old.cancel()
+            try:
+                ls.publish(uri)
+            except Exception:  # noqa: BLE001
+                ls.log_error("diagnostics", uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: LoopcServer, params: lsp.DidChangeTextDocumentParams) -> None:
+        if not ls.pull:
+            ls.schedule(params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: LoopcServer, params: lsp.DidSaveTextDocumentParams) -> None:
+        return None
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: LoopcServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        try:
+            ls.clear(params.text_document.uri)
+        except Exception:  # noqa: BLE001
+            ls.log_error("close", params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC,
+                    lsp.DiagnosticOptions(identifier=SERVER_NAME, inter_file_dependencies=False,
+                                          workspace_diagnostics=False))
+    def pull_diagnostics(ls: LoopcServer, params: lsp.DocumentDiagnosticParams) -> Any:
+        uri = params.text_document.uri
+        try:
+            a = ls.analysis(uri)
+        except Exception:  # noqa: BLE001
+            ls.log_error("diagnostics", uri)
+            a = None
+        items = a.diagnostics if a is not None else []
+        rid = a.cached("result_id", ls.next_result_id) if a is not None else "none"
+        if params.previous_result_id is not None and params.previous_result_id == rid:
+            return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=rid)
+        return lsp.RelatedFullDocumentDiagnosticReport(items=items, result_id=rid)
+
+    @server.command(DEBUG_INFO_COMMAND)
+    def debug_info(ls: LoopcServer, *args: Any) -> dict[str, Any]:
+        return ls.debug_info()
+
+    from loopc.lsp import features
+
+    features.register(server)
+    return server
+
+
+def serve() -> None:
+    """Run the server over stdio until the client says ``exit``."""
+    create_server().start_io()

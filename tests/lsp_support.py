@@ -1,0 +1,123 @@
+"""Helpers for the language-server tests (tests/test_lsp_*.py): the two
+bundled client profiles, document helpers and an independent position
+conversion used to check the server's."""
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any, Callable
+
+from lsprotocol import types as lsp
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "loopc", "lsp"])
+
+#: (profile name, pytest-lsp capability spec, expected encoding, pull?)
+VSCODE = ("vscode", "visual-studio-code", "utf-16", False)
+NEOVIM = ("neovim", "neovim@v0.11.0", "utf-8", True)
+
+H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
+
+GOOD = H + """input:
+  topic: {type: string, required: true}
+output: {}
+entry: ask
+nodes:
+  - id: ask
+    type: send_message
+    input:
+      topic: {type: string, required: true}
+    sendMessage:
+      target: "#release"
+      text: "Review {{ input.topic }}"
+      completion: sent
+  - id: done
+    type: end
+    end: {status: succeeded}
+edges:
+  - id: e_done
+    from: {node: ask, port: completed}
+    to: {node: done}
+"""
+
+
+async def start(client: LanguageClient, spec: str, *, debounce: int = 10) -> lsp.InitializeResult:
+    client.set_configuration({"loopc": {"debounce": debounce}})
+    params = lsp.InitializeParams(capabilities=client_capabilities(spec),
+                                  root_uri="file:///work/project")
+    return await client.initialize_session(params)
+
+
+_counter = [0]
+
+
+def new_uri(name: str = "plan") -> str:
+    _counter[0] += 1
+    return f"file:///work/project/{name}_{_counter[0]}.yaml"
+
+
+def open_doc(client: LanguageClient, uri: str, text: str, version: int = 1) -> None:
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        text_document=lsp.TextDocumentItem(uri=uri, language_id="yaml", version=version, text=text)))
+
+
+def change_doc(client: LanguageClient, uri: str, version: int, rng: lsp.Range | None, text: str) -> None:
+    if rng is None:
+        change: Any = lsp.TextDocumentContentChangeWholeDocument(text=text)
+    else:
+        change = lsp.TextDocumentContentChangePartial(range=rng, text=text)
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        content_changes=[change]))
+
+
+async def diagnostics(client: LanguageClient, uri: str, pull: bool, *,
+                      until: Callable[[list[lsp.Diagnostic]], bool] | None = None,
+                      timeout: float = 10.0) -> list[lsp.Diagnostic]:
+    """Current diagnostics of ``uri`` the way the client gets them; with
+    ``until``, wait (push) or re-pull until the condition holds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        if pull:
+            rep = await client.text_document_diagnostic_async(
+                lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri=uri)))
+            got = list(rep.items)
+        else:
+            got = list(client.diagnostics.get(uri, [])) if uri in client.diagnostics else None
+        if got is not None and (until is None or until(got)):
+            return got
+        if loop.time() > deadline:
+            raise AssertionError(f"diagnostics of {uri} never satisfied the condition: {got}")
+        await asyncio.sleep(0.02)
+
+
+def units(s: str, encoding: str) -> int:
+    """Independent column arithmetic (not the server's): code units of ``s``."""
+    if encoding == "utf-8":
+        return len(s.encode("utf-8"))
+    if encoding == "utf-16":
+        return len(s.encode("utf-16-le")) // 2
+    return len(s)
+
+
+def pos_of(text: str, needle: str, encoding: str, *, nth: int = 0, delta: int = 0) -> lsp.Position:
+    """Protocol position of the ``nth`` occurrence of ``needle`` (+ ``delta``
+    code points)."""
+    i = -1
+    for _ in range(nth + 1):
+        i = text.index(needle, i + 1)
+    i += delta
+    line = text.count("\n", 0, i)
+    start = text.rfind("\n", 0, i) + 1
+    return lsp.Position(line=line, character=units(text[start:i], encoding))
+
+
+def expected_range(text: str, span: Any, encoding: str) -> lsp.Range:
+    lines = text.split("\n")
+
+    def p(line1: int, col1: int) -> lsp.Position:
+        lt = lines[line1 - 1] if line1 - 1 < len(lines) else ""
+        return lsp.Position(line=line1 - 1, character=units(lt[: col1 - 1], encoding))
+
+    return lsp.Range(start=p(span.line, span.column), end=p(span.end_line, span.end_column))

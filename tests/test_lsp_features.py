@@ -1,0 +1,331 @@
+"""Language server features end to end over stdio (issue 12): completion,
+hover, definition, references, rename, document symbols, code actions,
+settings and the debugInfo command, for VS Code (UTF-16, push) and Neovim
+0.11 (UTF-8, pull) capabilities; protocol-spec violations fail the test."""
+from __future__ import annotations
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as lsp
+from pytest_lsp import LanguageClient
+
+from loopc import check_source
+from lsp_support import NEOVIM, SERVER, VSCODE, change_doc, diagnostics, new_uri, open_doc, pos_of, start
+
+pytestmark = [
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"),
+]
+
+PROFILES = [VSCODE, NEOVIM]
+
+#: a plan with a fork, a join, a loop and references of every kind; the CJK
+#: and emoji in the text put multi-unit characters before later positions
+PLAN = """apiVersion: loop.plan/v1
+kind: PlanVersion
+input:
+  topic: {type: string, required: true}
+  room: {type: scope, required: true}
+  reviewer: {type: agent, required: true}
+output:
+  verdict: {type: string, required: true}
+entry: ask
+nodes:
+  - id: ask
+    type: send_message
+    input:
+      topic: {type: string, required: true}
+      room: {type: scope, required: true}
+      reviewer: {type: agent, required: true}
+    sendMessage:
+      scope: {ref: input.room}
+      text: "レビュー 😀 {{ input.topic }}"
+      completion: callback
+      responder: {ref: input.reviewer}
+      callbackOutput:
+        verdict: {type: enum, values: [approve, reject], required: true}
+  - id: split
+    type: fork
+    input:
+      verdict: {type: string, required: true}
+    fork: {branches: [legal, security]}
+  - id: legal_ok
+    type: set_variable
+    setVariable: {assign: {}}
+  - id: sec_ok
+    type: set_variable
+    setVariable: {assign: {}}
+  - id: gather
+    type: join
+    join:
+      forkId: split
+      mode: all
+      result: {verdict: {type: string, required: true}}
+      merge: {verdict: {ref: run.input.topic}}
+  - id: done
+    type: end
+    end: {status: succeeded}
+edges:
+  - id: e_split
+    from: {node: ask, port: completed}
+    to: {node: split}
+    bind: {verdict: {ref: output.verdict}}
+  - id: e_legal
+    from: {node: split, port: legal}
+    to: {node: legal_ok}
+  - id: e_sec
+    from: {node: split, port: security}
+    to: {node: sec_ok}
+  - id: e_legal_join
+    from: {node: legal_ok, port: completed}
+    to: {node: gather}
+  - id: e_sec_join
+    from: {node: sec_ok, port: completed}
+    to: {node: gather}
+  - id: e_done
+    from: {node: gather, port: completed}
+    to: {node: done}
+    bind: {verdict: {ref: output.verdict}}
+"""
+
+
+@pytest_lsp.fixture(config=SERVER, scope="module", params=PROFILES, ids=[p[0] for p in PROFILES])
+async def client(lsp_client: LanguageClient, request):
+    result = await start(lsp_client, request.param[1])
+    lsp_client.profile = request.param  # type: ignore[attr-defined]
+    lsp_client.init_result = result  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
+def enc(client: LanguageClient) -> str:
+    return client.profile[2]  # type: ignore[attr-defined]
+
+
+def pull(client: LanguageClient) -> bool:
+    return client.profile[3]  # type: ignore[attr-defined]
+
+
+def doc(uri: str) -> lsp.TextDocumentIdentifier:
+    return lsp.TextDocumentIdentifier(uri=uri)
+
+
+async def test_plan_checks_clean() -> None:
+    assert check_source(PLAN).diagnostics == ()
+
+
+async def opened(client: LanguageClient, text: str = PLAN) -> str:
+    uri = new_uri()
+    open_doc(client, uri, text)
+    await diagnostics(client, uri, pull(client), until=lambda d: True)
+    return uri
+
+
+def text_at(text: str, rng: lsp.Range, encoding: str) -> str:
+    line = text.split("\n")[rng.start.line]
+    b = line.encode("utf-8" if encoding == "utf-8" else "utf-16-le")
+    w = 1 if encoding == "utf-8" else 2
+    return b[rng.start.character * w: rng.end.character * w].decode("utf-8" if encoding == "utf-8" else "utf-16-le")
+
+
+async def test_definition_of_nodes_ports_and_fields(client: LanguageClient) -> None:
+    e = enc(client)
+    uri = await opened(client)
+    cases = [
+        ("to: {node: split}", len("to: {node: "), "      - id: split", "split"),
+        ("forkId: split", len("forkId: "), None, "split"),
+        ("port: legal}", len("port: "), "[legal,", "legal"),
+        ("{{ input.topic }}", len("{{ input."), "      topic: {type: string, required: true}\n      room", "topic"),
+        ("{ref: output.verdict}", len("{ref: output."), "        verdict: {type: enum", "verdict"),
+        ("run.input.topic", len("run.input."), "  topic: {type", "topic"),
+    ]
+    for needle, delta, _, name in cases:
+        res = await client.text_document_definition_async(lsp.DefinitionParams(
+            text_document=doc(uri), position=pos_of(PLAN, needle, e, delta=delta)))
+        assert res, needle
+        loc = res[0] if isinstance(res, list) else res
+        assert loc.uri == uri
+        assert text_at(PLAN, loc.range, e) == name, (needle, loc)
+    # the definition of `topic` read in the template is the node's input field (line 12)
+    res = await client.text_document_definition_async(lsp.DefinitionParams(
+        text_document=doc(uri), position=pos_of(PLAN, "{{ input.topic }}", e, delta=len("{{ input."))))
+    assert res[0].range.start.line == PLAN[: PLAN.index("      topic: {type: string")].count("\n")
+    # a fixed port leads to its node
+    res = await client.text_document_definition_async(lsp.DefinitionParams(
+        text_document=doc(uri), position=pos_of(PLAN, "port: completed}", e, delta=len("port: "))))
+    assert res[0].range.start.line == PLAN[: PLAN.index("  - id: ask")].count("\n")
+
+
+async def test_references_of_a_node_id(client: LanguageClient) -> None:
+    e = enc(client)
+    uri = await opened(client)
+    refs = await client.text_document_references_async(lsp.ReferenceParams(
+        text_document=doc(uri), position=pos_of(PLAN, "id: split", e, delta=4),
+        context=lsp.ReferenceContext(include_declaration=True)))
+    assert len(refs) == 5  # id, forkId, to e_split, from e_legal, from e_sec
+    assert all(text_at(PLAN, r.range, e) == "split" for r in refs)
+
+
+async def test_rename_node_and_branch_recheck_clean(client: LanguageClient) -> None:
+    e = enc(client)
+    uri = await opened(client)
+    prep = await client.text_document_prepare_rename_async(lsp.PrepareRenameParams(
+        text_document=doc(uri), position=pos_of(PLAN, "id: split", e, delta=4)))
+    assert prep is not None
+    # a fixed port cannot be renamed
+    fixed = await client.text_document_prepare_rename_async(lsp.PrepareRenameParams(
+        text_document=doc(uri), position=pos_of(PLAN, "port: completed}", e, delta=len("port: "))))
+    assert fixed is None
+    text = PLAN
+    version = 1
+    for needle, delta, new in (("id: split", 4, "fan_split"), ("[legal,", 1, "compliance")):
+        edit = await client.text_document_rename_async(lsp.RenameParams(
+            text_document=doc(uri), position=pos_of(text, needle, e, delta=delta), new_name=new))
+        edits = edit.changes[uri]
+        assert len(edits) >= 2
+        # apply from the end backwards, as a client does
+        for te in sorted(edits, key=lambda t: (t.range.start.line, t.range.start.character), reverse=True):
+            version += 1
+            change_doc(client, uri, version, te.range, te.new_text)
+            lines = text.split("\n")
+            line = lines[te.range.start.line]
+            codec = "utf-8" if e == "utf-8" else "utf-16-le"
+            w = 1 if e == "utf-8" else 2
+            b = line.encode(codec)
+            line = (b[: te.range.start.character * w].decode(codec) + te.new_text
+                    + b[te.range.end.character * w:].decode(codec))
+            lines[te.range.start.line] = line
+            text = "\n".join(lines)
+    assert "fan_split" in text and "compliance" in text
+    assert check_source(text).diagnostics == ()
+    assert await diagnostics(client, uri, pull(client), until=lambda d: d == []) == []
+
+
+async def test_rename_refuses_a_clash(client: LanguageClient) -> None:
+    e = enc(client)
+    uri = await opened(client)
+    with pytest.raises(Exception, match="already exists"):
+        await client.text_document_rename_async(lsp.RenameParams(
+            text_document=doc(uri), position=pos_of(PLAN, "id: split", e, delta=4), new_name="ask"))
+
+
+async def labels(client: LanguageClient, uri: str, text: str, needle: str, delta: int) -> list[str]:
+    res = await client.text_document_completion_async(lsp.CompletionParams(
+        text_document=doc(uri), position=pos_of(text, needle, enc(client), delta=delta)))
+    items = res.items if isinstance(res, lsp.CompletionList) else (res or [])
+    return [i.label for i in items]
+
+
+async def test_completion(client: LanguageClient) -> None:
+    uri = await opened(client)
+    v = 1
+    cases = [
+        # (edit of PLAN, needle, delta, expected subset)
+        (PLAN.replace("to: {node: split}", "to: {node: s}"), "to: {node: s}", len("to: {node: s"),
+         {"split", "sec_ok", "ask", "done"}),
+        (PLAN.replace("from: {node: split, port: legal}", "from: {node: split, port: }"),
+         "from: {node: split, port: }", len("from: {node: split, port: "), {"legal", "security"}),
+        (PLAN.replace("    type: fork\n", "    type: f\n"), "    type: f", len("    type: f"), {"fork", "fan_out"}),
+        (PLAN.replace("      completion: callback\n", "      completion: \n"), "      completion: ",
+         len("      completion: "), {"sent", "callback"}),
+        (PLAN.replace("      mode: all\n", "      mode: \n"), "      mode: ", len("      mode: "), {"all", "any"}),
+        (PLAN.replace('"レビュー 😀 {{ input.topic }}"', '"レビュー 😀 {{ input.'), "{{ input.",
+         len("{{ input."), {"topic", "room"}),
+        (PLAN.replace('"レビュー 😀 {{ input.topic }}"', '"レビュー 😀 {{ '), "😀 {{ ", len("😀 {{ "),
+         {"run", "input"}),
+        (PLAN.replace("{ref: run.input.topic}", "{ref: run.input.}"), "{ref: run.input.}", len("{ref: run.input."),
+         {"topic", "room"}),
+        (PLAN.replace("      forkId: split\n", "      forkId: \n"), "      forkId: ", len("      forkId: "), {"split"}),
+        (PLAN.replace("    type: fork\n", "    type: fork\n    re\n"), "    re\n", len("    re"), {"label", "description"}),
+        (PLAN.replace("    bind: {verdict: {ref: output.verdict}}\n  - id: e_legal\n",
+                      "    bind:\n      \n  - id: e_legal\n"), "    bind:\n      ", len("    bind:\n      "), {"verdict"}),
+    ]
+    for text, needle, delta, want in cases:
+        v += 1
+        change_doc(client, uri, v, None, text)
+        got = set(await labels(client, uri, text, needle, delta))
+        assert want <= got, (needle, got)
+    # output.* of the edge leaving the callback: the callbackOutput fields
+    v += 1
+    text = PLAN.replace("bind: {verdict: {ref: output.verdict}}", "bind: {verdict: {ref: output.}}", 1)
+    change_doc(client, uri, v, None, text)
+    got = set(await labels(client, uri, text, "{ref: output.}", len("{ref: output.")))
+    assert got == {"verdict"}
+    # `ready` is not a port of a fork; a fork's ports are its branches only
+    v += 1
+    text = PLAN.replace("from: {node: split, port: legal}", "from: {node: split, port: }")
+    change_doc(client, uri, v, None, text)
+    assert "completed" not in await labels(client, uri, text, "from: {node: split, port: }",
+                                           len("from: {node: split, port: "))
+
+
+async def test_hover(client: LanguageClient) -> None:
+    e = enc(client)
+    uri = await opened(client)
+    h = await client.text_document_hover_async(lsp.HoverParams(
+        text_document=doc(uri), position=pos_of(PLAN, "to: {node: split}", e, delta=len("to: {node: "))))
+    assert "fork" in h.contents.value and "legal" in h.contents.value
+    h = await client.text_document_hover_async(lsp.HoverParams(
+        text_document=doc(uri), position=pos_of(PLAN, "{{ input.topic }}", e, delta=len("{{ input."))))
+    assert "string" in h.contents.value
+    # a diagnostic's code is explained
+    bad = PLAN.replace("to: {node: split}", "to: {node: splt}")
+    v2 = new_uri()
+    open_doc(client, v2, bad)
+    await diagnostics(client, v2, pull(client), until=lambda d: len(d) > 0)
+    h = await client.text_document_hover_async(lsp.HoverParams(
+        text_document=doc(v2), position=pos_of(bad, "splt", e, delta=1)))
+    code = check_source(bad).diagnostics[0].code
+    assert code in h.contents.value
+
+
+async def test_document_symbols_are_the_domain_outline(client: LanguageClient) -> None:
+    uri = await opened(client)
+    syms = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(text_document=doc(uri)))
+    names = [s.name for s in syms]
+    assert names == ["input", "output", "nodes", "edges"]
+    nodes = syms[2].children
+    assert [n.name for n in nodes] == ["ask", "split", "legal_ok", "sec_ok", "gather", "done"]
+    split = nodes[1]
+    assert split.detail == "fork"
+    assert [p.name for p in split.children] == ["legal", "security"]
+    assert syms[3].children[0].detail == "ask.completed → split"
+
+
+async def test_code_action_applies_the_fix(client: LanguageClient) -> None:
+    bad = PLAN.replace("to: {node: split}", "to: {node: splt}")
+    uri = new_uri()
+    open_doc(client, uri, bad)
+    diags = await diagnostics(client, uri, pull(client), until=lambda d: len(d) > 0)
+    with_fix = [d for d in diags if d.data and d.data.get("fix")]
+    assert with_fix, diags
+    acts = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=doc(uri), range=with_fix[0].range,
+        context=lsp.CodeActionContext(diagnostics=with_fix, only=[lsp.CodeActionKind.QuickFix])))
+    assert acts and acts[0].kind == lsp.CodeActionKind.QuickFix
+    (te,) = acts[0].edit.changes[uri]
+    assert te.new_text == "split"
+    change_doc(client, uri, 2, te.range, te.new_text)
+    assert await diagnostics(client, uri, pull(client), until=lambda d: d == []) == []
+
+
+async def test_debug_info_and_settings(client: LanguageClient) -> None:
+    info = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(command="loopc.debugInfo"))
+    assert info["positionEncoding"] == enc(client)
+    assert info["diagnostics"] == ("pull" if pull(client) else "push")
+    assert info["settings"]["debounce"] == 10
+    # a severity override turns a code off
+    bad = PLAN.replace("to: {node: split}", "to: {node: splt}")
+    code = check_source(bad).diagnostics[0].code
+    client.set_configuration({"loopc": {"debounce": 10, "severity": {code: "off"}}})
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings=None))
+    uri = new_uri()
+    for _ in range(100):
+        info = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(command="loopc.debugInfo"))
+        if info["settings"]["severity"]:
+            break
+    open_doc(client, uri, bad)
+    got = await diagnostics(client, uri, pull(client), until=lambda d: True)
+    assert code not in {d.code for d in got}
+    client.set_configuration({"loopc": {"debounce": 10}})
+    client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings=None))
