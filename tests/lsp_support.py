@@ -114,10 +114,14 @@ def pos_of(text: str, needle: str, encoding: str, *, nth: int = 0, delta: int = 
 
 
 def expected_range(text: str, span: Any, encoding: str) -> lsp.Range:
-    lines = text.split("\n")
+    """The range of a loopc span (1-based lines, code-point columns of the
+    BOM-less text) in the editor's text, by independent arithmetic."""
+    bom = 1 if text.startswith("\ufeff") else 0
+    lines = text.replace("\r\n", "\n").split("\n")
 
     def p(line1: int, col1: int) -> lsp.Position:
         lt = lines[line1 - 1] if line1 - 1 < len(lines) else ""
-        return lsp.Position(line=line1 - 1, character=units(lt[: col1 - 1], encoding))
+        col = col1 - 1 + (bom if line1 == 1 else 0)
+        return lsp.Position(line=line1 - 1, character=units(lt[:col], encoding))
 
     return lsp.Range(start=p(span.line, span.column), end=p(span.end_line, span.end_column))

@@ -3,7 +3,7 @@
 :func:`analyse` runs the same pure :func:`loopc.check_source` as
 ``loopc check`` (so the same budgets bound it: 1 MiB of source, nesting 64,
 100,000 YAML nodes, 512 nodes, 2,048 edges) and keeps what the features
-need: the text, its :class:`~loopc.lsp.positions.LineIndex` in the
+need: the text, its :class:`~loopc.lsp.positions.EditorIndex` in the
 negotiated encoding, the :class:`~loopc.CheckResult` and the protocol
 diagnostics.  Documents that are not plans (see :mod:`loopc.lsp.activation`)
 are not checked at all.  Never raises: a failure of the check itself becomes
@@ -17,17 +17,17 @@ from lsprotocol import types as lsp
 
 from loopc.lsp.activation import is_plan_text
 from loopc.lsp.convert import to_lsp
-from loopc.lsp.positions import LineIndex
+from loopc.lsp.positions import EditorIndex
 
 
 class Analysis:
-    """``uri``, ``version``, ``text``, ``index`` (:class:`LineIndex`),
+    """``uri``, ``version``, ``text``, ``index`` (:class:`~loopc.lsp.positions.EditorIndex`),
     ``active`` (is a plan), ``result`` (the :class:`~loopc.CheckResult`, or
     ``None`` when not active) and ``diagnostics`` (protocol diagnostics)."""
 
     __slots__ = ("uri", "version", "text", "index", "active", "result", "diagnostics", "_cache")
 
-    def __init__(self, uri: str, version: int | None, text: str, index: LineIndex, active: bool,
+    def __init__(self, uri: str, version: int | None, text: str, index: EditorIndex, active: bool,
                  result: Any, diagnostics: list[lsp.Diagnostic]) -> None:
         self.uri = uri
         self.version = version
@@ -56,7 +56,7 @@ class Analysis:
 def analyse(uri: str, text: str, version: int | None, encoding: str,
             overrides: Mapping[str, str] | None = None) -> Analysis:
     """Check ``text`` when it is a plan and convert its diagnostics."""
-    index = LineIndex(text, encoding)
+    index = EditorIndex(text, encoding)
     if not is_plan_text(text):
         return Analysis(uri, version, text, index, False, None, [])
     from loopc.compiler.driver import check_source

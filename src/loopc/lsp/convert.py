@@ -14,7 +14,7 @@ from typing import Any, Mapping
 from lsprotocol import types as lsp
 
 from loopc.diagnostics import Diagnostic, Fix, Severity
-from loopc.lsp.positions import LineIndex
+from loopc.lsp.positions import EditorIndex
 
 SOURCE = "loopc"
 
@@ -33,31 +33,25 @@ _OVERRIDE = {
 
 
 def code_href(code: str) -> str | None:
-    """Documentation URL of ``code`` from the code registry (``None`` when
-    the registry has no URL for it)."""
+    """Documentation URL of ``code`` (:func:`loopc.codes.docs_url`: one
+    configurable base for every consumer)."""
     from loopc import codes
 
-    for name in ("doc_url", "documentation_url", "url_for"):
-        fn = getattr(codes, name, None)
-        if callable(fn):
-            try:
-                url = fn(code)
-            except Exception:  # noqa: BLE001 - unknown code: no link
-                return None
-            return str(url) if url else None
-    return None
+    try:
+        return codes.docs_url(code)
+    except Exception:  # noqa: BLE001 - a broken registry gives no link, not a crash
+        return None
 
 
 def _span(obj: Any) -> Any:
     return getattr(obj, "span", None)
 
 
-def fix_data(fix: Fix, index: LineIndex) -> dict[str, Any]:
-    """JSON-shaped fix: ``{message, safe, edits: [{range, newText}]}`` with
+def fix_data(fix: Fix, index: EditorIndex) -> dict[str, Any]:
+    """JSON-shaped fix: ``{message, safe, applicability, edits: [{range,
+    newText}]}`` with
     protocol ranges in the negotiated encoding."""
-    applicability = getattr(fix, "applicability", None)
-    safe = getattr(applicability, "value", applicability) == "safe" if applicability is not None \
-        else bool(getattr(fix, "safe", False))
+    safe = fix.is_safe
     edits = []
     for e in fix.edits:
         r = index.span_range(_span(e))
@@ -66,10 +60,10 @@ def fix_data(fix: Fix, index: LineIndex) -> dict[str, Any]:
                       "end": {"line": r.end.line, "character": r.end.character}},
             "newText": e.new_text,
         })
-    return {"message": fix.message, "safe": safe, "edits": edits}
+    return {"message": fix.message, "safe": safe, "applicability": fix.applicability.value, "edits": edits}
 
 
-def to_lsp(d: Diagnostic, index: LineIndex, uri: str,
+def to_lsp(d: Diagnostic, index: EditorIndex, uri: str,
            overrides: Mapping[str, str] | None = None) -> lsp.Diagnostic | None:
     """Protocol form of ``d`` (``None`` when a setting turns the code off)."""
     severity = _SEVERITY.get(d.severity, lsp.DiagnosticSeverity.Error)

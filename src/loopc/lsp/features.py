@@ -246,7 +246,7 @@ def _kv_range(a: Analysis, holder: Any, key: str) -> tuple[lsp.Range, lsp.Range]
     if kn is None or v is None:
         return None
     end = max(v.end, kn.end)
-    return a.index.offsets_range(kn.start, end), a.index.offsets_range(kn.start, kn.end)
+    return a.index.doc_range(kn.start, end), a.index.doc_range(kn.start, kn.end)
 
 
 def document_symbols(a: Analysis) -> list[lsp.DocumentSymbol]:
@@ -280,9 +280,9 @@ def document_symbols(a: Analysis) -> list[lsp.DocumentSymbol]:
         for node in plan.nodes.values():
             if not isinstance(node.src, YMap):
                 continue
-            rng = a.index.offsets_range(node.src.start, node.src.end)
+            rng = a.index.doc_range(node.src.start, node.src.end)
             idn = node.src.get("id")
-            sel = a.index.offsets_range(idn.start, idn.end) if idn is not None else rng
+            sel = a.index.doc_range(idn.start, idn.end) if idn is not None else rng
             ports = []
             for p in source_ports(node):
                 d = next((o for o in si.by_symbol.get(("port", node.id, p), ()) if o.is_def), None)
@@ -299,9 +299,9 @@ def document_symbols(a: Analysis) -> list[lsp.DocumentSymbol]:
         for edge in plan.edges.values():
             if not isinstance(edge.src, YMap):
                 continue
-            rng = a.index.offsets_range(edge.src.start, edge.src.end)
+            rng = a.index.doc_range(edge.src.start, edge.src.end)
             idn = edge.src.get("id")
-            sel = a.index.offsets_range(idn.start, idn.end) if idn is not None else rng
+            sel = a.index.doc_range(idn.start, idn.end) if idn is not None else rng
             to = edge.to_node + ("" if edge.to_port == "in" else f".{edge.to_port}")
             kids.append(lsp.DocumentSymbol(name=edge.id, kind=K.Event, range=rng, selection_range=sel,
                                            detail=f"{edge.from_node}.{edge.from_port} → {to}"))

@@ -22,7 +22,7 @@ it covers:
 Symbols are tuples: ``("node", id)``, ``("port", node_id, port)``,
 ``("field", owner, name)`` with owner ``"plan.input"``, ``"plan.output"``,
 ``"plan.state"`` or ``"<node id>:<contract>"``.  Occurrences are code-point
-offsets into the checked text.  Same-name pass-through (an edge without
+offsets into the editor's text (:class:`~loopc.lsp.positions.EditorIndex`).  Same-name pass-through (an edge without
 ``bind``) is not an occurrence: renaming a field renames what is written.
 """
 from __future__ import annotations
@@ -67,7 +67,7 @@ class SymbolIndex:
 
     def __init__(self, result: Any, index: Any) -> None:
         self.result = result
-        self.index = index  # LineIndex (for expression spans)
+        self.index = index  # EditorIndex (offsets are editor offsets)
         self.occurrences: list[Occurrence] = []
         self.by_symbol: dict[Symbol, list[Occurrence]] = {}
         plan = getattr(result, "plan", None)
@@ -116,7 +116,8 @@ class SymbolIndex:
     def _add(self, sym: Symbol, node: YNode | None, is_def: bool = False) -> None:
         r = _scalar_range(node)
         if r is not None:
-            self.occurrences.append(Occurrence(sym, r[0], r[1], is_def))
+            shift = self.index.shift
+            self.occurrences.append(Occurrence(sym, r[0] + shift, r[1] + shift, is_def))
 
     def _contract_defs(self, owner: str, holder: YNode | None) -> None:
         if isinstance(holder, YMap):
