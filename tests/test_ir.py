@@ -13,6 +13,7 @@ from loopc.ir.budget import Limits
 from loopc.ir.canonical import canonical_bytes
 from loopc.ir.decoder import DecodeError
 from loopc.ir.digest import semantic_digest
+from loopc.ir.model import Disposition, Ref, ScopeDecl, instr_to_json, type_desc_of
 
 ROOT = Path(__file__).resolve().parents[1]
 H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
@@ -80,7 +81,7 @@ def test_defaults_are_frozen() -> None:
     src = (ROOT / "golden/fan_out/collect/source.yaml").read_text()
     art = ok(src.replace("      maxConcurrency: 2\n", "")).artifact
     fan = art.node("dispatch")
-    assert fan.config["maxConcurrency"] == 4 and fan.config["failureMode"] == "collect"
+    assert fan.config.max_concurrency == 4 and fan.config.failure_mode == "collect"
     plan = art.node("plan")
     assert plan.retry is not None and (plan.retry.max_attempts, plan.retry.backoff) == (1, "PT1S")
     assert art.node("collected").retry is None
@@ -89,8 +90,11 @@ def test_defaults_are_frozen() -> None:
 def test_pass_through_is_expanded_explicitly() -> None:
     art = ok((ROOT / "golden/mapping/pass_through/source.yaml").read_text()).artifact
     big = art.edge("e_big")
-    assert big.bind == {"a": ["ref", "string", "output", "a"], "b": ["ref", "number", "output", "b"]}
-    assert set(art.plan["entry"]["bind"]) == {"a", "b"}
+    assert big.bind == {"a": Ref(type_desc_of("string"), "output", ("a",)),
+                        "b": Ref(type_desc_of("number"), "output", ("b",))}
+    assert {k: instr_to_json(v) for k, v in big.bind.items()} == {
+        "a": ["ref", "string", "output", "a"], "b": ["ref", "number", "output", "b"]}
+    assert set(art.plan.entry.bind) == {"a", "b"}
 
 
 def test_node_and_edge_order_is_by_id_not_source() -> None:
@@ -105,28 +109,29 @@ def test_authored_order_kept_for_cases_and_branches() -> None:
     src = (ROOT / "golden/switch/all_match_join/source.yaml").read_text()
     art = ok(src).artifact
     route = art.node("route")
-    assert [c["port"] for c in route.config["cases"]] == ["legal", "security"]
+    assert [c.port for c in route.config.cases] == ["legal", "security"]
     assert [p.name for p in route.source_ports] == ["legal", "security", "general"]
-    assert art.plan["scopes"] == [{"kind": "all_match", "owner": "route",
-                                   "branches": ["legal", "security", "general"], "join": "merge"}]
+    assert art.plan.scopes == (ScopeDecl("all_match", "route", ("legal", "security", "general"), "merge"),)
 
 
 def test_implicit_routes_and_dispositions() -> None:
     art = ok((ROOT / "golden/failure/fail_item/source.yaml").read_text()).artifact
-    assert art.node("settle").port("failed").implicit == {
-        "status": "failed", "action": "fail_item", "owner": "each", "join": "gather"}
-    assert art.node("gather").port("failed").implicit == {"status": "failed", "action": "never"}
-    assert art.plan["edges"][[e.id for e in art.edges].index("e_skip")]["disposition"] == {
+    assert art.node("settle").port("failed").implicit == Disposition(
+        "fail_item", owner="each", join="gather", status="failed")
+    assert art.node("gather").port("failed").implicit == Disposition("never", status="failed")
+    assert art.edge("e_skip").disposition == Disposition("fail_item", owner="each", join="gather")
+    assert art.data["plan"]["edges"][[e.id for e in art.edges].index("e_skip")]["disposition"] == {
         "action": "fail_item", "owner": "each", "join": "gather"}
     art = ok((ROOT / "golden/wait/timeout_implicit/source.yaml").read_text()).artifact
-    assert art.node("hold").port("timed_out").implicit["status"] == "timed_out"
+    assert art.node("hold").port("timed_out").implicit.status == "timed_out"
 
 
 def test_state_effects() -> None:
     art = ok((ROOT / "golden/wait/condition_timeout/source.yaml").read_text()).artifact
-    assert art.node("hold").config["condition"][0] == "eq"
+    assert art.node("hold").config.condition.op == "eq"
     assert art.node("mark").writes == ("ready",)
-    hold = art.plan["nodes"][[n.id for n in art.nodes].index("hold")]
+    assert art.node("hold").watches == ("ready",)
+    hold = art.data["plan"]["nodes"][[n.id for n in art.nodes].index("hold")]
     assert hold["effects"]["watches"] == ["ready"]
 
 
@@ -233,7 +238,7 @@ def test_decode_rejects_lone_surrogates_and_keeps_pairs() -> None:
     c = _art()
     c["plan"]["input"]["x"] = {"type": "string", "required": False, "default": "\U0001F600 \\ud800"}
     art = decode(json.dumps(c))  # a pair and an escaped backslash are fine
-    assert art.plan["input"]["x"]["default"] == "\U0001F600 \\ud800"
+    assert art.plan.input["x"].default == "\U0001F600 \\ud800"
 
 
 def test_decode_rejects_envelope_problems() -> None:

@@ -66,15 +66,20 @@ class Program:
 
 def load_program(artifact: Any) -> Program:
     """Build the tables from a decoded, verified
-    :class:`loopc.ir.decoder.Artifact` (typed views :attr:`~Artifact.nodes`
-    and :attr:`~Artifact.edges`)."""
+    :class:`loopc.ir.model.Artifact`.  Instruction trees of edge binds are
+    the typed model's; configs, implicit routes, dispositions and scope
+    declarations are still taken in their wire form (``artifact.to_json()``)
+    until the engine reads the typed configs."""
     from loopc.ir.model import contract_view
 
-    plan = artifact.plan
+    plan = artifact.to_json()["plan"]
+    raw_nodes = {n["id"]: n for n in plan["nodes"]}
     nodes: dict[str, ProgramNode] = {}
-    for n in artifact.nodes:
-        ports = {p.name: (p.edge, p.implicit, p.output) for p in n.source_ports}
-        cfg = n.config
+    for n in artifact.plan.nodes:
+        raw = raw_nodes[n.id]
+        raw_ports = {p["name"]: p for p in raw["ports"]["source"]}
+        ports = {p.name: (p.edge, raw_ports[p.name].get("implicit"), p.output) for p in n.source_ports}
+        cfg = raw["config"]
         nodes[n.id] = ProgramNode(
             n.id, n.op, n.input, cfg, ports, tuple(p.name for p in n.source_ports), n.scope,
             n.retry.max_attempts if n.retry else 1, n.retry.backoff if n.retry else "PT1S",
@@ -83,10 +88,10 @@ def load_program(artifact: Any) -> Program:
             contract_view(cfg.get("callbackOutput")) if n.op == "send_message" and "callbackOutput" in cfg else None)
     raw_edges = {e["id"]: e for e in plan["edges"]}
     edges: dict[str, ProgramEdge] = {}
-    for e in artifact.edges:
+    for e in artifact.plan.edges:
         edges[e.id] = ProgramEdge(e.id, e.from_node, e.from_port, e.to_node, e.to_port,
                                   tuple(sorted(e.bind.items())), raw_edges[e.id].get("disposition"))
     scopes = {s["owner"]: s for s in plan["scopes"]}
     return Program(artifact.digest, artifact.version, plan["entry"]["node"],
-                   tuple(sorted(plan["entry"]["bind"].items())), contract_view(plan["input"]),
+                   tuple(sorted(artifact.plan.entry.bind.items())), contract_view(plan["input"]),
                    contract_view(plan["output"]), contract_view(plan["state"]), nodes, edges, scopes, artifact)

@@ -4,7 +4,8 @@ strict decoder and expression evaluator (seed 004 §5 pass 13; docs/ir.md).
 Public names (imported lazily so ``import loopc`` stays fast):
 
 * :func:`compile_source`, :func:`compile_file`, :class:`CompileResult`;
-* :func:`decode`, :func:`verify`, :class:`Artifact`, :class:`DecodeError`;
+* :func:`decode`, :func:`encode`, :func:`verify`, :class:`Artifact` (the typed IR model,
+  :mod:`loopc.ir.model`), :class:`DecodeError`;
 * :func:`canonical_bytes`, :func:`semantic_digest`, :func:`semantic_projection`;
 * :func:`evaluate`, :class:`EvaluationError`.
 """
@@ -19,7 +20,8 @@ _EXPORTS = {
     "CompileResult": "loopc.ir.api",
     "decode": "loopc.ir.decoder",
     "verify": "loopc.ir.decoder",
-    "Artifact": "loopc.ir.decoder",
+    "Artifact": "loopc.ir.model",
+    "encode": "loopc.ir.model",
     "DecodeError": "loopc.ir.decoder",
     "VerifyResult": "loopc.ir.decoder",
     "canonical_bytes": "loopc.ir.canonical",

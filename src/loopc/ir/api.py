@@ -32,8 +32,10 @@ class CompileResult:
     * ``bytes`` — the canonical RFC 8785 artifact bytes (``None`` on errors);
     * ``check`` — the underlying :class:`~loopc.compiler.driver.CheckResult`;
     * ``version`` — the artifact version N (``None`` on errors);
-    * ``artifact`` — :class:`loopc.ir.decoder.Artifact`, decoded lazily from
-      ``bytes`` (a fresh, unshared copy; ``None`` on errors).
+    * ``artifact`` — the typed IR model :class:`loopc.ir.model.Artifact`
+      that lowering built (equal to ``decode(bytes)``; ``None`` on errors);
+    * ``model`` — the same object (``artifact`` falls back to decoding
+      ``bytes`` when a result was built without it).
     """
 
     ok: bool
@@ -42,18 +44,21 @@ class CompileResult:
     bytes: bytes | None = None
     check: Any = None
     version: int | None = None
+    model: Any = attrs.field(default=None, repr=False)
 
     @functools.cached_property
     def artifact(self) -> Any:
-        """The decoded :class:`~loopc.ir.decoder.Artifact` (parsed from
-        :attr:`bytes` on first access; ``None`` on errors)."""
+        """The typed :class:`~loopc.ir.model.Artifact` lowering built (equal
+        to ``decode(bytes)``; ``None`` on errors)."""
         if self.bytes is None:
             return None
+        if self.model is not None:
+            return self.model
         import json
 
-        from loopc.ir.decoder import Artifact
+        from loopc.ir.model import from_json
 
-        return Artifact(json.loads(self.bytes), self.version or 0)
+        return from_json(json.loads(self.bytes))
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -110,8 +115,8 @@ def compile_checked(check: Any, *, limits: Any = None) -> CompileResult:
                    doc.text if doc is not None else None, getattr(check, "path", None))
     if out is None or reporter.has_errors:
         return CompileResult(False, diags, check=check)
-    version, raw, digest = out
-    return CompileResult(True, diags, digest, raw, check, version)
+    version, raw, digest, model = out
+    return CompileResult(True, diags, digest, raw, check, version, model)
 
 
 def _no_cyclic_gc() -> Any:
@@ -122,14 +127,15 @@ def _no_cyclic_gc() -> Any:
     return pause()
 
 
-def _lower(check: Any, reporter: Any, limits: Any) -> tuple[Any, bytes, str] | None:
+def _lower(check: Any, reporter: Any, limits: Any) -> tuple[Any, bytes, str, Any] | None:
     from loopc.ir import budget
     from loopc.ir.canonical import canonical_bytes, scan
     from loopc.ir.decoder import iter_instr_roots
     from loopc.ir.digest import digest_of_projection, semantic_projection
     from loopc.ir.instr import LoweringError, scan_instrs
     from loopc.ir.lower import lower_plan
-    from loopc.ir.versions import artifact_version, compiler_version, structural_version
+    from loopc.ir.model import Artifact, plan_to_json
+    from loopc.ir.versions import SOURCE_API_VERSION, artifact_version, compiler_version, structural_version
 
     lim = limits or budget.LIMITS
     if check.plan is None or check.types is None or check.analysis is None:
@@ -141,15 +147,16 @@ def _lower(check: Any, reporter: Any, limits: Any) -> tuple[Any, bytes, str] | N
         if not budget.budget_diagnostics(check, proj, reporter, lim):
             return None
     try:
-        data = lower_plan(check)
+        plan = lower_plan(check)
     except LoweringError as exc:
         reporter.report("LP5010", None, f"cannot compile: {exc}")
         return None
+    data = {"artifactVersion": None, "compilerVersion": None, "sourceVersion": SOURCE_API_VERSION,
+            "digest": "sha256:" + "0" * 64, "plan": plan_to_json(plan)}
     expr_depth, where, instr_version = scan_instrs(iter_instr_roots(data))
     version = max(instr_version, structural_version(data))
     data["artifactVersion"] = artifact_version(version)
     data["compilerVersion"] = compiler_version(version)
-    data["digest"] = "sha256:" + "0" * 64
     fast, depth = scan(data)
     if not budget.final_gates(depth, 0, (expr_depth, where), reporter, check, lim):
         return None
@@ -158,7 +165,9 @@ def _lower(check: Any, reporter: Any, limits: Any) -> tuple[Any, bytes, str] | N
     raw = canonical_bytes(data, fast=fast)
     if not budget.final_gates(0, len(raw), (0, None), reporter, check, lim):
         return None
-    return version, raw, digest
+    art = Artifact(version, digest, plan, SOURCE_API_VERSION)
+    art.__dict__["_json"] = data  # what to_json(art) gives: data["plan"] is plan_to_json(plan)
+    return version, raw, digest, art
 
 
 def bench_compile(source: str | bytes) -> CompileResult:

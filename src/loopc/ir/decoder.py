@@ -30,6 +30,8 @@ checks, in order:
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import re
 from typing import Any, Iterator, Mapping
@@ -38,6 +40,7 @@ import attrs
 
 from loopc.ir.canonical import CanonicalizationError, canonical_bytes, scan
 from loopc.ir.instr import instr_depth
+from loopc.ir.model import Artifact, from_json
 from loopc.ir.surface import SurfaceError, validate
 from loopc.ir.versions import parse_artifact_version, parse_compiler_version
 
@@ -57,85 +60,6 @@ class DecodeError(ValueError):
         super().__init__(f"{pointer or '/'}: {message}" if pointer else message)
         self.pointer = pointer
         self.message = message
-
-
-@attrs.frozen(eq=False, slots=False)
-class Artifact:
-    """A decoded (or freshly compiled) artifact.
-
-    ``data`` is the plain JSON object; ``version`` the artifact version N.
-    Use :meth:`to_json` / :func:`~loopc.ir.canonical.canonical_bytes` for the
-    wire form; :attr:`nodes`/:attr:`edges` give typed views
-    (:mod:`loopc.ir.model`).  Treat ``data`` as read-only.
-    """
-
-    data: Mapping[str, Any] = attrs.field(repr=False)
-    version: int = 0
-
-    def to_json(self) -> Mapping[str, Any]:
-        return self.data
-
-    def to_bytes(self) -> bytes:
-        """Canonical RFC 8785 bytes."""
-        return canonical_bytes(self.data, fast=getattr(self, "_fast", None))
-
-    def pretty(self) -> str:
-        from loopc.ir.canonical import pretty_text
-
-        return pretty_text(self.data)
-
-    @property
-    def digest(self) -> str:
-        return self.data["digest"]
-
-    @property
-    def artifact_version(self) -> str:
-        return self.data["artifactVersion"]
-
-    @property
-    def compiler_version(self) -> str:
-        return self.data["compilerVersion"]
-
-    @property
-    def plan(self) -> Mapping[str, Any]:
-        return self.data["plan"]
-
-    def recompute_digest(self) -> str:
-        """The semantic digest recomputed from the content."""
-        from loopc.ir.digest import digest_of_projection, semantic_projection
-
-        return digest_of_projection(semantic_projection(self.data), fast=getattr(self, "_fast", None))
-
-    @property
-    def nodes(self) -> tuple[Any, ...]:
-        """Typed node views in id order (:class:`loopc.ir.model.NodeView`)."""
-        from loopc.ir.model import node_view
-
-        return tuple(node_view(n) for n in self.plan["nodes"])
-
-    @property
-    def edges(self) -> tuple[Any, ...]:
-        """Typed edge views in id order (:class:`loopc.ir.model.EdgeView`)."""
-        from loopc.ir.model import edge_view
-
-        return tuple(edge_view(e) for e in self.plan["edges"])
-
-    def node(self, node_id: str) -> Any:
-        """The view of node ``node_id``; ``KeyError`` when absent."""
-        from loopc.ir.model import node_view
-
-        for n in self.plan["nodes"]:
-            if n["id"] == node_id:
-                return node_view(n)
-        raise KeyError(node_id)
-
-    def edge(self, edge_id: str) -> Any:
-        from loopc.ir.model import edge_view
-
-        for e in self.plan["edges"]:
-            if e["id"] == edge_id:
-                return edge_view(e)
-        raise KeyError(edge_id)
 
 
 # ---------------------------------------------------------------------------
@@ -252,6 +176,20 @@ def _reject_lone_surrogates(value: Any) -> None:
 # Decoding
 # ---------------------------------------------------------------------------
 
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC while decoding: parsing and the typed model build
+    many small acyclic objects, and each generation-2 collection would rescan
+    the whole live artifact (the compiler pauses it likewise)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def decode(data: bytes | str, *, canonical: bool = False) -> Artifact:
     """Strictly decode artifact bytes (or text).
 
@@ -259,8 +197,9 @@ def decode(data: bytes | str, *, canonical: bool = False) -> Artifact:
     form (what ``loopc compile`` writes without ``--pretty``).  Raises
     :class:`DecodeError`.  Does not check the digest: see :func:`verify`.
     """
-    value = parse_json(data)
-    art = decode_data(value)
+    with _gc_paused():
+        value = parse_json(data)
+        art = decode_data(value)
     if canonical:
         raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
         if canonical_bytes(value) != raw:
@@ -303,8 +242,11 @@ def decode_data(value: Any) -> Artifact:
             canonical_bytes(value, fast=False)
         except CanonicalizationError as exc:
             raise DecodeError("", str(exc)) from None
-    art = Artifact(value, version)
-    object.__setattr__(art, "_fast", fast)
+    art = from_json(value)
+    # ``value`` is what the one encoder gives for ``art`` (``encode(decode(b))
+    # == b`` is tested on every golden), so seed the encoder's caches with it.
+    art.__dict__["_json"] = value
+    art.__dict__["_scan"] = (fast, depth)
     return art
 
 

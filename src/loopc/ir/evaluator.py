@@ -2,8 +2,9 @@
 §7 "Expressions", "Template rendering").  The reference interpreter uses it;
 other runtimes can read it as the executable definition of each opcode.
 
-``evaluate(instr, env)`` — ``instr`` a positional instruction ``[op, type,
-operands...]`` (:mod:`loopc.ir.instr`), ``env`` maps reference roots to
+``evaluate(instr, env)`` — ``instr`` a typed instruction tree
+(:data:`loopc.ir.model.Instr`, as :func:`loopc.ir.decode` yields it) or its
+wire form ``[op, type, operands...]``; ``env`` maps reference roots to
 values::
 
     {"run.input": {...}, "run.state": {...}, "input": {...}, "output": {...},
@@ -36,8 +37,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from decimal import Decimal
+from decimal import MAX_EMAX, Decimal, localcontext
 from typing import Any, Mapping
+
+from loopc.ir.model import (
+    INSTR_CLASSES, Binary, Instr, InstrShapeError, Lit, MakeArray, MakeObject, Nary, Ref, Template, TypeDesc,
+    Unary, instr_from_json,
+)
 
 __all__ = ["EvaluationError", "evaluate", "render"]
 
@@ -57,7 +63,12 @@ def duration_value(s: Any) -> Decimal:
     if not m or not any(m.groups()) or s.endswith("T"):
         raise EvaluationError(f"{s!r} is not a duration")
     d, h, mi, sec = m.groups()
-    return Decimal(int(d or 0) * 86400 + int(h or 0) * 3600 + int(mi or 0) * 60) + Decimal(sec or 0)
+    # exact at any digit count (no int() conversion limit, no rounding)
+    with localcontext() as ctx:
+        ctx.prec = len(s) + 16
+        ctx.Emax = MAX_EMAX
+        return (Decimal(d or 0) * 86400 + Decimal(h or 0) * 3600 + Decimal(mi or 0) * 60
+                + Decimal(sec or 0))
 
 
 def datetime_value(s: Any) -> tuple[Decimal, ...]:
@@ -82,10 +93,10 @@ def _is_num(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _domain(types: tuple[str, ...]) -> str:
+def _domain(types: tuple[TypeDesc, ...]) -> str:
     for t in types:
-        if t in ("duration", "datetime"):
-            return t
+        if t.depth == 0 and t.kind in ("duration", "datetime"):
+            return t.kind
     return "json"
 
 
@@ -205,18 +216,19 @@ def _resolve(root: str, path: Any, env: Mapping[str, Any]) -> Any:
     return cur
 
 
-def _apply(instr: list[Any], vals: list[Any]) -> Any:
-    op = instr[0]
-    if op == "array":
+def _apply(instr: Any, vals: list[Any]) -> Any:
+    cls = instr.__class__
+    if cls is MakeArray:
         return vals
-    if op == "object":
-        return dict(zip(instr[2::2], vals))
-    if op == "template":
+    if cls is MakeObject:
+        return dict(zip(instr.keys, vals))
+    if cls is Template:
         return "".join(render(v) for v in vals)
-    if op in ("eq", "ne", "in", "lt", "le", "gt", "ge", "contains"):
+    op = instr.op
+    if cls is Binary:
         a, b = vals
-        ta = _type_of(instr[2])
-        tb = _type_of(instr[3])
+        ta = instr.left.type
+        tb = instr.right.type
         if op in ("eq", "ne"):
             r = _equal(a, b, _domain((ta, tb)))
             return r if op == "eq" else not r
@@ -225,8 +237,7 @@ def _apply(instr: list[Any], vals: list[Any]) -> Any:
                 return False
             if not isinstance(b, (list, tuple)):
                 raise EvaluationError(f"'in' needs an array on the right, found {_kind(b)}")
-            inner = tb[6:-1] if tb.startswith("array<") else "unknown"
-            dom = _domain((ta, inner))
+            dom = _domain((ta, tb.element))
             return any(_equal(a, x, dom) for x in b)
         if op == "contains":
             if a is None:
@@ -236,65 +247,77 @@ def _apply(instr: list[Any], vals: list[Any]) -> Any:
                     raise EvaluationError("contains(string, x) needs a string x")
                 return b in a
             if isinstance(a, (list, tuple)):
-                inner = ta[6:-1] if ta.startswith("array<") else "unknown"
-                dom = _domain((inner, tb))
+                dom = _domain((ta.element, tb))
                 return any(_equal(x, b, dom) for x in a)
             raise EvaluationError(f"contains needs a string or an array, found {_kind(a)}")
+        if op in ("startsWith", "endsWith"):
+            if a is None or b is None:
+                return False
+            if not isinstance(a, str) or not isinstance(b, str):
+                raise EvaluationError(f"{op} needs two strings")
+            return a.startswith(b) if op == "startsWith" else a.endswith(b)
         return _order(op, a, b, _domain((ta, tb)))
-    if op in ("startsWith", "endsWith"):
-        a, b = vals
-        if a is None or b is None:
-            return False
-        if not isinstance(a, str) or not isinstance(b, str):
-            raise EvaluationError(f"{op} needs two strings")
-        return a.startswith(b) if op == "startsWith" else a.endswith(b)
-    if op == "length":
+    if cls is Unary:
         (a,) = vals
-        if isinstance(a, (str, list, tuple)):
-            return len(a)
-        if a is None:
-            return 0
-        raise EvaluationError(f"length needs a string or an array, found {_kind(a)}")
-    if op == "not":
-        return not _truth(vals[0])
+        if op == "length":
+            if isinstance(a, (str, list, tuple)):
+                return len(a)
+            if a is None:
+                return 0
+            raise EvaluationError(f"length needs a string or an array, found {_kind(a)}")
+        return not _truth(a)
     raise EvaluationError(f"unknown instruction '{op}'")
 
 
-def _type_of(instr: Any) -> str:
-    return instr[1] if isinstance(instr, list) and len(instr) > 1 and isinstance(instr[1], str) else "unknown"
-
-
-def evaluate(instr: list[Any], env: Mapping[str, Any]) -> Any:
+def evaluate(instr: Instr | list[Any], env: Mapping[str, Any]) -> Any:
     """Evaluate an instruction tree in ``env`` (see module docstring).
-    Raises :class:`EvaluationError` on run-time failures."""
-    from loopc.ir.instr import children
 
+    ``instr`` is a typed :data:`loopc.ir.model.Instr` (what
+    :func:`loopc.ir.decode` yields) or its wire JSON form ``[op, type,
+    ...]``.  Raises :class:`EvaluationError` — and nothing else — on
+    run-time failures and on a malformed wire instruction."""
+    try:
+        return _evaluate(instr, env)
+    except EvaluationError:
+        raise
+    except RecursionError as exc:  # pragma: no cover - evaluation is iterative
+        raise EvaluationError("evaluation nested too deeply") from exc
+    except Exception as exc:  # noqa: BLE001 - the evaluator raises only its own error
+        raise EvaluationError(f"cannot evaluate: {type(exc).__name__}: {exc}") from exc
+
+
+def _evaluate(instr: Any, env: Mapping[str, Any]) -> Any:
+    if isinstance(instr, list):
+        try:
+            instr = instr_from_json(instr)
+        except InstrShapeError as exc:
+            raise EvaluationError(f"not an instruction at {exc.pointer or '/'}: {exc.message}") from None
+    elif not isinstance(instr, INSTR_CLASSES):
+        raise EvaluationError(f"not an instruction: {type(instr).__name__}")
     result: Any = None
     # Frames: [instr, children, next child index, collected values]
     stack: list[list[Any]] = []
 
     def push(i: Any) -> tuple[bool, Any]:
-        if not isinstance(i, list) or len(i) < 2:
-            raise EvaluationError(f"not an instruction: {i!r}")
-        op = i[0]
-        if op == "lit":
-            return True, i[2]
-        if op == "ref":
-            return True, _resolve(i[2], i[3:], env)
-        stack.append([i, children(i), 0, []])
+        cls = i.__class__
+        if cls is Lit:
+            return True, i.value
+        if cls is Ref:
+            return True, _resolve(i.root, i.path, env)
+        stack.append([i, i.children, 0, []])
         return False, None
 
     done, result = push(instr)
     while stack:
         frame = stack[-1]
         i, kids, k, vals = frame
-        op = i[0]
+        logic = i.__class__ is Nary
         if done:
             vals.append(result)
             done = False
-            if op in ("and", "or"):
+            if logic:
                 t = _truth(result)
-                if (op == "and" and not t) or (op == "or" and t):
+                if (i.op == "and" and not t) or (i.op == "or" and t):
                     stack.pop()
                     done, result = True, t
                     continue
@@ -303,10 +326,8 @@ def evaluate(instr: list[Any], env: Mapping[str, Any]) -> Any:
             done, result = push(kids[k])
             continue
         stack.pop()
-        if op == "and":
-            result = True
-        elif op == "or":
-            result = False
+        if logic:
+            result = i.op == "and"
         else:
             result = _apply(i, vals)
         done = True

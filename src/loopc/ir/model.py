@@ -1,161 +1,1305 @@
-"""Typed, read-only views of an artifact's nodes and edges (issue 4 "typed
-attrs views of nodes/edges"), for runtimes and the reference interpreter.
+"""The typed IR model: a ``loop.plan.artifact/vN`` as frozen attrs objects
+(docs/api.md "The typed IR model"; field meanings in docs/ir.md).
 
-Views are thin frozen attrs objects built from the artifact JSON on demand;
-instruction trees and configs stay plain JSON mappings (evaluate them with
-:func:`loopc.ir.evaluator.evaluate`).  Field names follow docs/ir.md.
+:func:`loopc.ir.decode` returns an :class:`Artifact`; lowering
+(:mod:`loopc.ir.lower`) builds the same classes; :func:`to_json` (and
+:func:`encode`, its canonical bytes) is the one encoder, so
+``decode(encode(m)) == m`` and ``encode(decode(b)) == b``.
+
+Classes (wire names in docs/ir.md in parentheses):
+
+* :class:`Artifact` — ``version`` N, ``source_version``, ``digest``, ``plan``;
+* :class:`Plan` — ``input``/``output``/``state`` contracts, ``entry``
+  (:class:`Entry`), ``nodes`` / ``edges`` (sorted by id) / ``scopes``
+  (sorted by owner), with :meth:`Plan.node`, :meth:`Plan.edge`,
+  :meth:`Plan.scope_decl` lookups by id;
+* :class:`FieldSchema` (a *Contract* is a ``dict[str, FieldSchema]`` in
+  sorted key order) and :class:`TypeDesc` (type descriptors);
+* :class:`Node` — ``id``, ``op``, ``input``, ``source_ports``
+  (:class:`SourcePort`, with ``edge`` or an ``implicit``
+  :class:`Disposition`), ``target_ports`` (:class:`TargetPort`), ``scope``
+  (:class:`ScopeRef` stack, outermost first), ``effects``
+  (:class:`NodeEffects`), ``config``, ``retry`` (:class:`Retry`), ``label``,
+  ``description``;
+* one config class per opcode: :class:`SendMessageConfig` (with
+  :class:`WorkScope`, :class:`RelatedScopes`, :class:`WorkItems`),
+  :class:`SetVariableConfig`, :class:`WaitConfig`,
+  :class:`RequestApprovalConfig`, :class:`SwitchConfig` (:class:`SwitchCase`),
+  :class:`ForkConfig`, :class:`JoinConfig`, :class:`FanOutConfig`,
+  :class:`LoopConfig`, :class:`EndConfig` (``CONFIG_CLASSES`` maps op →
+  class);
+* :class:`Edge` — endpoints, ``bind`` (field → instruction), ``scope``,
+  ``effects`` (:class:`EdgeEffects`), ``disposition``, ``label``;
+* :class:`ScopeDecl`;
+* instruction trees (:data:`Instr`): :class:`Lit`, :class:`Ref`,
+  :class:`MakeArray`, :class:`MakeObject`, :class:`Template`,
+  :class:`Binary` (``eq ne lt le gt ge in contains startsWith endsWith``),
+  :class:`Nary` (``and or``), :class:`Unary` (``not length``); evaluate them
+  with :func:`loopc.ir.evaluator.evaluate`.
+
+Mappings (contracts, binds) and literal values are plain ``dict``/JSON
+values: treat them as read-only.  Conversions are iterative (no recursion
+over instruction trees or ``items`` chains).  :func:`from_json` expects data
+that the strict decoder (:mod:`loopc.ir.decoder`) has validated; it is not a
+validator.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+import functools
+from typing import Any, Callable, ClassVar, Iterator, Mapping, Union
 
 import attrs
 
 __all__ = [
+    "Artifact", "Plan", "Entry", "FieldSchema", "Contract", "TypeDesc", "NO_DEFAULT",
+    "Node", "SourcePort", "TargetPort", "ScopeRef", "ScopeDecl", "Disposition", "Retry",
+    "NodeEffects", "EdgeEffects", "Edge",
+    "Config", "SendMessageConfig", "WorkScope", "RelatedScopes", "WorkItems", "SetVariableConfig",
+    "WaitConfig", "RequestApprovalConfig", "SwitchConfig", "SwitchCase", "ForkConfig", "JoinConfig",
+    "FanOutConfig", "LoopConfig", "EndConfig", "CONFIG_CLASSES",
+    "Instr", "Lit", "Ref", "MakeArray", "MakeObject", "Template", "Binary", "Nary", "Unary",
+    "BINARY_OPS", "NARY_OPS", "UNARY_OPS",
+    "type_desc_of", "instr_from_json", "instr_to_json", "iter_instrs", "walk_instr",
+    "field_from_json", "field_to_json", "contract_from_json", "contract_to_json",
+    "config_from_json", "config_to_json", "node_from_json", "node_to_json", "edge_from_json",
+    "edge_to_json", "plan_from_json", "plan_to_json", "from_json", "to_json", "encode",
+    # pre-typed-model names (kept working)
     "FieldView", "PortView", "TargetPortView", "ScopeRefView", "RetryView", "NodeView", "EdgeView",
     "field_view", "contract_view", "node_view", "edge_view",
 ]
 
 
+def _esc(k: str) -> str:
+    return k.replace("~", "~0").replace("/", "~1")
+
+
+# ---------------------------------------------------------------------------
+# Type descriptors
+# ---------------------------------------------------------------------------
+
 @attrs.frozen
-class FieldView:
-    """One FieldSchema: ``default`` is :data:`NO_DEFAULT` when absent."""
+class TypeDesc:
+    """A static type descriptor: ``kind`` (``string``, ``enum``, ``scope``,
+    ``object``, ``null``, ``unknown`` …) under ``depth`` levels of
+    ``array<…>``.  ``str(t)`` is the wire form (``array<array<string>>``)."""
+
+    kind: str
+    depth: int = 0
+
+    @property
+    def is_array(self) -> bool:
+        return self.depth > 0
+
+    @property
+    def element(self) -> "TypeDesc":
+        """The element type of an array descriptor (``unknown`` otherwise)."""
+        return type_desc_of(self.kind, self.depth - 1) if self.depth else type_desc_of("unknown")
+
+    @property
+    def wire(self) -> str:
+        return "array<" * self.depth + self.kind + ">" * self.depth
+
+    def __str__(self) -> str:
+        return self.wire
+
+
+_DESC_BY_WIRE: dict[str, TypeDesc] = {}
+_DESC_BY_KEY: dict[tuple[str, int], TypeDesc] = {}
+
+
+def type_desc_of(kind: str, depth: int = 0) -> TypeDesc:
+    """The (interned) :class:`TypeDesc` ``kind`` under ``depth`` arrays."""
+    key = (kind, depth)
+    t = _DESC_BY_KEY.get(key)
+    if t is None:
+        t = _DESC_BY_KEY[key] = TypeDesc(kind, depth)
+    return t
+
+
+def parse_type_desc(s: str) -> TypeDesc:
+    """Wire descriptor string → :class:`TypeDesc` (interned)."""
+    t = _DESC_BY_WIRE.get(s)
+    if t is None:
+        depth = 0
+        inner = s
+        while inner.startswith("array<") and inner.endswith(">"):
+            inner = inner[6:-1]
+            depth += 1
+        t = type_desc_of(inner, depth)
+        if len(_DESC_BY_WIRE) < 4096:
+            _DESC_BY_WIRE[s] = t
+    return t
+
+
+# ---------------------------------------------------------------------------
+# Instructions
+# ---------------------------------------------------------------------------
+
+BINARY_OPS = ("eq", "ne", "lt", "le", "gt", "ge", "in", "contains", "startsWith", "endsWith")
+NARY_OPS = ("and", "or")
+UNARY_OPS = ("not", "length")
+
+
+@attrs.frozen
+class Lit:
+    """``["lit", T, value]`` — a constant; ``value`` is plain JSON."""
+
+    type: TypeDesc
+    value: Any
+    op: ClassVar[str] = "lit"
+
+    @property
+    def children(self) -> tuple["Instr", ...]:
+        return ()
+
+
+@attrs.frozen
+class Ref:
+    """``["ref", T, root, seg...]`` — ``root`` one of ``run.input run.state
+    input output branches winner loop item items``; ``path`` the segments."""
+
+    type: TypeDesc
+    root: str
+    path: tuple[str, ...] = ()
+    op: ClassVar[str] = "ref"
+
+    @property
+    def children(self) -> tuple["Instr", ...]:
+        return ()
+
+
+@attrs.frozen
+class MakeArray:
+    """``["array", T, item...]`` — a list constructor."""
+
+    type: TypeDesc
+    items: tuple["Instr", ...]
+    op: ClassVar[str] = "array"
+
+    @property
+    def children(self) -> tuple["Instr", ...]:
+        return self.items
+
+
+@attrs.frozen
+class MakeObject:
+    """``["object", T, k1, i1, ...]`` — ``keys`` (RFC 8785 order) and their
+    ``values``, pairwise."""
+
+    type: TypeDesc
+    keys: tuple[str, ...]
+    values: tuple["Instr", ...]
+    op: ClassVar[str] = "object"
+
+    @property
+    def children(self) -> tuple["Instr", ...]:
+        return self.values
+
+
+@attrs.frozen
+class Template:
+    """``["template", T, part...]`` — concatenation of the rendered parts."""
+
+    type: TypeDesc
+    parts: tuple["Instr", ...]
+    op: ClassVar[str] = "template"
+
+    @property
+    def children(self) -> tuple["Instr", ...]:
+        return self.parts
+
+
+@attrs.frozen
+class Binary:
+    """``[op, T, left, right]`` for ``op`` in :data:`BINARY_OPS`."""
+
+    op: str
+    type: TypeDesc
+    left: "Instr"
+    right: "Instr"
+
+    @property
+    def children(self) -> tuple["Instr", ...]:
+        return (self.left, self.right)
+
+
+@attrs.frozen
+class Nary:
+    """``["and"|"or", T, a, b, ...]`` (two or more operands)."""
+
+    op: str
+    type: TypeDesc
+    operands: tuple["Instr", ...]
+
+    @property
+    def children(self) -> tuple["Instr", ...]:
+        return self.operands
+
+
+@attrs.frozen
+class Unary:
+    """``["not"|"length", T, a]``."""
+
+    op: str
+    type: TypeDesc
+    operand: "Instr"
+
+    @property
+    def children(self) -> tuple["Instr", ...]:
+        return (self.operand,)
+
+
+Instr = Union[Lit, Ref, MakeArray, MakeObject, Template, Binary, Nary, Unary]
+INSTR_CLASSES = (Lit, Ref, MakeArray, MakeObject, Template, Binary, Nary, Unary)
+
+_BIN = frozenset(BINARY_OPS)
+_NARY = frozenset(NARY_OPS)
+_UN = frozenset(UNARY_OPS)
+
+
+class InstrShapeError(ValueError):
+    """A JSON value is not an instruction (``pointer`` relative to the root)."""
+
+    def __init__(self, pointer: str, message: str) -> None:
+        super().__init__(f"{pointer or '/'}: {message}")
+        self.pointer = pointer
+        self.message = message
+
+
+class _Bad(Exception):
+    pass
+
+
+def instr_from_json(value: Any) -> Instr:
+    """Wire instruction (a JSON array) → typed :data:`Instr`.  Iterative.
+    Raises :class:`InstrShapeError` (with a pointer) for a value that is not
+    an instruction; the strict decoder has already rejected those in an
+    artifact."""
+    try:
+        return _build(value)
+    except (_Bad, IndexError, TypeError, KeyError, AttributeError):
+        _locate_shape_error(value)
+        raise InstrShapeError("", "expected an instruction [op, type, operands...]") from None
+
+
+#: Interned leaf instructions (frozen, so sharing is invisible); bounded.
+_LEAVES: dict[tuple[Any, ...], Instr] = {}
+
+
+def _build(root: Any) -> Instr:
+    desc = parse_type_desc
+    leaves = _LEAVES
+    if len(leaves) > 65536:
+        leaves.clear()
+    out: list[Any] = []
+    push_out = out.append
+    stack: list[Any] = [root]
+    pop = stack.pop
+    push = stack.append
+    while stack:
+        v = pop()
+        if type(v) is tuple:  # post-order marker: build v[0] from the last children
+            v = v[0]
+            op = v[0]
+            t = desc(v[1])
+            if op == "object":
+                n = (len(v) - 2) >> 1
+                kids = tuple(out[-n:])
+                del out[-n:]
+                push_out(MakeObject(t, tuple(v[2::2]), kids))
+                continue
+            n = len(v) - 2
+            if n:
+                kids = tuple(out[-n:])
+                del out[-n:]
+            else:
+                kids = ()
+            if op in _BIN:
+                push_out(Binary(op, t, kids[0], kids[1]))
+            elif op == "template":
+                push_out(Template(t, kids))
+            elif op == "array":
+                push_out(MakeArray(t, kids))
+            elif op in _NARY:
+                push_out(Nary(op, t, kids))
+            else:
+                push_out(Unary(op, t, kids[0]))
+            continue
+        if type(v) is not list or len(v) < 2 or type(v[1]) is not str:
+            raise _Bad
+        op = v[0]
+        if op == "lit":
+            if len(v) != 3:
+                raise _Bad
+            x = v[2]
+            tx = type(x)
+            if tx is str or tx is int or tx is bool or tx is float or x is None:
+                key = (v[1], tx, x)
+                got = leaves.get(key)
+                if got is None:
+                    got = leaves[key] = Lit(desc(v[1]), x)
+                push_out(got)
+            else:
+                push_out(Lit(desc(v[1]), x))
+            continue
+        if op == "ref":
+            if len(v) < 3:
+                raise _Bad
+            path = tuple(v[3:])
+            for seg in path:
+                if type(seg) is not str:
+                    raise _Bad
+            if type(v[2]) is not str:
+                raise _Bad
+            key = (v[1], v[2], path)
+            got = leaves.get(key)
+            if got is None:
+                got = leaves[key] = Ref(desc(v[1]), v[2], path)
+            push_out(got)
+            continue
+        n = len(v) - 2
+        if op == "object":
+            if n < 2 or n & 1:
+                raise _Bad
+            for k in v[2::2]:
+                if type(k) is not str:
+                    raise _Bad
+            push((v,))
+            kids = v[3::2]
+        elif op in _BIN:
+            if n != 2:
+                raise _Bad
+            push((v,))
+            kids = v[2:]
+        elif op in _UN:
+            if n != 1:
+                raise _Bad
+            push((v,))
+            kids = v[2:]
+        elif op == "template" or (op == "array" and n >= 1) or (op in _NARY and n >= 2):
+            push((v,))
+            kids = v[2:]
+        else:
+            raise _Bad
+        kids.reverse()
+        stack.extend(kids)
+    return out[0]  # type: ignore[no-any-return]
+
+
+def _locate_shape_error(value: Any) -> None:
+    """Raise :class:`InstrShapeError` at the first malformed instruction."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        v, p = stack.pop()
+        if not isinstance(v, list) or len(v) < 2 or not isinstance(v[0], str) or not isinstance(v[1], str):
+            raise InstrShapeError(p, "expected an instruction [op, type, operands...]")
+        op = v[0]
+        n = len(v) - 2
+        if op == "lit":
+            if n != 1:
+                raise InstrShapeError(p, "'lit' takes exactly one value")
+            continue
+        if op == "ref":
+            if n < 1 or not all(isinstance(x, str) for x in v[2:]):
+                raise InstrShapeError(p, "'ref' takes a root and string segments")
+            continue
+        if op == "object":
+            if n < 2 or n % 2 or not all(isinstance(x, str) for x in v[2::2]):
+                raise InstrShapeError(p, "'object' takes key/instruction pairs")
+            idx = range(3, len(v), 2)
+        elif op in _BIN or op in _NARY or op in _UN or op in ("array", "template"):
+            if (op in _BIN and n != 2) or (op in _UN and n != 1) or (op in _NARY and n < 2) \
+                    or (op == "array" and n < 1):
+                raise InstrShapeError(p, f"wrong number of operands for '{op}'")
+            idx = range(2, len(v))
+        else:
+            raise InstrShapeError(p + "/0", f"unknown instruction {op!r}")
+        stack.extend((v[i], f"{p}/{i}") for i in idx)
+
+
+def instr_to_json(instr: Instr) -> list[Any]:
+    """Typed :data:`Instr` → wire JSON array.  Iterative."""
+    root: list[Any] = [None]
+    stack: list[tuple[Instr, list[Any], int]] = [(instr, root, 0)]
+    while stack:
+        i, holder, slot = stack.pop()
+        cls = i.__class__
+        if cls is Lit:
+            holder[slot] = ["lit", i.type.wire, i.value]  # type: ignore[union-attr]
+            continue
+        if cls is Ref:
+            holder[slot] = ["ref", i.type.wire, i.root, *i.path]  # type: ignore[union-attr]
+            continue
+        if cls is MakeObject:
+            arr: list[Any] = ["object", i.type.wire]
+            for k in i.keys:  # type: ignore[union-attr]
+                arr.append(k)
+                arr.append(None)
+            holder[slot] = arr
+            for j, x in enumerate(i.values):  # type: ignore[union-attr]
+                stack.append((x, arr, 3 + 2 * j))
+            continue
+        kids = i.children
+        arr = [i.op, i.type.wire]
+        arr.extend([None] * len(kids))
+        holder[slot] = arr
+        for j, x in enumerate(kids):
+            stack.append((x, arr, 2 + j))
+    return root[0]
+
+
+def walk_instr(instr: Instr) -> Iterator[tuple[Instr, int]]:
+    """Every instruction of a tree with its depth (the root is 1), pre-order.
+    Iterative."""
+    stack = [(instr, 1)]
+    while stack:
+        i, d = stack.pop()
+        yield i, d
+        kids = i.children
+        for k in reversed(kids):
+            stack.append((k, d + 1))
+
+
+# ---------------------------------------------------------------------------
+# Contracts
+# ---------------------------------------------------------------------------
+
+class _NoDefault:
+    _inst: "ClassVar[_NoDefault | None]" = None
+
+    def __new__(cls) -> "_NoDefault":
+        if cls._inst is None:
+            cls._inst = super().__new__(cls)
+        return cls._inst
+
+    def __repr__(self) -> str:
+        return "NO_DEFAULT"
+
+    def __reduce__(self) -> str:
+        return "NO_DEFAULT"
+
+
+#: ``FieldSchema.default`` when the wire field has no ``default`` member.
+NO_DEFAULT: Any = _NoDefault()
+
+
+@attrs.frozen
+class FieldSchema:
+    """One FieldSchema: ``type`` a field type (``string`` … ``array``);
+    ``default`` :data:`NO_DEFAULT` when absent; ``values`` exactly for
+    ``enum``; ``items`` exactly for ``array``."""
 
     type: str
-    required: bool
-    default: Any
-    values: tuple[str, ...] | None
-    items: "FieldView | None"
-    label: str | None
-    description: str | None
+    required: bool = False
+    default: Any = NO_DEFAULT
+    values: tuple[str, ...] | None = None
+    items: "FieldSchema | None" = None
+    label: str | None = None
+    description: str | None = None
 
     @property
     def has_default(self) -> bool:
         return self.default is not NO_DEFAULT
 
 
-class _NoDefault:
-    def __repr__(self) -> str:
-        return "NO_DEFAULT"
+#: A contract: field name → :class:`FieldSchema`, keys in sorted order.
+Contract = dict
 
 
-NO_DEFAULT: Any = _NoDefault()
-
-
-def field_view(d: Mapping[str, Any]) -> FieldView:
-    """FieldSchema JSON → :class:`FieldView` (iterative over ``items``)."""
+def field_from_json(d: Mapping[str, Any]) -> FieldSchema:
+    """FieldSchema JSON → :class:`FieldSchema` (iterative over ``items``)."""
     chain = []
     cur: Any = d
-    while isinstance(cur, Mapping):
+    while type(cur) is dict:
         chain.append(cur)
         cur = cur.get("items")
-    out: FieldView | None = None
+    out: FieldSchema | None = None
     for f in reversed(chain):
-        out = FieldView(
-            f["type"], bool(f["required"]), f.get("default", NO_DEFAULT),
-            tuple(f["values"]) if "values" in f else None, out if "items" in f else None,
+        vals = f.get("values")
+        out = FieldSchema(
+            f["type"], f["required"], f.get("default", NO_DEFAULT),
+            tuple(vals) if vals is not None else None, out if "items" in f else None,
             f.get("label"), f.get("description"))
     assert out is not None
     return out
 
 
-def contract_view(c: Mapping[str, Any] | None) -> dict[str, FieldView]:
-    """Contract JSON → ``{name: FieldView}`` in sorted name order."""
-    return {k: field_view(c[k]) for k in sorted(c or {})}
+def field_to_json(fs: FieldSchema) -> dict[str, Any]:
+    """:class:`FieldSchema` → JSON (iterative over ``items``)."""
+    chain = []
+    cur: FieldSchema | None = fs
+    while cur is not None:
+        chain.append(cur)
+        cur = cur.items
+    out: dict[str, Any] | None = None
+    for f in reversed(chain):
+        d: dict[str, Any] = {"type": f.type, "required": f.required}
+        if f.default is not NO_DEFAULT:
+            d["default"] = f.default
+        if f.values is not None:
+            d["values"] = list(f.values)
+        if out is not None:
+            d["items"] = out
+        if f.label is not None:
+            d["label"] = f.label
+        if f.description is not None:
+            d["description"] = f.description
+        out = d
+    assert out is not None
+    return out
 
+
+def contract_from_json(c: Mapping[str, Any]) -> dict[str, FieldSchema]:
+    """Contract JSON → ``{name: FieldSchema}`` in sorted name order."""
+    return {k: field_from_json(c[k]) for k in sorted(c)}
+
+
+def contract_to_json(c: Mapping[str, FieldSchema]) -> dict[str, Any]:
+    return {k: field_to_json(v) for k, v in c.items()}
+
+
+def _bind_from(d: Mapping[str, Any]) -> dict[str, Instr]:
+    return {k: instr_from_json(d[k]) for k in sorted(d)}
+
+
+def _bind_to(d: Mapping[str, Instr]) -> dict[str, Any]:
+    return {k: instr_to_json(v) for k, v in d.items()}
+
+
+# ---------------------------------------------------------------------------
+# Scopes, routes, retry, effects
+# ---------------------------------------------------------------------------
 
 @attrs.frozen
-class PortView:
-    """A source port: ``output`` is ``None`` for ``item``/``body``; exactly
-    one of ``edge`` (outgoing edge id) and ``implicit`` (lowered failure
-    route JSON: ``{status, action, owner?, branch?, join?}``)."""
-
-    name: str
-    output: Mapping[str, FieldView] | None
-    edge: str | None
-    implicit: Mapping[str, Any] | None
-
-
-@attrs.frozen
-class TargetPortView:
-    name: str
-    edges: tuple[str, ...]
-
-
-@attrs.frozen
-class ScopeRefView:
-    """One entry of a scope stack (outermost first)."""
+class ScopeRef:
+    """One entry of a scope stack: ``kind`` ``fork``/``all_match`` (with
+    ``branch``) or ``fan_out``/``loop``; ``owner`` the owning node id."""
 
     kind: str
     owner: str
     branch: str | None = None
 
 
+def _scope_from(lst: Any) -> tuple[ScopeRef, ...]:
+    return tuple(ScopeRef(s["kind"], s["owner"], s.get("branch")) for s in lst)
+
+
+def _scope_to(stack: tuple[ScopeRef, ...]) -> list[dict[str, Any]]:
+    out = []
+    for s in stack:
+        d: dict[str, Any] = {"kind": s.kind, "owner": s.owner}
+        if s.branch is not None:
+            d["branch"] = s.branch
+        out.append(d)
+    return out
+
+
 @attrs.frozen
-class RetryView:
+class ScopeDecl:
+    """A scope declaration: ``kind`` ``fork``/``all_match`` (``branches``),
+    ``fan_out`` or ``loop``; ``join`` the closing join or ``None`` (always
+    ``None`` for ``loop``, which has no join member on the wire)."""
+
+    kind: str
+    owner: str
+    branches: tuple[str, ...] | None = None
+    join: str | None = None
+
+
+def _decl_from(s: Mapping[str, Any]) -> ScopeDecl:
+    b = s.get("branches")
+    return ScopeDecl(s["kind"], s["owner"], tuple(b) if b is not None else None, s.get("join"))
+
+
+def _decl_to(s: ScopeDecl) -> dict[str, Any]:
+    d: dict[str, Any] = {"kind": s.kind, "owner": s.owner}
+    if s.branches is not None:
+        d["branches"] = list(s.branches)
+    if s.kind != "loop":
+        d["join"] = s.join
+    return d
+
+
+#: Members each disposition action carries (besides ``action``).
+DISPOSITION_MEMBERS = {
+    "fail_plan": (), "fail_branch": ("owner", "branch", "join"), "fail_item": ("owner", "join"), "never": (),
+}
+
+
+@attrs.frozen
+class Disposition:
+    """A failure disposition (an edge into a failed End) or, with
+    ``status``, the implicit route of an omitted ``failed``/``timed_out``
+    port.  ``action``: ``fail_plan``, ``fail_branch`` (``owner``,
+    ``branch``, ``join``), ``fail_item`` (``owner``, ``join``) or ``never``
+    (implicit routes only); ``join`` may be ``None``."""
+
+    action: str
+    owner: str | None = None
+    branch: str | None = None
+    join: str | None = None
+    status: str | None = None
+
+
+def _disp_from(d: Mapping[str, Any]) -> Disposition:
+    return Disposition(d["action"], d.get("owner"), d.get("branch"), d.get("join"), d.get("status"))
+
+
+def _disp_to(d: Disposition) -> dict[str, Any]:
+    out: dict[str, Any] = {"action": d.action}
+    if d.status is not None:
+        out["status"] = d.status
+    for k in DISPOSITION_MEMBERS.get(d.action, ()):
+        out[k] = getattr(d, k)
+    return out
+
+
+@attrs.frozen
+class Retry:
+    """``maxAttempts`` 1..100 and ``backoff`` (an ISO 8601 duration)."""
+
     max_attempts: int
     backoff: str
 
 
 @attrs.frozen
-class NodeView:
-    """A node: ``op`` is the opcode; ``config`` the op-specific JSON."""
+class NodeEffects:
+    """Run-state effects: sorted, unique state field names."""
+
+    reads: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()
+    watches: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class EdgeEffects:
+    reads: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------------------
+# Node configs (one class per opcode; wire names in field metadata)
+# ---------------------------------------------------------------------------
+
+def _w(wire: str, codec: str, *, required: bool = False, default: Any = None) -> Any:
+    """A config field: ``wire`` member name, ``codec`` how it converts;
+    optional fields default to ``None`` (absent) and are omitted then."""
+    if required:
+        return attrs.field(metadata={"wire": wire, "codec": codec, "required": True})
+    return attrs.field(default=default, metadata={"wire": wire, "codec": codec, "required": False})
+
+
+@attrs.frozen
+class WorkScope:
+    """``sendMessage.workScope``: ``mode`` ``fixed`` (with ``scope``) or ``agent``."""
+
+    mode: str
+    scope: Instr | None = None
+
+
+@attrs.frozen
+class RelatedScopes:
+    """``sendMessage.relatedScopes``: ``form`` ``list`` (``items``) or
+    ``value`` (one array-valued ``value``)."""
+
+    form: str
+    items: tuple[Instr, ...] | None = None
+    value: Instr | None = None
+
+
+@attrs.frozen
+class WorkItems:
+    allowed_responders: Instr
+
+
+@attrs.frozen
+class SwitchCase:
+    port: str
+    when: Instr
+
+
+class Config:
+    """Base of the per-opcode config classes; ``OP`` is the opcode."""
+
+    OP: ClassVar[str] = ""
+
+    def instrs(self) -> Iterator[tuple[str, Instr]]:
+        """``(pointer suffix under config, instruction)`` for every
+        instruction tree this config holds, in wire order."""
+        return _config_instrs(self)
+
+
+@attrs.frozen(kw_only=True)
+class SendMessageConfig(Config):
+    OP: ClassVar[str] = "send_message"
+    completion: str = _w("completion", "str", required=True)
+    text: Instr = _w("text", "instr", required=True)
+    target: Instr | None = _w("target", "instr")
+    scope: Instr | None = _w("scope", "instr")
+    start_thread: bool = _w("startThread", "flag", default=False)
+    callback_output: dict[str, FieldSchema] | None = _w("callbackOutput", "contract")
+    responder: Instr | None = _w("responder", "instr")
+    work_scope: WorkScope | None = _w("workScope", "work_scope")
+    related_scopes: RelatedScopes | None = _w("relatedScopes", "related_scopes")
+    work_items: WorkItems | None = _w("workItems", "work_items")
+
+
+@attrs.frozen(kw_only=True)
+class SetVariableConfig(Config):
+    OP: ClassVar[str] = "set_variable"
+    assign: dict[str, Instr] = _w("assign", "bind", required=True)
+
+
+@attrs.frozen(kw_only=True)
+class WaitConfig(Config):
+    OP: ClassVar[str] = "wait"
+    condition: Instr | None = _w("condition", "instr")
+    duration: Instr | None = _w("duration", "instr")
+    timeout: Instr | None = _w("timeout", "instr")
+
+
+@attrs.frozen(kw_only=True)
+class RequestApprovalConfig(Config):
+    OP: ClassVar[str] = "request_approval"
+    assignee: Instr = _w("assignee", "instr", required=True)
+    summary: Instr = _w("summary", "instr", required=True)
+    feedback_scope: Instr | None = _w("feedbackScope", "instr")
+
+
+@attrs.frozen(kw_only=True)
+class SwitchConfig(Config):
+    OP: ClassVar[str] = "switch"
+    mode: str = _w("mode", "str", required=True)
+    cases: tuple[SwitchCase, ...] = _w("cases", "cases", required=True)
+    default: str = _w("default", "str", required=True)
+
+
+@attrs.frozen(kw_only=True)
+class ForkConfig(Config):
+    OP: ClassVar[str] = "fork"
+    branches: tuple[str, ...] = _w("branches", "strs", required=True)
+
+
+@attrs.frozen(kw_only=True)
+class JoinConfig(Config):
+    OP: ClassVar[str] = "join"
+    mode: str = _w("mode", "str", required=True)
+    fork_id: str | None = _w("forkId", "str")
+    fan_out_id: str | None = _w("fanOutId", "str")
+    result: dict[str, FieldSchema] = _w("result", "contract", required=True)
+    merge: dict[str, Instr] = _w("merge", "bind", required=True)
+
+    @property
+    def owner(self) -> str:
+        """The fork / all_match switch / fan-out this join closes."""
+        return self.fork_id if self.fork_id is not None else self.fan_out_id  # type: ignore[return-value]
+
+
+@attrs.frozen(kw_only=True)
+class FanOutConfig(Config):
+    OP: ClassVar[str] = "fan_out"
+    items: Instr = _w("items", "instr", required=True)
+    max_concurrency: int = _w("maxConcurrency", "int", required=True)
+    failure_mode: str = _w("failureMode", "str", required=True)
+
+
+@attrs.frozen(kw_only=True)
+class LoopConfig(Config):
+    OP: ClassVar[str] = "loop"
+    mode: str = _w("mode", "str", required=True)
+    iterations: int = _w("iterations", "int", required=True)
+    state: dict[str, FieldSchema] = _w("state", "contract", required=True)
+    init: dict[str, Instr] = _w("init", "bind", required=True)
+
+
+@attrs.frozen(kw_only=True)
+class EndConfig(Config):
+    OP: ClassVar[str] = "end"
+    status: str = _w("status", "str", required=True)
+    code: str | None = _w("code", "str")
+    detail: Instr | None = _w("detail", "instr")
+
+
+CONFIG_CLASSES: dict[str, type] = {
+    c.OP: c for c in (SendMessageConfig, SetVariableConfig, WaitConfig, RequestApprovalConfig, SwitchConfig,
+                      ForkConfig, JoinConfig, FanOutConfig, LoopConfig, EndConfig)
+}
+
+
+def _ws_from(d: Mapping[str, Any]) -> WorkScope:
+    return WorkScope(d["mode"], instr_from_json(d["scope"]) if "scope" in d else None)
+
+
+def _ws_to(w: WorkScope) -> dict[str, Any]:
+    d: dict[str, Any] = {"mode": w.mode}
+    if w.scope is not None:
+        d["scope"] = instr_to_json(w.scope)
+    return d
+
+
+def _rs_from(d: Mapping[str, Any]) -> RelatedScopes:
+    items = d.get("items")
+    return RelatedScopes(d["form"], tuple(instr_from_json(x) for x in items) if items is not None else None,
+                         instr_from_json(d["value"]) if "value" in d else None)
+
+
+def _rs_to(r: RelatedScopes) -> dict[str, Any]:
+    d: dict[str, Any] = {"form": r.form}
+    if r.items is not None:
+        d["items"] = [instr_to_json(x) for x in r.items]
+    if r.value is not None:
+        d["value"] = instr_to_json(r.value)
+    return d
+
+
+_CODECS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
+    "str": (lambda x: x, lambda x: x),
+    "int": (lambda x: int(x), lambda x: x),
+    "flag": (lambda x: bool(x), lambda x: x),
+    "instr": (instr_from_json, instr_to_json),
+    "bind": (_bind_from, _bind_to),
+    "contract": (contract_from_json, contract_to_json),
+    "strs": (tuple, list),
+    "cases": (lambda lst: tuple(SwitchCase(c["port"], instr_from_json(c["when"])) for c in lst),
+              lambda cs: [{"port": c.port, "when": instr_to_json(c.when)} for c in cs]),
+    "work_scope": (_ws_from, _ws_to),
+    "related_scopes": (_rs_from, _rs_to),
+    "work_items": (lambda d: WorkItems(instr_from_json(d["allowedResponders"])),
+                   lambda w: {"allowedResponders": instr_to_json(w.allowed_responders)}),
+}
+
+# op -> [(attr name, wire name, codec, required)]
+_CONFIG_FIELDS: dict[str, list[tuple[str, str, str, bool]]] = {
+    op: [(a.name, a.metadata["wire"], a.metadata["codec"], a.metadata["required"]) for a in attrs.fields(cls)]
+    for op, cls in CONFIG_CLASSES.items()
+}
+
+
+def config_wire_fields(op: str) -> list[str]:
+    """Wire member names of opcode ``op``'s config (drift-tested against
+    :data:`loopc.ir.surface.CONFIGS`)."""
+    return [w for _, w, _, _ in _CONFIG_FIELDS[op]]
+
+
+def config_from_json(op: str, c: Mapping[str, Any]) -> Config:
+    """Config JSON of opcode ``op`` → its config class."""
+    kw = {}
+    for name, wire, codec, _ in _CONFIG_FIELDS[op]:
+        if wire in c:
+            kw[name] = _CODECS[codec][0](c[wire])
+    return CONFIG_CLASSES[op](**kw)  # type: ignore[no-any-return]
+
+
+def config_to_json(cfg: Config) -> dict[str, Any]:
+    """Config class → wire JSON (optional members omitted when ``None``;
+    ``startThread`` written only when true)."""
+    d: dict[str, Any] = {}
+    for name, wire, codec, required in _CONFIG_FIELDS[cfg.OP]:
+        v = getattr(cfg, name)
+        if not required and (v is None or v is False):
+            continue
+        d[wire] = _CODECS[codec][1](v)
+    return d
+
+
+def _config_instrs(cfg: Any) -> Iterator[tuple[str, Instr]]:
+    for name, wire, codec, _ in _CONFIG_FIELDS[cfg.OP]:
+        v = getattr(cfg, name)
+        if v is None:
+            continue
+        if codec == "instr":
+            yield f"/{wire}", v
+        elif codec == "bind":
+            for k, x in v.items():
+                yield f"/{wire}/{_esc(k)}", x
+        elif codec == "cases":
+            for i, case in enumerate(v):
+                yield f"/{wire}/{i}/when", case.when
+        elif codec == "work_scope":
+            if v.scope is not None:
+                yield f"/{wire}/scope", v.scope
+        elif codec == "related_scopes":
+            if v.items is not None:
+                for i, x in enumerate(v.items):
+                    yield f"/{wire}/items/{i}", x
+            if v.value is not None:
+                yield f"/{wire}/value", v.value
+        elif codec == "work_items":
+            yield f"/{wire}/allowedResponders", v.allowed_responders
+
+
+# ---------------------------------------------------------------------------
+# Nodes and edges
+# ---------------------------------------------------------------------------
+
+@attrs.frozen
+class SourcePort:
+    """A source port: ``output`` is ``None`` for ``item``/``body``; exactly
+    one of ``edge`` (outgoing edge id) and ``implicit`` (the lowered route of
+    an omitted ``failed``/``timed_out`` port)."""
+
+    name: str
+    output: dict[str, FieldSchema] | None
+    edge: str | None = None
+    implicit: Disposition | None = None
+
+
+@attrs.frozen
+class TargetPort:
+    """A target port (``in``; ``continue``/``break`` on loops) and the
+    sorted ids of the edges entering it."""
+
+    name: str
+    edges: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Node:
+    """A node; ``op`` is ``config.OP``."""
 
     id: str
-    op: str
-    input: Mapping[str, FieldView]
-    source_ports: tuple[PortView, ...]
-    target_ports: tuple[TargetPortView, ...]
-    scope: tuple[ScopeRefView, ...]
-    reads: tuple[str, ...]
-    writes: tuple[str, ...]
-    config: Mapping[str, Any]
-    retry: RetryView | None
-    label: str | None
-    description: str | None
+    input: dict[str, FieldSchema]
+    source_ports: tuple[SourcePort, ...]
+    target_ports: tuple[TargetPort, ...]
+    scope: tuple[ScopeRef, ...]
+    effects: NodeEffects
+    config: Config
+    retry: Retry | None = None
+    label: str | None = None
+    description: str | None = None
 
-    def port(self, name: str) -> PortView:
+    @property
+    def op(self) -> str:
+        return self.config.OP
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return self.effects.reads
+
+    @property
+    def writes(self) -> tuple[str, ...]:
+        return self.effects.writes
+
+    @property
+    def watches(self) -> tuple[str, ...]:
+        return self.effects.watches
+
+    def port(self, name: str) -> SourcePort:
         """Source port ``name``; ``KeyError`` when absent."""
         for p in self.source_ports:
             if p.name == name:
                 return p
         raise KeyError(name)
 
+    def target_port(self, name: str) -> TargetPort:
+        for p in self.target_ports:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+
+def node_from_json(n: Mapping[str, Any]) -> Node:
+    """Node JSON (validated) → :class:`Node`."""
+    ports = n["ports"]
+    src = []
+    for p in ports["source"]:
+        out = p["output"]
+        imp = p.get("implicit")
+        src.append(SourcePort(p["name"], None if out is None else contract_from_json(out), p.get("edge"),
+                              None if imp is None else _disp_from(imp)))
+    tgt = tuple(TargetPort(t["name"], tuple(t["edges"])) for t in ports["target"])
+    eff = n["effects"]
+    r = n.get("retry")
+    return Node(
+        n["id"], contract_from_json(n["input"]), tuple(src), tgt, _scope_from(n["scope"]),
+        NodeEffects(tuple(eff["reads"]), tuple(eff["writes"]), tuple(eff["watches"])),
+        config_from_json(n["op"], n["config"]),
+        Retry(int(r["maxAttempts"]), r["backoff"]) if r is not None else None, n.get("label"), n.get("description"))
+
+
+def node_to_json(n: Node) -> dict[str, Any]:
+    src = []
+    for p in n.source_ports:
+        d: dict[str, Any] = {"name": p.name, "output": None if p.output is None else contract_to_json(p.output)}
+        if p.edge is not None:
+            d["edge"] = p.edge
+        if p.implicit is not None:
+            d["implicit"] = _disp_to(p.implicit)
+        src.append(d)
+    out: dict[str, Any] = {
+        "id": n.id,
+        "op": n.op,
+        "input": contract_to_json(n.input),
+        "ports": {"source": src, "target": [{"name": t.name, "edges": list(t.edges)} for t in n.target_ports]},
+        "scope": _scope_to(n.scope),
+        "effects": {"reads": list(n.effects.reads), "writes": list(n.effects.writes),
+                    "watches": list(n.effects.watches)},
+        "config": config_to_json(n.config),
+    }
+    if n.retry is not None:
+        out["retry"] = {"maxAttempts": n.retry.max_attempts, "backoff": n.retry.backoff}
+    if n.label is not None:
+        out["label"] = n.label
+    if n.description is not None:
+        out["description"] = n.description
+    return out
+
 
 @attrs.frozen
-class EdgeView:
+class Edge:
+    """An edge ``from_node.from_port → to_node.to_port``; ``bind`` builds the
+    destination contract (field → instruction); ``disposition`` exactly when
+    ``to_node`` is a failed End."""
+
     id: str
     from_node: str
     from_port: str
     to_node: str
     to_port: str
-    bind: Mapping[str, Any]
-    scope: tuple[ScopeRefView, ...]
-    reads: tuple[str, ...]
-    label: str | None
+    bind: dict[str, Instr]
+    scope: tuple[ScopeRef, ...]
+    effects: EdgeEffects = EdgeEffects()
+    disposition: Disposition | None = None
+    label: str | None = None
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return self.effects.reads
 
 
-def _scope(lst: Any) -> tuple[ScopeRefView, ...]:
-    return tuple(ScopeRefView(s["kind"], s["owner"], s.get("branch")) for s in lst)
+def edge_from_json(e: Mapping[str, Any]) -> Edge:
+    d = e.get("disposition")
+    f, t = e["from"], e["to"]
+    return Edge(e["id"], f["node"], f["port"], t["node"], t["port"], _bind_from(e["bind"]), _scope_from(e["scope"]),
+                EdgeEffects(tuple(e["effects"]["reads"])), None if d is None else _disp_from(d), e.get("label"))
 
 
-def node_view(n: Mapping[str, Any]) -> NodeView:
-    """Node JSON (as in a decoded artifact) → :class:`NodeView`."""
-    ports = n["ports"]
-    src = tuple(
-        PortView(p["name"], None if p["output"] is None else contract_view(p["output"]),
-                 p.get("edge"), p.get("implicit"))
-        for p in ports["source"])
-    tgt = tuple(TargetPortView(t["name"], tuple(t["edges"])) for t in ports["target"])
-    r = n.get("retry")
-    return NodeView(
-        n["id"], n["op"], contract_view(n["input"]), src, tgt, _scope(n["scope"]),
-        tuple(n["effects"]["reads"]), tuple(n["effects"]["writes"]), n["config"],
-        RetryView(r["maxAttempts"], r["backoff"]) if r else None, n.get("label"), n.get("description"))
+def edge_to_json(e: Edge) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": e.id,
+        "from": {"node": e.from_node, "port": e.from_port},
+        "to": {"node": e.to_node, "port": e.to_port},
+        "bind": _bind_to(e.bind),
+        "scope": _scope_to(e.scope),
+        "effects": {"reads": list(e.effects.reads)},
+    }
+    if e.disposition is not None:
+        out["disposition"] = _disp_to(e.disposition)
+    if e.label is not None:
+        out["label"] = e.label
+    return out
 
 
-def edge_view(e: Mapping[str, Any]) -> EdgeView:
-    """Edge JSON → :class:`EdgeView`."""
-    return EdgeView(
-        e["id"], e["from"]["node"], e["from"]["port"], e["to"]["node"], e["to"]["port"], e["bind"],
-        _scope(e["scope"]), tuple(e["effects"]["reads"]), e.get("label"))
+# ---------------------------------------------------------------------------
+# Plan and artifact
+# ---------------------------------------------------------------------------
+
+@attrs.frozen
+class Entry:
+    """The entry node and the bindings building its activation input."""
+
+    node: str
+    bind: dict[str, Instr]
+
+
+@attrs.frozen(slots=False)
+class Plan:
+    """The plan: contracts, entry, nodes and edges (sorted by id), scope
+    declarations (sorted by owner)."""
+
+    input: dict[str, FieldSchema]
+    output: dict[str, FieldSchema]
+    state: dict[str, FieldSchema]
+    entry: Entry
+    nodes: tuple[Node, ...]
+    edges: tuple[Edge, ...]
+    scopes: tuple[ScopeDecl, ...] = ()
+
+    @functools.cached_property
+    def nodes_by_id(self) -> dict[str, Node]:
+        return {n.id: n for n in self.nodes}
+
+    @functools.cached_property
+    def edges_by_id(self) -> dict[str, Edge]:
+        return {e.id: e for e in self.edges}
+
+    @functools.cached_property
+    def scopes_by_owner(self) -> dict[str, ScopeDecl]:
+        return {s.owner: s for s in self.scopes}
+
+    def node(self, node_id: str) -> Node:
+        """Node ``node_id``; ``KeyError`` when absent."""
+        return self.nodes_by_id[node_id]
+
+    def edge(self, edge_id: str) -> Edge:
+        """Edge ``edge_id``; ``KeyError`` when absent."""
+        return self.edges_by_id[edge_id]
+
+    def scope_decl(self, owner: str) -> ScopeDecl:
+        """The scope declaration of ``owner``; ``KeyError`` when absent."""
+        return self.scopes_by_owner[owner]
+
+
+def plan_from_json(p: Mapping[str, Any]) -> Plan:
+    return Plan(
+        contract_from_json(p["input"]), contract_from_json(p["output"]), contract_from_json(p["state"]),
+        Entry(p["entry"]["node"], _bind_from(p["entry"]["bind"])),
+        tuple(node_from_json(n) for n in p["nodes"]), tuple(edge_from_json(e) for e in p["edges"]),
+        tuple(_decl_from(s) for s in p["scopes"]))
+
+
+def plan_to_json(p: Plan) -> dict[str, Any]:
+    return {
+        "input": contract_to_json(p.input),
+        "output": contract_to_json(p.output),
+        "state": contract_to_json(p.state),
+        "entry": {"node": p.entry.node, "bind": _bind_to(p.entry.bind)},
+        "nodes": [node_to_json(n) for n in p.nodes],
+        "edges": [edge_to_json(e) for e in p.edges],
+        "scopes": [_decl_to(s) for s in p.scopes],
+    }
+
+
+@attrs.frozen(slots=False)
+class Artifact:
+    """A decoded (or freshly compiled) artifact ``loop.plan.artifact/v<version>``.
+
+    * ``version`` — N (the envelope's ``artifactVersion`` and
+      ``compilerVersion`` both carry it);
+    * ``source_version`` — ``loop.plan/v1``;
+    * ``digest`` — ``sha256:<64 hex>`` semantic digest as written;
+    * ``plan`` — the typed :class:`Plan`.
+
+    :meth:`to_json` / :meth:`to_bytes` encode it (cached per instance).
+    """
+
+    version: int
+    digest: str
+    plan: Plan
+    source_version: str = "loop.plan/v1"
+
+    @property
+    def artifact_version(self) -> str:
+        return f"loop.plan.artifact/v{self.version}"
+
+    @property
+    def compiler_version(self) -> str:
+        return f"loop.plan.compiler/v{self.version}"
+
+    @functools.cached_property
+    def _json(self) -> dict[str, Any]:
+        return to_json(self)
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire JSON object (:func:`to_json`; cached, treat as read-only)."""
+        return self._json
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """Alias of :meth:`to_json` (the pre-typed-model ``Artifact.data``)."""
+        return self._json
+
+    @functools.cached_property
+    def _scan(self) -> tuple[bool, int]:
+        from loopc.ir.canonical import scan
+
+        return scan(self._json)
+
+    def to_bytes(self) -> bytes:
+        """Canonical RFC 8785 bytes (:func:`encode`)."""
+        from loopc.ir.canonical import canonical_bytes
+
+        return canonical_bytes(self._json, fast=self._scan[0])
+
+    def pretty(self) -> str:
+        """Review form: sorted keys, indent 2, trailing newline."""
+        from loopc.ir.canonical import pretty_text
+
+        return pretty_text(self._json)
+
+    def recompute_digest(self) -> str:
+        """The semantic digest recomputed from the content."""
+        from loopc.ir.digest import digest_of_projection, semantic_projection
+
+        return digest_of_projection(semantic_projection(self._json), fast=self._scan[0])
+
+    @property
+    def nodes(self) -> tuple[Node, ...]:
+        """``plan.nodes`` (sorted by id)."""
+        return self.plan.nodes
+
+    @property
+    def edges(self) -> tuple[Edge, ...]:
+        """``plan.edges`` (sorted by id)."""
+        return self.plan.edges
+
+    def node(self, node_id: str) -> Node:
+        """Node ``node_id``; ``KeyError`` when absent."""
+        return self.plan.node(node_id)
+
+    def edge(self, edge_id: str) -> Edge:
+        """Edge ``edge_id``; ``KeyError`` when absent."""
+        return self.plan.edge(edge_id)
+
+    def instrs(self) -> Iterator[tuple[str, Instr]]:
+        """``(JSON pointer, instruction)`` of every instruction tree: entry
+        bindings, node configs (node order), edge binds (edge order)."""
+        return iter_instrs(self.plan)
+
+
+def iter_instrs(plan: Plan) -> Iterator[tuple[str, Instr]]:
+    """``(JSON pointer, instruction root)`` for every instruction tree of ``plan``."""
+    for k, x in plan.entry.bind.items():
+        yield f"/plan/entry/bind/{_esc(k)}", x
+    for i, n in enumerate(plan.nodes):
+        for suffix, x in _config_instrs(n.config):
+            yield f"/plan/nodes/{i}/config{suffix}", x
+    for i, e in enumerate(plan.edges):
+        for k, x in e.bind.items():
+            yield f"/plan/edges/{i}/bind/{_esc(k)}", x
+
+
+def from_json(value: Mapping[str, Any]) -> Artifact:
+    """Validated artifact JSON → :class:`Artifact` (the strict decoder calls
+    this after its checks; use :func:`loopc.ir.decode` for untrusted bytes)."""
+    from loopc.ir.versions import parse_artifact_version
+
+    version = parse_artifact_version(value["artifactVersion"])
+    if version is None:
+        raise ValueError(f"unknown artifactVersion {value['artifactVersion']!r}")
+    return Artifact(version, value["digest"], plan_from_json(value["plan"]), value["sourceVersion"])
+
+
+def to_json(art: Artifact) -> dict[str, Any]:
+    """The one encoder: :class:`Artifact` → wire JSON object (docs/ir.md)."""
+    return {
+        "artifactVersion": art.artifact_version,
+        "compilerVersion": art.compiler_version,
+        "sourceVersion": art.source_version,
+        "digest": art.digest,
+        "plan": plan_to_json(art.plan),
+    }
+
+
+def encode(art: Artifact) -> bytes:
+    """Canonical RFC 8785 bytes of ``art`` (always freshly encoded from the
+    model, never from a cache: the round-trip tests use this)."""
+    from loopc.ir.canonical import canonical_bytes
+
+    return canonical_bytes(to_json(art))
+
+
+# ---------------------------------------------------------------------------
+# Pre-typed-model names (kept so older callers keep working)
+# ---------------------------------------------------------------------------
+
+FieldView = FieldSchema
+PortView = SourcePort
+TargetPortView = TargetPort
+ScopeRefView = ScopeRef
+RetryView = Retry
+NodeView = Node
+EdgeView = Edge
+field_view = field_from_json
+contract_view = contract_from_json
+node_view = node_from_json
+edge_view = edge_from_json
