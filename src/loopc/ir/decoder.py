@@ -2,7 +2,8 @@
 every immutable envelope, validates each against its own closed field/type
 surface, and never interprets newer fields under an older envelope").
 
-:func:`decode` turns bytes into an :class:`Artifact` or raises
+:func:`decode` turns bytes into the typed IR model
+(:class:`loopc.ir.model.Artifact`; docs/api.md "The typed IR model") or raises
 :class:`DecodeError` with an RFC 6901 pointer and a precise message.  It
 checks, in order:
 
