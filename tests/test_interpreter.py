@@ -204,3 +204,32 @@ def test_torn_journal_middle_line_is_corrupt() -> None:
 
     with pytest.raises(JournalError):
         parse_journal('{"step": 1, "records": []}\n{garbage\n{"step": 2, "records": []}\n')
+
+
+ENGINE_MODULES = ["engine.py", "program.py", "runner.py", "values.py", "scenario.py", "clock.py", "protocol.py"]
+
+
+@pytest.mark.parametrize("name", ENGINE_MODULES)
+def test_no_unordered_iteration_wall_clock_or_unseeded_randomness(name: str) -> None:
+    """Determinism lint: no set containers (their order depends on hashing),
+    no wall clock, no randomness except random.Random(<seed>)."""
+    import ast
+
+    src = (ROOT / "src" / "loopc" / "interpreter" / name).read_text(encoding="utf-8")
+    bad = []
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, (ast.Set, ast.SetComp)):
+            bad.append(f"line {node.lineno}: set display")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("set", "frozenset"):
+            bad.append(f"line {node.lineno}: {node.func.id}()")
+        elif isinstance(node, ast.Attribute) and node.attr in ("now", "utcnow", "today", "time", "monotonic",
+                                                                "perf_counter", "urandom", "uuid4"):
+            if isinstance(node.value, ast.Name) and node.value.id in ("datetime", "time", "os", "uuid", "_dt"):
+                bad.append(f"line {node.lineno}: {node.value.id}.{node.attr}")
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "random":
+            if node.attr != "Random":
+                bad.append(f"line {node.lineno}: random.{node.attr}")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "Random":
+            if not node.args:
+                bad.append(f"line {node.lineno}: unseeded Random()")
+    assert not bad, bad

@@ -301,16 +301,21 @@ class Engine:
                           else f"'{node}' has not been activated")
         if attempt is not None:
             a = cands[-1]
-            if a.status not in kinds:
+            if not self._addressable(a, kinds):
                 return None, f"{a.id} of '{node}' is not awaiting this ({a.status})"
             if a.attempt != attempt:
                 return None, f"attempt {attempt} of {a.id} is superseded (current attempt {a.attempt})"
             return a, None
         for a in cands:
-            if a.status in kinds:
+            if self._addressable(a, kinds):
                 return a, None
         last = cands[-1]
         return None, f"no open {'callback' if 'awaiting' in kinds else 'request'} on '{node}' ({last.id} is {last.status})"
+
+    def _addressable(self, a: Act, kinds: tuple[str, ...]) -> bool:
+        """An outside event may address only an open activation (a late,
+        cancelled or completed one is refused)."""
+        return a.status in kinds
 
     def check_callback(self, act: Act, output: Any, fail: Any, work_items: Any) -> str | None:
         """Why a callback would be refused (``None`` = acceptable)."""
@@ -772,21 +777,25 @@ class Engine:
                 sts = [fo.status[d] for d in deps]
                 if any(s in ("failed", "timed_out", "blocked", "cancelled") for s in sts):
                     if all(s in TERMINAL_ITEM for s in sts):
-                        roots: list[str] = []
-                        for d in deps:
-                            if fo.status[d] == "blocked":
-                                roots.extend(fo.envelopes[d]["blockedBy"])
-                            elif fo.status[d] != "succeeded":
-                                roots.append(d)
-                        pos = {x: i for i, x in enumerate(fo.order)}
-                        blocked_by = sorted(dict.fromkeys(roots), key=pos.__getitem__)
-                        self._item_record(fo, k, "blocked", None, None, blocked_by)
+                        self._item_record(fo, k, "blocked", None, None, self._blocked_by(fo, deps))
                         changed = True
                     continue
                 if all(s == "succeeded" for s in sts) and len(fo.in_flight) < fo.max:
                     self._start_item(fo, k)
                     changed = True
         self._maybe_close_fanout(fo)
+
+    def _blocked_by(self, fo: _FanOut, deps: list[str]) -> list[str]:
+        """Source-ordered root blockers: an unsuccessful dependency names
+        itself, a blocked one contributes its own ``blockedBy``."""
+        roots: list[str] = []
+        for d in deps:
+            if fo.status[d] == "blocked":
+                roots.extend(fo.envelopes[d]["blockedBy"])
+            elif fo.status[d] != "succeeded":
+                roots.append(d)
+        pos = {x: i for i, x in enumerate(fo.order)}
+        return sorted(dict.fromkeys(roots), key=pos.__getitem__)
 
     def _start_item(self, fo: _FanOut, k: str) -> None:
         it = fo.items[k]

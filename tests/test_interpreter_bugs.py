@@ -1,0 +1,117 @@
+"""Planted bugs: every deliberate mistake turns at least one check red, and
+the conformance kit catches a broken runtime behind the protocol."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from planted_bugs import BUGS  # noqa: E402
+
+from loopc.cli.main import cli  # noqa: E402
+from loopc.interpreter.engine import JournalDivergence  # noqa: E402
+from loopc.interpreter.golden import golden_scenarios, journal_path  # noqa: E402
+from loopc.interpreter.monitor import InvariantViolation, Monitor  # noqa: E402
+from loopc.interpreter.runner import dump_journal, prepare_file, run_prepared  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = ROOT / "golden" / "scenarios"
+SCENARIOS = golden_scenarios(str(GOLDEN))
+PREPARED = {}
+
+
+def _prep(path: str):
+    if path not in PREPARED:
+        PREPARED[path] = prepare_file(path)
+    return PREPARED[path]
+
+
+def caught_by(engine_cls) -> list[str]:
+    """Scenario names where the buggy engine is caught, and by what."""
+    out = []
+    for path in SCENARIOS:
+        name = Path(path).stem
+        try:
+            rep = run_prepared(_prep(path), engine_cls=engine_cls, on_step=Monitor())
+        except InvariantViolation as exc:
+            out.append(f"{name}: monitor: {exc}")
+            continue
+        except JournalDivergence as exc:  # pragma: no cover - only with crash events
+            out.append(f"{name}: resume: {exc}")
+            continue
+        except Exception as exc:  # noqa: BLE001 - a crash is also a red test
+            out.append(f"{name}: crash: {type(exc).__name__}: {exc}")
+            continue
+        if not rep.ok:
+            out.append(f"{name}: expectations: {rep.differences[0]}")
+        else:
+            with open(journal_path(path), encoding="utf-8") as fh:
+                if dump_journal(rep.steps) != fh.read():
+                    out.append(f"{name}: journal pin")
+    return out
+
+
+def test_reference_engine_is_caught_nowhere() -> None:
+    from loopc.interpreter.engine import Engine
+
+    assert caught_by(Engine) == []
+
+
+@pytest.mark.parametrize("bug", sorted(BUGS))
+def test_planted_bug_turns_a_check_red(bug: str) -> None:
+    caught = caught_by(BUGS[bug])
+    # The hand-written expectations or the monitor must catch it, not only the pins.
+    assert any(": journal pin" not in c for c in caught), caught
+
+
+def test_at_least_six_planted_bugs() -> None:
+    assert len(BUGS) >= 6
+
+
+def test_conform_reference_runtime_passes() -> None:
+    res = CliRunner().invoke(cli, ["conform", "--runtime", f"{sys.executable} -m loopc.interpreter.protocol",
+                                   str(GOLDEN)])
+    assert res.exit_code == 0, res.output
+    assert f"{len(SCENARIOS)} conforming, 0 diverging" in res.output
+
+
+def test_conform_catches_a_broken_runtime() -> None:
+    tool = ROOT / "tests" / "tools" / "broken_runtime.py"
+    sc = [str(GOLDEN / "loop_break_early.yaml"), str(GOLDEN / "timer_due.yaml")]
+    res = CliRunner().invoke(cli, ["conform", "--runtime", f"{sys.executable} {tool} late_callback_accepted",
+                                   "--format", "json", *sc])
+    assert res.exit_code == 1, res.output
+    import json
+
+    obj = json.loads(res.output)
+    assert obj["diverging"] == 1
+    first, second = obj["scenarios"]
+    assert first["conforms"] is False and "event 2 (callback)" in first["divergence"], first
+    assert second["conforms"] is True
+
+
+def test_conform_reports_journal_divergence() -> None:
+    tool = ROOT / "tests" / "tools" / "broken_runtime.py"
+    res = CliRunner().invoke(cli, ["conform", "--runtime", f"{sys.executable} {tool} effect_reissued_on_transport_retry",
+                                   str(GOLDEN / "sent_transport_retry.yaml")])
+    assert res.exit_code == 1
+    assert "journal record" in res.output and "eff_2" in res.output
+
+
+def test_conform_runtime_that_cannot_start_exits_2() -> None:
+    res = CliRunner().invoke(cli, ["conform", "--runtime", "/nonexistent/runtime", str(GOLDEN / "timer_due.yaml")])
+    assert res.exit_code == 2
+
+
+def test_protocol_answers_bad_requests() -> None:
+    p = subprocess.run([sys.executable, "-m", "loopc.interpreter.protocol"], input='{"op": "nope"}\nnot json\n'
+                       '{"op": "load", "artifact": "{}"}\n{"op": "quit"}\n', capture_output=True, text=True,
+                       timeout=60, check=False)
+    lines = p.stdout.splitlines()
+    assert p.returncode == 0 and len(lines) == 4
+    assert "unknown op" in lines[0] and "error" in lines[1] and '"ok": false' in lines[2]
