@@ -233,3 +233,33 @@ def test_no_unordered_iteration_wall_clock_or_unseeded_randomness(name: str) -> 
             if not node.args:
                 bad.append(f"line {node.lineno}: unseeded Random()")
     assert not bad, bad
+
+
+def test_engine_tables_are_the_typed_model() -> None:
+    """The engine executes the typed IR model: config classes and typed
+    instruction trees, never wire lists or expression text."""
+    from loopc.ir import model
+
+    prep = _prep(str(GOLDEN / "fanout_blocked.yaml"))
+    for n in prep.program.nodes.values():
+        assert isinstance(n.config, model.Config), n.id
+        for _, p_implicit, _ in n.ports.values():
+            assert p_implicit is None or isinstance(p_implicit, model.Disposition)
+    for e in prep.program.edges.values():
+        for _, instr in e.bind:
+            assert not isinstance(instr, (list, str)), e.id
+    assert all(isinstance(s, model.ScopeDecl) for s in prep.program.scopes.values())
+
+
+def test_unverified_artifact_is_refused() -> None:
+    from loopc.interpreter.protocol import Session
+
+    prep = _prep(str(GOLDEN / "timer_due.yaml"))
+    text = prep.artifact_bytes.decode()
+    digest = json.loads(text)["digest"]
+    tampered = text.replace(digest, "sha256:" + "0" * 64)
+    out = Session().load({"artifact": tampered, "input": {}})
+    assert out["ok"] is False and "digest" in out["error"]
+    stale = text.replace('"PT1H"', '"PT2H"')
+    assert Session().load({"artifact": stale, "input": {}})["ok"] is False
+    assert Session().load({"artifact": text, "input": {}})["ok"] is True

@@ -321,15 +321,15 @@ class Engine:
         """Why a callback would be refused (``None`` = acceptable)."""
         if not self._callback_acceptable(act):
             return f"{act.id} is {act.status}"
-        if act.node.op != "send_message" or act.node.config.get("completion") != "callback":
+        if act.node.op != "send_message" or act.node.config.completion != "callback":
             return f"'{act.node.id}' does not take callbacks"
         if fail is not None:
             return None
         cfg = act.node.config
         out = dict(output or {})
         contract = dict(act.node.callback_output or {})
-        ws = cfg.get("workScope")
-        if ws is not None and ws.get("mode") == "agent":
+        ws = cfg.work_scope
+        if ws is not None and ws.mode == "agent":
             if not is_scope(out.get("workScope")):
                 return "the callback must return workScope (a scope): this node lets the Agent choose it"
         elif "workScope" in out:
@@ -338,7 +338,7 @@ class Engine:
         r = check_contract(out, contract, "output")
         if r:
             return r
-        if "workItems" in cfg:
+        if cfg.work_items is not None:
             if work_items is None:
                 return "the callback must return workItems"
             _, why = _normalize_work_items(work_items, act.request.get("allowedResponders"))
@@ -360,8 +360,8 @@ class Engine:
             out = dict(output or {})
             self._rec("callback.accepted", act=act.id, attempt=attempt, output=dict(out), event=event,
                       **({"workItems": work_items} if work_items is not None else {}))
-            ws = act.node.config.get("workScope")
-            if ws is not None and ws.get("mode") == "fixed":
+            ws = act.node.config.work_scope
+            if ws is not None and ws.mode == "fixed":
                 out["workScope"] = act.request.get("workScope")
             if work_items is not None:
                 out["workItems"], _ = _normalize_work_items(work_items, act.request.get("allowedResponders"))
@@ -373,7 +373,7 @@ class Engine:
                event: int | None = None) -> None:
         """Record the one decision of an approval activation."""
         out: dict[str, Any] = {"decidedBy": by}
-        if "feedbackScope" in act.node.config:
+        if act.node.config.feedback_scope is not None:
             out["comment"] = comment or ""
         self._rec("decision.recorded", act=act.id, attempt=attempt, decision="approved" if approved else "rejected",
                   by=by, comment=comment, event=event)
@@ -481,7 +481,7 @@ class Engine:
             err = output if isinstance(output, Mapping) and "code" in output else {
                 "code": "wait.timed_out" if port == "timed_out" else f"{node.op}.{port}",
                 "detail": f"'{node.id}' took its {port} port"}
-            self._route(implicit or {}, ctx, {"code": err["code"], "detail": err.get("detail", "")})
+            self._route(implicit, ctx, {"code": err["code"], "detail": err.get("detail", "")})
             return
         e = self.p.edges[edge_id]
         env = self._env(ctx, inp, output or {})
@@ -547,14 +547,14 @@ class Engine:
         cfg = a.node.config
         env = self._env(a.ctx, a.input, {})
         matched: list[str] = []
-        for case in cfg["cases"]:
-            if _truthy(self._eval(case["when"], env, f"switch '{a.node.id}' case '{case['port']}'")):
-                matched.append(case["port"])
-                if cfg["mode"] == "first_match":
+        for case in cfg.cases:
+            if _truthy(self._eval(case.when, env, f"switch '{a.node.id}' case '{case.port}'")):
+                matched.append(case.port)
+                if cfg.mode == "first_match":
                     break
         if not matched:
-            matched = [cfg["default"]]
-        if cfg["mode"] == "first_match":
+            matched = [cfg.default]
+        if cfg.mode == "first_match":
             self._complete(a, matched[0], a.input)
             return
         self._finish(a, "done")
@@ -562,19 +562,19 @@ class Engine:
         self._open_group(a, "all_match", matched)
 
     def _op_fork(self, a: Act) -> None:
-        branches = list(a.node.config["branches"])
+        branches = list(a.node.config.branches)
         self._finish(a, "done")
         self._rec("activation.completed", act=a.id, node=a.node.id, ports=branches, output=a.input)
         self._open_group(a, "fork", branches)
 
     def _open_group(self, a: Act, kind: str, branches: list[str]) -> None:
-        decl = self.p.scopes.get(a.node.id, {})
-        join = decl.get("join")
+        decl = self.p.scopes.get(a.node.id)
+        join = decl.join if decl is not None else None
         join_act = None
         mode = "all"
         if join is not None:
             jn = self.p.nodes[join]
-            mode = jn.config.get("mode", "all")
+            mode = jn.config.mode
             ja = self._activate(jn, a.ctx, {})
             ja.status = "joining"
             join_act = ja.id
@@ -597,7 +597,7 @@ class Engine:
 
     def _join_arrival(self, node: ProgramNode, ctx: tuple, val: dict[str, Any]) -> None:
         cfg = node.config
-        owner = str(cfg.get("forkId") or cfg.get("fanOutId"))
+        owner = cfg.owner
         _, fr = self._frame_for(ctx, owner)
         if fr is None:
             raise _Fail({"code": "runtime.orphan_arrival", "detail": f"an arrival at '{node.id}' carries no '{owner}' lineage"})
@@ -621,8 +621,8 @@ class Engine:
 
     def _fail_branch(self, fr: Frame, err: Mapping[str, Any]) -> None:
         owner = fr[1]
-        decl = self.p.scopes.get(owner, {})
-        join = decl.get("join")
+        decl = self.p.scopes.get(owner)
+        join = decl.join if decl is not None else None
         g = self.groups.get(self._group_key(join or owner, fr[2]))
         if g is None or g.closed:
             return
@@ -671,24 +671,26 @@ class Engine:
     def _merge(self, jn: ProgramNode, ctx: tuple, extra: Mapping[str, Any]) -> dict[str, Any]:
         env = self._env(ctx, {}, {})
         env.update(extra)
-        return self._bind(tuple(sorted(jn.config.get("merge", {}).items())), env, jn.result,
+        return self._bind(tuple(sorted(jn.config.merge.items())), env, jn.result,
                           f"join '{jn.id}' merge")
 
     # ------------------------------------------------------------------ failure routes
-    def _route(self, implicit: Mapping[str, Any], ctx: tuple, err: Mapping[str, Any]) -> None:
-        action = implicit.get("action", "fail_plan")
-        self._rec("route.implicit", action=action, owner=implicit.get("owner"), status=implicit.get("status"),
+    def _route(self, implicit: Any, ctx: tuple, err: Mapping[str, Any]) -> None:
+        action = implicit.action if implicit is not None else "fail_plan"
+        owner = implicit.owner if implicit is not None else None
+        status = implicit.status if implicit is not None else None
+        self._rec("route.implicit", action=action, owner=owner, status=status,
                   error=dict(err))
         if action == "never":
             return
         if action == "fail_plan":
             self._fail_run(err)
             return
-        _, fr = self._frame_for(ctx, implicit.get("owner", ""))
+        _, fr = self._frame_for(ctx, owner or "")
         if fr is None:
             self._fail_ctx(ctx, err)
         elif action == "fail_item":
-            self._fail_item(fr, err, "timed_out" if implicit.get("status") == "timed_out" else "failed")
+            self._fail_item(fr, err, "timed_out" if status == "timed_out" else "failed")
         else:
             self._fail_branch(fr, err)
 
@@ -709,7 +711,7 @@ class Engine:
         a = self._activate(node, ctx, val)
         cfg = node.config
         self._finish(a, "done")
-        if cfg["status"] == "succeeded":
+        if cfg.status == "succeeded":
             r = check_contract(val, self.p.output, "output")
             if r:
                 err = {"code": "run.output_invalid", "detail": f"the Plan output is invalid: {r}"}
@@ -720,20 +722,20 @@ class Engine:
             self.final = ("succeeded", val)
             return
         detail = ""
-        if "detail" in cfg:
-            d = self._eval(cfg["detail"], self._env(ctx, val, {}), f"end '{node.id}' detail")
+        if cfg.detail is not None:
+            d = self._eval(cfg.detail, self._env(ctx, val, {}), f"end '{node.id}' detail")
             detail = d if isinstance(d, str) else ("" if d is None else str(d))
-        err = {"code": cfg["code"], "detail": detail}
+        err = {"code": cfg.code or "", "detail": detail}
         self._rec("activation.completed", act=a.id, node=node.id, port=None, status="failed", error=err)
-        disp = (self.p.edges[edge].disposition if edge else None) or {"action": "fail_plan"}
+        disp = self.p.edges[edge].disposition if edge else None
         self._route_disposition(disp, ctx, err)
 
-    def _route_disposition(self, disp: Mapping[str, Any], ctx: tuple, err: Mapping[str, Any]) -> None:
-        action = disp.get("action")
+    def _route_disposition(self, disp: Any, ctx: tuple, err: Mapping[str, Any]) -> None:
+        action = disp.action if disp is not None else "fail_plan"
         if action == "fail_plan":
             self._fail_run(err)
             return
-        _, fr = self._frame_for(ctx, disp.get("owner", ""))
+        _, fr = self._frame_for(ctx, (disp.owner if disp is not None else None) or "")
         if fr is None:
             self._fail_ctx(ctx, err)
         elif action == "fail_item":
@@ -744,19 +746,19 @@ class Engine:
     # ------------------------------------------------------------------ fan-out
     def _op_fan_out(self, a: Act) -> None:
         cfg = a.node.config
-        raw = self._eval(cfg["items"], self._env(a.ctx, a.input, {}), f"fan_out '{a.node.id}' items")
+        raw = self._eval(cfg.items, self._env(a.ctx, a.input, {}), f"fan_out '{a.node.id}' items")
         items, why = _normalize_work_items(raw if raw is not None else [], None)
         if why:
             raise _Fail({"code": "runtime.input_invalid", "detail": f"fan_out '{a.node.id}': {why}"})
-        decl = self.p.scopes.get(a.node.id, {})
-        join = decl.get("join")
+        decl = self.p.scopes.get(a.node.id)
+        join = decl.join if decl is not None else None
         join_act = None
         if join is not None:
             ja = self._activate(self.p.nodes[join], a.ctx, {})
             ja.status = "joining"
             join_act = ja.id
         self._finish(a, "done")
-        fo = _FanOut(a.node.id, a.id, join, join_act, a.ctx, items, int(cfg.get("maxConcurrency", 4)))
+        fo = _FanOut(a.node.id, a.id, join, join_act, a.ctx, items, int(cfg.max_concurrency))
         self.fanouts[a.id] = fo
         self._rec("activation.completed", act=a.id, node=a.node.id, port="item", output=None)
         self._rec("scope.opened", scopeKind="fan_out", owner=a.node.id, act=a.id,
@@ -852,10 +854,10 @@ class Engine:
     def _op_loop(self, a: Act) -> None:
         cfg = a.node.config
         env = self._env(a.ctx, a.input, {})
-        state = self._bind(tuple(sorted(cfg.get("init", {}).items())), env, a.node.loop_state,
+        state = self._bind(tuple(sorted(cfg.init.items())), env, a.node.loop_state,
                            f"loop '{a.node.id}' init")
         a.status = "looping"
-        lp = _Loop(a.id, a.node.id, int(cfg["iterations"]), state, a.ctx)
+        lp = _Loop(a.id, a.node.id, int(cfg.iterations), state, a.ctx)
         self.loops[a.id] = lp
         self._rec("loop.iteration", act=a.id, iteration=1, state=state)
         self._emit(a.node, "body", a.ctx + (("loop", a.node.id, a.id, 1),), a.input, {})
@@ -883,7 +885,7 @@ class Engine:
     # ------------------------------------------------------------------ set_variable / wait
     def _op_set_variable(self, a: Act) -> None:
         env = self._env(a.ctx, a.input, {})
-        assign = a.node.config.get("assign", {})
+        assign = a.node.config.assign
         values = {f: self._eval(assign[f], env, f"set_variable '{a.node.id}' {f}") for f in sorted(assign)}
         for f, v in values.items():
             spec = self.p.state.get(f)
@@ -905,7 +907,7 @@ class Engine:
                 continue
             env = self._env(w.ctx, w.input, {})
             try:
-                ok = _truthy(evaluate(w.node.config["condition"], env))
+                ok = _truthy(evaluate(w.node.config.condition, env))
             except EvaluationError:
                 continue
             if ok:
@@ -941,7 +943,7 @@ class Engine:
                   key=f"{self.run_id}:{a.id}:{a.attempt}",
                   effectKind="approval" if a.node.op == "request_approval" else "message", request=req)
         agent = req.get("responder")
-        if a.node.op == "send_message" and cfg.get("completion") == "callback" and isinstance(agent, str):
+        if a.node.op == "send_message" and cfg.completion == "callback" and isinstance(agent, str):
             a.agent = agent
             if a.lease:
                 pass
@@ -958,28 +960,28 @@ class Engine:
         a.status = "delivering"
         self.ready.append(("deliver", a.id, a.attempt))
 
-    def _request(self, a: Act, cfg: Mapping[str, Any], env: Mapping[str, Any]) -> dict[str, Any]:
+    def _request(self, a: Act, cfg: Any, env: Mapping[str, Any]) -> dict[str, Any]:
         nid = a.node.id
         req: dict[str, Any] = {}
         if a.node.op == "request_approval":
-            req["assignee"] = self._eval(cfg["assignee"], env, f"'{nid}' assignee")
-            req["summary"] = self._eval(cfg["summary"], env, f"'{nid}' summary")
-            if "feedbackScope" in cfg:
-                fs = self._eval(cfg["feedbackScope"], env, f"'{nid}' feedbackScope")
+            req["assignee"] = self._eval(cfg.assignee, env, f"'{nid}' assignee")
+            req["summary"] = self._eval(cfg.summary, env, f"'{nid}' summary")
+            if cfg.feedback_scope is not None:
+                fs = self._eval(cfg.feedback_scope, env, f"'{nid}' feedbackScope")
                 if not is_scope(fs):
                     raise _Fail({"code": "runtime.input_invalid", "detail": f"'{nid}' feedbackScope is not a scope"})
                 req["feedbackScope"] = fs
             return req
-        req["text"] = self._eval(cfg["text"], env, f"'{nid}' text")
-        if "target" in cfg:
-            req["target"] = self._eval(cfg["target"], env, f"'{nid}' target")
+        req["text"] = self._eval(cfg.text, env, f"'{nid}' text")
+        if cfg.target is not None:
+            req["target"] = self._eval(cfg.target, env, f"'{nid}' target")
         else:
-            sc = self._eval(cfg["scope"], env, f"'{nid}' scope")
+            sc = self._eval(cfg.scope, env, f"'{nid}' scope")
             if not is_scope(sc):
                 raise _Fail({"code": "runtime.input_invalid", "detail": f"'{nid}' scope is not a scope"})
             req["scope"] = sc
-        if "responder" in cfg:
-            r = self._eval(cfg["responder"], env, f"'{nid}' responder")
+        if cfg.responder is not None:
+            r = self._eval(cfg.responder, env, f"'{nid}' responder")
             if isinstance(r, Mapping) and isinstance(r.get("selectOne"), list) and r["selectOne"]:
                 pool = list(r["selectOne"])
                 seed = hashlib.sha256(f"{self.run_id}:{a.id}:{a.attempt}".encode()).digest()
@@ -989,42 +991,42 @@ class Engine:
             if not is_id(r):
                 raise _Fail({"code": "runtime.input_invalid", "detail": f"'{nid}' responder is not an agent"})
             req["responder"] = r
-        ws = cfg.get("workScope")
+        ws = cfg.work_scope
         if ws is not None:
-            if ws.get("mode") == "fixed":
-                req["workScope"] = self._eval(ws["scope"], env, f"'{nid}' workScope")
+            if ws.mode == "fixed":
+                req["workScope"] = self._eval(ws.scope, env, f"'{nid}' workScope")
             else:
                 req["workScope"] = None
-            rs = cfg.get("relatedScopes", {"form": "list", "items": []})
-            if rs.get("form") == "value":
-                vals = self._eval(rs["value"], env, f"'{nid}' relatedScopes") or []
+            rs = cfg.related_scopes
+            if rs is not None and rs.form == "value":
+                vals = self._eval(rs.value, env, f"'{nid}' relatedScopes") or []
             else:
-                vals = [self._eval(i, env, f"'{nid}' relatedScopes") for i in rs.get("items", [])]
+                vals = [self._eval(i, env, f"'{nid}' relatedScopes") for i in (rs.items if rs is not None else None) or ()]
             seen: dict[str, Any] = {}
             for s in vals:
                 if s is not None:
                     seen.setdefault(f"{s.get('kind')}:{s.get('scopeId')}" if isinstance(s, Mapping) else str(s), s)
             req["relatedScopes"] = list(seen.values())
-        if "workItems" in cfg:
-            req["allowedResponders"] = self._eval(cfg["workItems"]["allowedResponders"], env,
+        if cfg.work_items is not None:
+            req["allowedResponders"] = self._eval(cfg.work_items.allowed_responders, env,
                                                   f"'{nid}' allowedResponders")
         return req
 
-    def _start_wait(self, a: Act, cfg: Mapping[str, Any], env: Mapping[str, Any]) -> None:
+    def _start_wait(self, a: Act, cfg: Any, env: Mapping[str, Any]) -> None:
         nid = a.node.id
-        if "duration" in cfg:
-            d = self._eval(cfg["duration"], env, f"wait '{nid}' duration")
+        if cfg.duration is not None:
+            d = self._eval(cfg.duration, env, f"wait '{nid}' duration")
             self._timer(a, "wait", self._seconds(d, nid))
             a.status = "waiting"
             return
-        ok = _truthy(self._eval(cfg["condition"], env, f"wait '{nid}' condition"))
+        ok = _truthy(self._eval(cfg.condition, env, f"wait '{nid}' condition"))
         if ok:
             self._complete(a, "completed", {})
             return
         a.status = "watching"
         self.watching[a.id] = a
-        if "timeout" in cfg and not any(self.timer_info[t][1] == "timeout" for t in a.timers):
-            d = self._eval(cfg["timeout"], env, f"wait '{nid}' timeout")
+        if cfg.timeout is not None and not any(self.timer_info[t][1] == "timeout" for t in a.timers):
+            d = self._eval(cfg.timeout, env, f"wait '{nid}' timeout")
             self._timer(a, "timeout", self._seconds(d, nid))
 
     def _seconds(self, d: Any, nid: str) -> Decimal:
@@ -1087,9 +1089,9 @@ class Engine:
             extra["messageId"] = self._next("msg")
         self._rec("effect.delivered", effect=eff, act=a.id, attempt=a.attempt, **extra)
         cfg = a.node.config
-        if a.node.op == "send_message" and cfg.get("completion") == "sent":
+        if a.node.op == "send_message" and cfg.completion == "sent":
             out: dict[str, Any] = {}
-            if cfg.get("startThread"):
+            if cfg.start_thread:
                 out = {"messageId": extra["messageId"], "threadScope": {"kind": "thread", "scopeId": self._next("thr")}}
             self._complete(a, "completed", out)
         else:

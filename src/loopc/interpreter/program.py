@@ -18,14 +18,15 @@ class ProgramError(Exception):
 
 @attrs.define(slots=True, eq=False)
 class ProgramNode:
-    """One node: ``ports`` maps a source-port name to ``(edge id | None,
-    implicit route | None, output contract | None)``."""
+    """One node: ``config`` the typed config class of its opcode;
+    ``ports`` maps a source-port name to ``(edge id | None, implicit route
+    (:class:`~loopc.ir.model.Disposition`) | None, output contract | None)``."""
 
     id: str
     op: str
     input: Mapping[str, Any]
-    config: Mapping[str, Any]
-    ports: dict[str, tuple[str | None, Mapping[str, Any] | None, Mapping[str, Any] | None]]
+    config: Any
+    ports: dict[str, tuple[str | None, Any, Mapping[str, Any] | None]]
     port_order: tuple[str, ...]
     scope: tuple[Any, ...]
     max_attempts: int
@@ -43,7 +44,7 @@ class ProgramEdge:
     dst: str
     dst_port: str
     bind: tuple[tuple[str, Any], ...]
-    disposition: Mapping[str, Any] | None
+    disposition: Any  # loopc.ir.model.Disposition | None
 
 
 @attrs.define(slots=True, eq=False)
@@ -60,38 +61,32 @@ class Program:
     state: Mapping[str, Any]
     nodes: dict[str, ProgramNode]
     edges: dict[str, ProgramEdge]
-    scopes: dict[str, Mapping[str, Any]]
+    scopes: dict[str, Any]  # owner -> loopc.ir.model.ScopeDecl
     artifact: Any = None
 
 
 def load_program(artifact: Any) -> Program:
     """Build the tables from a decoded, verified
-    :class:`loopc.ir.model.Artifact`.  Instruction trees of edge binds are
-    the typed model's; configs, implicit routes, dispositions and scope
-    declarations are still taken in their wire form (``artifact.to_json()``)
-    until the engine reads the typed configs."""
-    from loopc.ir.model import contract_view
-
-    plan = artifact.to_json()["plan"]
-    raw_nodes = {n["id"]: n for n in plan["nodes"]}
+    :class:`loopc.ir.model.Artifact` (the typed IR model): configs are the
+    per-opcode config classes, instructions typed trees, implicit routes and
+    dispositions :class:`~loopc.ir.model.Disposition`, scope declarations
+    :class:`~loopc.ir.model.ScopeDecl`.  No wire JSON is read."""
+    plan = artifact.plan
     nodes: dict[str, ProgramNode] = {}
-    for n in artifact.plan.nodes:
-        raw = raw_nodes[n.id]
-        raw_ports = {p["name"]: p for p in raw["ports"]["source"]}
-        ports = {p.name: (p.edge, raw_ports[p.name].get("implicit"), p.output) for p in n.source_ports}
-        cfg = raw["config"]
+    for n in plan.nodes:
+        ports = {p.name: (p.edge, p.implicit, p.output) for p in n.source_ports}
+        cfg = n.config
+        op = n.op
         nodes[n.id] = ProgramNode(
-            n.id, n.op, n.input, cfg, ports, tuple(p.name for p in n.source_ports), n.scope,
+            n.id, op, n.input, cfg, ports, tuple(p.name for p in n.source_ports), n.scope,
             n.retry.max_attempts if n.retry else 1, n.retry.backoff if n.retry else "PT1S",
-            contract_view(cfg.get("result")) if n.op == "join" else None,
-            contract_view(cfg.get("state")) if n.op == "loop" else None,
-            contract_view(cfg.get("callbackOutput")) if n.op == "send_message" and "callbackOutput" in cfg else None)
-    raw_edges = {e["id"]: e for e in plan["edges"]}
+            cfg.result if op == "join" else None,
+            cfg.state if op == "loop" else None,
+            cfg.callback_output if op == "send_message" else None)
     edges: dict[str, ProgramEdge] = {}
-    for e in artifact.plan.edges:
+    for e in plan.edges:
         edges[e.id] = ProgramEdge(e.id, e.from_node, e.from_port, e.to_node, e.to_port,
-                                  tuple(sorted(e.bind.items())), raw_edges[e.id].get("disposition"))
-    scopes = {s["owner"]: s for s in plan["scopes"]}
-    return Program(artifact.digest, artifact.version, plan["entry"]["node"],
-                   tuple(sorted(artifact.plan.entry.bind.items())), contract_view(plan["input"]),
-                   contract_view(plan["output"]), contract_view(plan["state"]), nodes, edges, scopes, artifact)
+                                  tuple(sorted(e.bind.items())), e.disposition)
+    scopes = {s.owner: s for s in plan.scopes}
+    return Program(artifact.digest, artifact.version, plan.entry.node, tuple(sorted(plan.entry.bind.items())),
+                   plan.input, plan.output, plan.state, nodes, edges, scopes, artifact)
