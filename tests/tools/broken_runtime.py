@@ -1,6 +1,7 @@
 """A deliberately broken runtime behind the conformance protocol:
 ``python tests/tools/broken_runtime.py BUG`` (BUG a key of
 tests/planted_bugs.py BUGS)."""
+
 from __future__ import annotations
 
 import os
