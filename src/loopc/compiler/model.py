@@ -15,28 +15,17 @@ from typing import Any, Mapping, Union
 
 import attrs
 
+from loopc import kinds as _kinds
+from loopc.kinds.spec import FIELD_TYPES as _FIELD_TYPES
 from loopc.compiler.yamlnodes import YMap, YNode
 
-#: FieldSchema types (syntax sheet §2).
-FIELD_TYPES = (
-    "string", "enum", "number", "boolean", "duration", "datetime", "object",
-    "array", "scope", "channel", "member", "agent", "work_items", "responder",
-)
+#: FieldSchema types (syntax sheet §2), from the registry (:mod:`loopc.kinds.spec`).
+FIELD_TYPES = tuple(_FIELD_TYPES)
 
-#: Node types (syntax sheet §4) and their config keys.
-NODE_CONFIG_KEYS = {
-    "send_message": "sendMessage",
-    "set_variable": "setVariable",
-    "wait": "wait",
-    "request_approval": "requestApproval",
-    "switch": "switch",
-    "fork": "fork",
-    "join": "join",
-    "fan_out": "fanOut",
-    "loop": "loop",
-    "end": "end",
-}
-RETRY_CAPABLE = frozenset(("send_message", "wait", "request_approval"))
+#: Node types (syntax sheet §4) and their config keys; the retry-capable
+#: types.  Both come from the node-kind registry (:mod:`loopc.kinds`).
+NODE_CONFIG_KEYS = _kinds.NODE_CONFIG_KEYS
+RETRY_CAPABLE = _kinds.RETRY_CAPABLE
 
 
 class _Missing:

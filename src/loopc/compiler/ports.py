@@ -5,13 +5,14 @@ the analyzer and lowering.
 """
 from __future__ import annotations
 
+from loopc import kinds
 from loopc.compiler.model import (
     MISSING, Contract, End, FanOut, FieldSchema, Fork, Join, Loop, Node,
     RequestApproval, SendMessage, SetVariable, Switch, Wait,
 )
 
 #: Ports that may be left unrouted (their omission is lowered as a failure route).
-OPTIONAL_PORTS = frozenset(("failed", "timed_out"))
+OPTIONAL_PORTS = kinds.OPTIONAL_PORTS
 
 FAILED_OUTPUT: Contract = {
     "code": FieldSchema("string", required=True),
@@ -23,39 +24,22 @@ THREAD_OUTPUT: Contract = {
 }
 
 
+_PORTS = {t: k.ports for t, k in kinds.KINDS.items()}
+#: Kinds with a ``failed`` port (it carries FAILED_OUTPUT).
+_FAILS = frozenset(t for t, k in kinds.KINDS.items() if "failed" in k.ports.fixed)
+
+
 def source_ports(node: Node) -> tuple[str, ...]:
-    """Source ports of ``node`` in canonical order (sheet §4 table)."""
-    c = node.config
-    t = node.type
-    if t == "send_message":
-        return ("completed", "failed")
-    if t == "set_variable":
-        return ("completed",)
-    if t == "wait":
-        assert isinstance(c, Wait)
-        return ("completed", "timed_out", "failed") if c.timeout is not None else ("completed", "failed")
-    if t == "request_approval":
-        return ("approved", "rejected", "failed")
-    if t == "switch":
-        assert isinstance(c, Switch)
-        return c.ports
-    if t == "fork":
-        assert isinstance(c, Fork)
-        return c.branches
-    if t == "join":
-        return ("completed", "failed")
-    if t == "fan_out":
-        return ("item",)
-    if t == "loop":
-        return ("body", "done")
-    return ()
+    """Source ports of ``node`` in canonical order (sheet §4 table), as its
+    kind declares them (:mod:`loopc.kinds`)."""
+    p = _PORTS.get(node.type)
+    return p.of_model(node.config) if p is not None else ()
 
 
 def target_ports(node: Node) -> tuple[str, ...]:
     """Target ports: ``in`` for every node; a loop adds ``continue``/``break``."""
-    if node.type == "loop":
-        return ("in", "continue", "break")
-    return ("in",)
+    p = _PORTS.get(node.type)
+    return p.targets if p is not None else ("in",)
 
 
 def must_route(node: Node, port: str) -> bool:
@@ -100,7 +84,7 @@ def output_contract(node: Node, port: str) -> Contract | None:
     (``fan_out.item``, ``loop.body``) and for unknown ports.
     """
     c = node.config
-    if port == "failed" and node.type in ("send_message", "wait", "request_approval", "join"):
+    if port == "failed" and node.type in _FAILS:
         return dict(FAILED_OUTPUT)
     if isinstance(c, SendMessage):
         return send_message_completed(c) if port == "completed" else None

@@ -33,6 +33,7 @@ import json
 import re
 from typing import Any, Callable, Iterable
 
+from loopc import kinds
 from loopc.compiler.model import (
     FIELD_TYPES, MISSING, NODE_CONFIG_KEYS, RETRY_CAPABLE, Edge, End, Expr, FanOut,
     FieldSchema, Fork, Join, ListValue, Literal, Loop, MapValue, Node, Plan, Ref,
@@ -45,6 +46,7 @@ from loopc.compiler.wireforms import (
 )
 from loopc.compiler.yamlnodes import YDocument, YMap, YNode, YScalar, YSeq
 from loopc.diagnostics import Applicability, Fix, TextEdit
+from loopc.kinds import send_message as _send_message
 
 API_VERSION = "loop.plan/v1"
 KIND = "PlanVersion"
@@ -55,13 +57,13 @@ LEGACY_KIND = "Workflow"
 MAX_NODES = 512
 MAX_EDGES = 2048
 MAX_SCHEMA_FIELDS = 2048
-MAX_RELATED_SCOPES = 64
+MAX_RELATED_SCOPES = kinds.MAX_RELATED_SCOPES
 MAX_LITERAL_NESTING = 32
 MAX_LITERAL_VALUES = 8192
-# Bounds of literal-only integers.
-MAX_ATTEMPTS = 100
-MAX_CONCURRENCY = 64
-MAX_ITERATIONS = 10_000
+# Bounds of literal-only integers: declared once, in the node-kind registry.
+MAX_ATTEMPTS = kinds.MAX_ATTEMPTS
+MAX_CONCURRENCY = kinds.MAX_CONCURRENCY
+MAX_ITERATIONS = kinds.MAX_ITERATIONS
 
 ROOT_KEYS = frozenset(("apiVersion", "kind", "input", "output", "state", "entry", "nodes", "edges"))
 FIELD_KEYS = frozenset(("type", "required", "default", "values", "items", "label", "description"))
@@ -71,22 +73,29 @@ CONFIG_KEY_TYPES = {v: k for k, v in NODE_CONFIG_KEYS.items()}
 EDGE_KEYS = frozenset(("id", "from", "to", "bind", "label"))
 FROM_KEYS = frozenset(("node", "port"))
 RETRY_KEYS = frozenset(("maxAttempts", "backoff"))
-SEND_KEYS = frozenset((
-    "target", "scope", "text", "completion", "startThread", "responder",
-    "callbackOutput", "workScope", "relatedScopes", "workItems",
-))
-CALLBACK_ONLY = ("responder", "callbackOutput", "workScope", "relatedScopes", "workItems")
+# Closed key sets and literal choices of each node config (loopc.kinds).
+_K = kinds.KINDS
+SEND_KEYS = _K["send_message"].source_keys
+CALLBACK_ONLY = _send_message.CALLBACK_ONLY
 WORK_ITEMS_KEYS = frozenset(("allowedResponders",))
-SET_VARIABLE_KEYS = frozenset(("assign",))
-WAIT_KEYS = frozenset(("condition", "duration", "timeout"))
-APPROVAL_KEYS = frozenset(("assignee", "summary", "feedbackScope"))
-SWITCH_KEYS = frozenset(("mode", "cases", "default"))
+SET_VARIABLE_KEYS = _K["set_variable"].source_keys
+WAIT_KEYS = _K["wait"].source_keys
+APPROVAL_KEYS = _K["request_approval"].source_keys
+SWITCH_KEYS = _K["switch"].source_keys
 CASE_KEYS = frozenset(("port", "when"))
-FORK_KEYS = frozenset(("branches",))
-JOIN_KEYS = frozenset(("forkId", "fanOutId", "mode", "result", "merge"))
-FAN_OUT_KEYS = frozenset(("items", "maxConcurrency", "failureMode"))
-LOOP_KEYS = frozenset(("mode", "iterations", "state", "init"))
-END_KEYS = frozenset(("status", "code", "detail"))
+FORK_KEYS = _K["fork"].source_keys
+JOIN_KEYS = _K["join"].source_keys
+FAN_OUT_KEYS = _K["fan_out"].source_keys
+LOOP_KEYS = _K["loop"].source_keys
+END_KEYS = _K["end"].source_keys
+_COMPLETIONS = _K["send_message"].choices("completion")
+_SWITCH_MODES = _K["switch"].choices("mode")
+_JOIN_MODES = _K["join"].choices("mode")
+_FAILURE_MODES = _K["fan_out"].choices("failureMode")
+_LOOP_MODES = _K["loop"].choices("mode")
+_END_STATUSES = _K["end"].choices("status")
+_RETRY_NAMES = [t for t in _K if t in RETRY_CAPABLE]
+_RETRY_TYPES = ", ".join(_RETRY_NAMES[:-1]) + " and " + _RETRY_NAMES[-1]
 #: Compiler-owned callback outputs that a ``callbackOutput`` may not declare.
 RESERVED_CALLBACK_FIELDS = frozenset(("workScope", "workItems"))
 NO_DEFAULT_TYPES = frozenset(("work_items", "responder"))
@@ -177,17 +186,9 @@ class _Builder:
         self._deep = False
         # (id(mapping), key) of unknown keys reported as a misspelling of key
         self._misspelled: set[tuple[int, str]] = set()
+        # one builder method per node kind, named after it (loopc.kinds)
         self._config_builders: dict[str, Callable[[YMap, YMap], Any]] = {
-            "send_message": self.send_message,
-            "set_variable": self.set_variable,
-            "wait": self.wait,
-            "request_approval": self.request_approval,
-            "switch": self.switch,
-            "fork": self.fork,
-            "join": self.join,
-            "fan_out": self.fan_out,
-            "loop": self.loop,
-            "end": self.end,
+            t: getattr(self, t) for t in kinds.KINDS
         }
 
     # -- reporting -------------------------------------------------------
@@ -830,8 +831,7 @@ class _Builder:
         rn = m.get("retry")
         if rn is not None and t is not None:
             if t not in RETRY_CAPABLE:
-                self.err("LP2034", m.key_node("retry"), f"'retry' applies only to send_message, wait and "
-                         f"request_approval, not {t}")
+                self.err("LP2034", m.key_node("retry"), f"'retry' applies only to {_RETRY_TYPES}, not {t}")
             else:
                 retry = self.retry(rn)
 
@@ -874,7 +874,7 @@ class _Builder:
     def send_message(self, c: YMap, node: YMap) -> SendMessage | None:
         what = "sendMessage"
         self.closed(c, SEND_KEYS, what)
-        completion = self.get_choice(c, "completion", ("sent", "callback"), what)
+        completion = self.get_choice(c, "completion", _COMPLETIONS, what)
         text = self.get_template(c, "text", what, required=True)
         tn, sn = c.get("target"), c.get("scope")
         target = scope = None
@@ -1003,7 +1003,7 @@ class _Builder:
     def switch(self, c: YMap, node: YMap) -> Switch | None:
         what = "switch"
         self.closed(c, SWITCH_KEYS, what)
-        mode = self.get_choice(c, "mode", ("first_match", "all_match"), what)
+        mode = self.get_choice(c, "mode", _SWITCH_MODES, what)
         ports: dict[str, YNode] = {}
         cases: list[SwitchCase] = []
         ok = True
@@ -1114,7 +1114,7 @@ class _Builder:
                      "switch) or 'fanOutId' (a fan_out)")
         fork_id = self.get_str(c, "forkId", what) if fk is not None else None
         fan_out_id = self.get_str(c, "fanOutId", what) if fo is not None else None
-        mode = self.get_choice(c, "mode", ("all", "any"), what)
+        mode = self.get_choice(c, "mode", _JOIN_MODES, what)
         if mode == "any" and fo is not None:
             self.err("LP2061", c.get("mode"), "a fan-out join waits for every item: use mode: all "
                      "", fix=_rename_fix(c.get("mode"), "all", "replace with"))
@@ -1141,10 +1141,10 @@ class _Builder:
             self.missing(c, "items", what, " (the work_items value, e.g. {ref: input.work_items})")
         else:
             items = self.value(itn)
-        mc = self.get_int(c, "maxConcurrency", 1, MAX_CONCURRENCY, what)
+        mc = self.get_int(c, "maxConcurrency", *_K["fan_out"].bounds("maxConcurrency"), what)
         fm = "collect"
         if "failureMode" in c:
-            fm = self.get_choice(c, "failureMode", ("collect",), what)
+            fm = self.get_choice(c, "failureMode", _FAILURE_MODES, what)
         if items is None or fm is None:
             return None
         return FanOut(items, mc, fm, c)
@@ -1152,8 +1152,8 @@ class _Builder:
     def loop(self, c: YMap, node: YMap) -> Loop | None:
         what = "loop"
         self.closed(c, LOOP_KEYS, what)
-        mode = self.get_choice(c, "mode", ("counted",), what)
-        iterations = self.get_int(c, "iterations", 1, MAX_ITERATIONS, what, required=True)
+        mode = self.get_choice(c, "mode", _LOOP_MODES, what)
+        iterations = self.get_int(c, "iterations", *_K["loop"].bounds("iterations"), what, required=True)
         state: dict[str, FieldSchema] | None = {}
         sn = c.get("state")
         if sn is not None:
@@ -1169,7 +1169,7 @@ class _Builder:
     def end(self, c: YMap, node: YMap) -> End | None:
         what = "end"
         self.closed(c, END_KEYS, what)
-        status = self.get_choice(c, "status", ("succeeded", "failed"), what)
+        status = self.get_choice(c, "status", _END_STATUSES, what)
         code = None
         detail = None
         if status == "succeeded":

@@ -8,7 +8,7 @@ artifact ``expected.json`` (pretty: sorted keys, indent 2, for review) and
 
 Commands (run from the repository root)::
 
-    python -m loopc.ir.golden --update   # regenerate goldens + docs/schema/*.json
+    python -m loopc.ir.golden --update   # regenerate goldens, docs/schema/*.json, docs/node-kinds.md
     python -m loopc.ir.golden            # check: exit 1 if regeneration would change anything
 
 The test-suite runs the check (``tests/test_golden.py``), so CI fails when a
@@ -50,7 +50,8 @@ def expected_files(case: Path) -> dict[str, bytes]:
 
 
 def schema_files() -> dict[Path, bytes]:
-    """The vendored JSON Schemas: artifact v1–v5 and the source schema."""
+    """The generated reference files: the artifact JSON Schemas v1–v5, the
+    source schema and docs/node-kinds.md (all from :mod:`loopc.kinds`)."""
     from loopc.ir.source_schema import source_schema
     from loopc.ir.surface import json_schema
     from loopc.ir.versions import VERSIONS
@@ -59,6 +60,9 @@ def schema_files() -> dict[Path, bytes]:
     for v in VERSIONS:
         out[SCHEMA_DIR / f"loop.plan.artifact.v{v}.schema.json"] = _dump(json_schema(v))
     out[SCHEMA_DIR / "loop.plan.source.v1.schema.json"] = _dump(source_schema())
+    from loopc.kinds.docs import markdown
+
+    out[ROOT / "docs" / "node-kinds.md"] = markdown().encode("utf-8")
     return out
 
 

@@ -18,100 +18,29 @@ from __future__ import annotations
 
 from typing import Any
 
-IDENT = r"^[a-z][a-z0-9_]{0,63}$"
-DURATION = r"^P(?:[0-9]+D)?(?:T(?:[0-9]+H)?(?:[0-9]+M)?(?:[0-9]+(?:\.[0-9]+)?S)?)?$"
-FIELD_TYPES = [
-    "string", "enum", "number", "boolean", "duration", "datetime", "object", "array", "scope",
-    "channel", "member", "agent", "work_items", "responder",
-]
+from loopc.kinds import KINDS
+from loopc.kinds.spec import FIELD_TYPES as _FIELD_TYPES
+from loopc.kinds.base import (
+    DURATION, IDENT, MAX_ATTEMPTS, S_IDENT, S_IDENT_VALUES, closed, described, ref, s_int,
+)
 
+FIELD_TYPES = list(_FIELD_TYPES)
 
-def _ref(name: str) -> dict[str, str]:
-    return {"$ref": f"#/definitions/{name}"}
-
-
-def _obj(props: dict[str, Any], required: list[str] | None = None, desc: str | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
-    if required:
-        out["required"] = required
-    if desc:
-        out["description"] = desc
-    return out
-
-
-def _d(schema: dict[str, Any], desc: str) -> dict[str, Any]:
-    return {**schema, "description": desc}
+_ref = ref
+_obj = closed
+_d = described
 
 
 def source_schema() -> dict[str, Any]:
-    """The source JSON Schema as a Python dict (deterministic)."""
-    ident = {"type": "string", "pattern": IDENT}
-    template = _d({"type": "string"}, "A template: text with `{{ expression }}` interpolations.")
-    expression = _d({"type": "string"}, "A bounded expression (no `{{ }}`), e.g. `input.severity == 'high'`.")
-    value = _ref("ValueExpr")
+    """The source JSON Schema as a Python dict (deterministic).  Node configs
+    come from the node-kind registry (:mod:`loopc.kinds`)."""
+    ident = S_IDENT
     retry = _obj({
-        "maxAttempts": {"type": "integer", "minimum": 1, "maximum": 100},
+        "maxAttempts": s_int(1, MAX_ATTEMPTS),
         "backoff": {"type": "string", "pattern": DURATION},
     }, ["maxAttempts", "backoff"], "Retry policy; omitted means {maxAttempts: 1, backoff: PT1S}.")
-    send = _obj({
-        "target": _d({"type": "string"}, "Target string: #slug, dm:@handle, task:<id>, team:@handle (template)."),
-        "scope": _d(value, "Destination scope (ValueExpr resolving to a scope)."),
-        "text": template,
-        "completion": {"enum": ["sent", "callback"]},
-        "startThread": _d({"type": "boolean"}, "sent only: open a child Thread on a Channel root."),
-        "responder": _d(value, "callback only: the Agent (agent- or responder-typed) that answers."),
-        "callbackOutput": _ref("Contract"),
-        "workScope": _d({"anyOf": [{"type": "null"}, value]}, "callback only; null lets the Agent choose."),
-        "relatedScopes": {"anyOf": [{"type": "array", "items": value, "maxItems": 64}, value]},
-        "workItems": _obj({"allowedResponders": value}, ["allowedResponders"]),
-    }, ["text", "completion"])
-    send["oneOf"] = [{"required": ["target"]}, {"required": ["scope"]}]
-    wait = _obj({
-        "condition": expression,
-        "duration": _d(value, "A pure timer (ISO 8601 duration)."),
-        "timeout": _d(value, "Optional deadline for a condition; enables the timed_out port."),
-    })
-    wait["oneOf"] = [{"required": ["condition"]}, {"required": ["duration"]}]
     configs: dict[str, tuple[str, dict[str, Any]]] = {
-        "send_message": ("sendMessage", send),
-        "set_variable": ("setVariable", _obj({
-            "assign": {"type": "object", "propertyNames": {"pattern": IDENT}, "additionalProperties": value},
-        }, ["assign"])),
-        "wait": ("wait", wait),
-        "request_approval": ("requestApproval", _obj({
-            "assignee": template, "summary": template,
-            "feedbackScope": _d(value, "Optional scope where a decision comment is posted."),
-        }, ["assignee", "summary"])),
-        "switch": ("switch", _obj({
-            "mode": {"enum": ["first_match", "all_match"]},
-            "cases": {"type": "array", "minItems": 1,
-                      "items": _obj({"port": ident, "when": expression}, ["port", "when"])},
-            "default": ident,
-        }, ["mode", "cases", "default"])),
-        "fork": ("fork", _obj({
-            "branches": {"type": "array", "minItems": 2, "uniqueItems": True, "items": ident},
-        }, ["branches"])),
-        "join": ("join", {**_obj({
-            "forkId": ident, "fanOutId": ident, "mode": {"enum": ["all", "any"]},
-            "result": _ref("Contract"),
-            "merge": {"type": "object", "additionalProperties": value},
-        }, ["mode", "result", "merge"]), "oneOf": [{"required": ["forkId"]}, {"required": ["fanOutId"]}]}),
-        "fan_out": ("fanOut", _obj({
-            "items": value,
-            "maxConcurrency": {"type": "integer", "minimum": 1, "maximum": 64},
-            "failureMode": {"const": "collect"},
-        }, ["items"])),
-        "loop": ("loop", _obj({
-            "mode": {"const": "counted"},
-            "iterations": {"type": "integer", "minimum": 1, "maximum": 10000},
-            "state": _ref("Contract"),
-            "init": {"type": "object", "additionalProperties": value},
-        }, ["mode", "iterations", "state", "init"])),
-        "end": ("end", _obj({
-            "status": {"enum": ["succeeded", "failed"]},
-            "code": {"type": "string", "pattern": r"^[a-z][a-z0-9_.]{0,63}$"},
-            "detail": template,
-        }, ["status"])),
+        k.name: (k.config_key, k.source_schema()) for k in KINDS.values()
     }
     common = {
         "id": ident,
@@ -126,7 +55,7 @@ def source_schema() -> dict[str, Any]:
     for t, (key, cfg) in configs.items():
         node_props[key] = cfg
         allowed = ["id", "type", "label", "description", "input", key]
-        if t in ("send_message", "wait", "request_approval"):
+        if KINDS[t].retry:
             allowed.append("retry")
         branches.append({
             "if": {"properties": {"type": {"const": t}}, "required": ["type"]},
@@ -135,10 +64,11 @@ def source_schema() -> dict[str, Any]:
     node = {"type": "object", "properties": node_props, "additionalProperties": False,
             "required": ["id", "type"], "allOf": branches}
     endpoint_from = _obj({"node": ident, "port": ident}, ["node", "port"])
-    endpoint_to = _obj({"node": ident, "port": {"enum": ["in", "continue", "break"]}}, ["node"])
+    targets = list(dict.fromkeys(p for k in KINDS.values() for p in k.ports.targets))
+    endpoint_to = _obj({"node": ident, "port": {"enum": targets}}, ["node"])
     edge = _obj({
         "id": ident, "from": endpoint_from, "to": endpoint_to,
-        "bind": {"type": "object", "propertyNames": {"pattern": IDENT}, "additionalProperties": value},
+        "bind": S_IDENT_VALUES,
         "label": {"type": "string"},
     }, ["id", "from", "to"])
     field_schema = _obj({
@@ -177,7 +107,8 @@ def source_schema() -> dict[str, Any]:
                        "`python -m loopc.ir.golden --update`; loopc check is the authority.",
         "type": "object",
         "additionalProperties": False,
-        "required": ["apiVersion", "kind", "input", "output", "entry", "nodes", "edges"],
+        # input, output, state and edges may be omitted (each defaults to empty)
+        "required": ["apiVersion", "kind", "entry", "nodes"],
         "properties": {
             "apiVersion": {"const": "loop.plan/v1"},
             "kind": {"const": "PlanVersion"},

@@ -19,161 +19,26 @@ The shape of each object is documented in ``docs/ir.md``.
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Callable, Iterable, Mapping
 
-import attrs
-
 from loopc.ir.versions import LATEST, VERSIONS
+from loopc.kinds import KINDS, MAX_ATTEMPTS, NODE_OPS, RETRY_CAPABLE
+from loopc.kinds.spec import (  # noqa: F401 - the vocabulary is re-exported for readers of this module
+    BIND, CONTRACT, DIGEST, DURATION, FIELD_KEY, ID, INSTR, PORT, TEXT, AnyJson, Arr, Bool, ByType, F, InstrArr,
+    Int, MapOf, Null, Obj, Ref, Spec, Str, Tagged, TypeDesc,
+)
+from loopc.kinds.spec import FIELD_TYPES as _FIELD_TYPES
+from loopc.kinds.spec import compiled as _compiled
 
 __all__ = ["ARTIFACT", "SurfaceError", "validate", "required_version", "json_schema"]
 
 
 # ---------------------------------------------------------------------------
-# Spec vocabulary
+# The artifact surface (node configs come from the node-kind registry)
 # ---------------------------------------------------------------------------
 
-class Spec:
-    """Base of the spec vocabulary."""
-
-
-@attrs.frozen
-class Str(Spec):
-    """A string; ``enum`` maps allowed values to the version introducing them."""
-
-    pattern: str | None = None
-    enum: Mapping[str, int] | None = None
-    max_len: int | None = None
-
-    @property
-    def regex(self) -> "re.Pattern[str] | None":
-        return _compiled(self.pattern) if self.pattern else None
-
-
-@attrs.frozen
-class Int(Spec):
-    minimum: int | None = None
-    maximum: int | None = None
-
-
-@attrs.frozen
-class Bool(Spec):
-    const: bool | None = None
-
-
-@attrs.frozen
-class Null(Spec):
-    pass
-
-
-@attrs.frozen
-class AnyJson(Spec):
-    """Any JSON value (literal values, defaults)."""
-
-
-@attrs.frozen
-class Arr(Spec):
-    items: Spec
-    min_items: int = 0
-    max_items: int | None = None
-
-
-@attrs.frozen
-class MapOf(Spec):
-    """An object with free keys matching ``key_pattern`` and uniform values."""
-
-    values: Spec
-    key_pattern: str | None = None
-
-
-@attrs.frozen
-class F:
-    """A field of an :class:`Obj`."""
-
-    spec: Spec
-    required: bool = True
-    since: int = 1
-    #: authoring-only (``label``/``description``): kept in the artifact,
-    #: excluded from the semantic digest (seed 004 §5).
-    annotation: bool = False
-
-
-@attrs.frozen
-class Obj(Spec):
-    """A closed object.  ``checks`` are ``(message, predicate(obj) -> bool)``
-    pairs for simple cross-field rules (also emitted into the JSON Schema via
-    ``schema_extra``)."""
-
-    fields: Mapping[str, F]
-    checks: tuple[tuple[str, Callable[[dict], bool]], ...] = ()
-    schema_extra: Mapping[str, Any] | None = None
-
-
-@attrs.frozen
-class Tagged(Spec):
-    """A union of closed objects discriminated by the string field ``tag``;
-    ``variants`` maps tag value → (Obj without the tag field, since)."""
-
-    tag: str
-    variants: Mapping[str, tuple[Obj, int]]
-    common: Mapping[str, F] = attrs.field(factory=dict)
-
-
-@attrs.frozen
-class ByType(Spec):
-    """A union discriminated by JSON type: ``{"list": spec, "dict": spec,
-    "null": spec, "str": spec}``; ``since`` per alternative."""
-
-    alts: Mapping[str, tuple[Spec, int]]
-
-
-@attrs.frozen
-class Ref(Spec):
-    name: str
-
-
-@attrs.frozen
-class InstrArr(Spec):
-    """A positional instruction ``[op, type, operands...]`` (see
-    :mod:`loopc.ir.instr`); ``roots`` maps reference roots to their version."""
-
-    kinds: Mapping[str, int]
-    roots: Mapping[str, int]
-
-
-@attrs.frozen
-class TypeDesc(Spec):
-    """A static type descriptor string: ``kind`` or ``array<T>``."""
-
-    kinds: Mapping[str, int]
-
-
-_RE_CACHE: dict[str, "re.Pattern[str]"] = {}
-
-
-def _compiled(p: str) -> "re.Pattern[str]":
-    r = _RE_CACHE.get(p)
-    if r is None:
-        r = _RE_CACHE[p] = re.compile(p)
-    return r
-
-
-# ---------------------------------------------------------------------------
-# The artifact surface
-# ---------------------------------------------------------------------------
-
-ID = Str(pattern=r"^[a-z][a-z0-9_]{0,63}$")
-PORT = Str(pattern=r"^[a-z][a-z0-9_]{0,63}$")
-FIELD_KEY = r"^[a-z][A-Za-z0-9_]{0,63}$"
-DURATION = Str(pattern=r"^P(?:[0-9]+D)?(?:T(?:[0-9]+H)?(?:[0-9]+M)?(?:[0-9]+(?:\.[0-9]+)?S)?)?$")
-DIGEST = Str(pattern=r"^sha256:[0-9a-f]{64}$")
-TEXT = Str()
-
-FIELD_TYPES = {
-    "string": 1, "enum": 1, "number": 1, "boolean": 1, "duration": 1, "datetime": 1,
-    "object": 1, "array": 1, "channel": 1, "member": 1, "agent": 1,
-    "scope": 2, "work_items": 4, "responder": 4,
-}
+#: FieldSchema types by the version that introduced them (oldest first).
+FIELD_TYPES = dict(sorted(_FIELD_TYPES.items(), key=lambda kv: kv[1]))
 TYPE_KINDS = {k: v for k, v in FIELD_TYPES.items() if k != "array"} | {"null": 1, "unknown": 1}
 
 REF_ROOTS = {
@@ -185,15 +50,8 @@ NARY_OPS = ("and", "or")
 UNARY_OPS = ("not", "length")
 INSTR_OPS = ("lit", "ref", "array", "object", "template") + BINARY_OPS + NARY_OPS + UNARY_OPS
 
-NODE_OPS = {
-    "send_message": 1, "set_variable": 1, "wait": 1, "request_approval": 1, "switch": 1,
-    "fork": 1, "join": 1, "fan_out": 4, "loop": 1, "end": 1,
-}
-RETRY_OPS = ("send_message", "wait", "request_approval")
-
-INSTR = Ref("Instr")
-CONTRACT = Ref("Contract")
-BIND = MapOf(INSTR, key_pattern=FIELD_KEY)
+#: Opcodes (and their ``since``) and retry-capable opcodes: from the node-kind registry.
+RETRY_OPS = tuple(op for op in NODE_OPS if op in RETRY_CAPABLE)
 
 
 def _enum_xor(d: dict) -> bool:
@@ -293,135 +151,11 @@ PORTS = Obj({"source": F(Arr(Ref("SourcePort"))), "target": F(Arr(Ref("TargetPor
 STATE_FIELDS = Arr(Str(pattern=r"^[a-z][a-z0-9_]{0,63}$"))
 NODE_EFFECTS = Obj({"reads": F(STATE_FIELDS), "writes": F(STATE_FIELDS), "watches": F(STATE_FIELDS)})
 EDGE_EFFECTS = Obj({"reads": F(STATE_FIELDS)})
-RETRY = Obj({"maxAttempts": F(Int(1, 100)), "backoff": F(DURATION)})
+RETRY = Obj({"maxAttempts": F(Int(1, MAX_ATTEMPTS)), "backoff": F(DURATION)})
 
 
-def _one_destination(d: dict) -> bool:
-    return ("target" in d) != ("scope" in d)
-
-
-SEND_MESSAGE = Obj(
-    {
-        "text": F(INSTR),
-        "completion": F(Str(enum={"sent": 1, "callback": 1})),
-        "target": F(INSTR, required=False),
-        "scope": F(INSTR, required=False, since=2),
-        "startThread": F(Bool(const=True), required=False, since=2),
-        "callbackOutput": F(CONTRACT, required=False),
-        "responder": F(INSTR, required=False, since=4),
-        "workScope": F(
-            Tagged("mode", {"fixed": (Obj({"scope": F(INSTR)}), 3), "agent": (Obj({}), 3)}),
-            required=False, since=3,
-        ),
-        "relatedScopes": F(
-            Tagged("form", {"list": (Obj({"items": F(Arr(INSTR, max_items=64))}), 3),
-                            "value": (Obj({"value": F(INSTR)}), 4)}),
-            required=False, since=3),
-        "workItems": F(Obj({"allowedResponders": F(INSTR)}), required=False, since=4),
-    },
-    checks=(
-        ("exactly one of 'target' and 'scope'", _one_destination),
-        ("'callbackOutput' is present exactly when completion is callback",
-         lambda d: (d.get("completion") == "callback") == ("callbackOutput" in d)),
-        ("'startThread' requires sent completion",
-         lambda d: "startThread" not in d or d.get("completion") == "sent"),
-        ("'responder', 'workScope', 'relatedScopes' and 'workItems' require callback completion",
-         lambda d: d.get("completion") == "callback"
-         or not any(k in d for k in ("responder", "workScope", "relatedScopes", "workItems"))),
-        ("'relatedScopes' is present exactly when 'workScope' is",
-         lambda d: ("relatedScopes" in d) == ("workScope" in d)),
-    ),
-    schema_extra={
-        "oneOf": [{"required": ["target"]}, {"required": ["scope"]}],
-        "allOf": [
-            {"if": {"properties": {"completion": {"const": "callback"}}},
-             "then": {"required": ["callbackOutput"], "not": {"required": ["startThread"]}},
-             "else": {"not": {"anyOf": [{"required": [k]} for k in
-                                        ("callbackOutput", "responder", "workScope", "relatedScopes", "workItems")]}}},
-            {"if": {"required": ["workScope"]}, "then": {"required": ["relatedScopes"]},
-             "else": {"not": {"required": ["relatedScopes"]}}},
-        ],
-    },
-)
-
-WAIT = Obj(
-    {
-        "condition": F(INSTR, required=False),
-        "duration": F(INSTR, required=False),
-        "timeout": F(INSTR, required=False),
-    },
-    checks=(
-        ("exactly one of 'condition' and 'duration'", lambda d: ("condition" in d) != ("duration" in d)),
-        ("'timeout' requires 'condition'", lambda d: "timeout" not in d or "condition" in d),
-    ),
-    schema_extra={
-        "oneOf": [{"required": ["condition"]}, {"required": ["duration"]}],
-        "dependentRequired": {"timeout": ["condition"]},
-    },
-)
-
-JOIN = Obj(
-    {
-        "mode": F(Str(enum={"all": 1, "any": 1})),
-        "forkId": F(ID, required=False),
-        "fanOutId": F(ID, required=False, since=4),
-        "result": F(CONTRACT),
-        "merge": F(BIND),
-    },
-    checks=(
-        ("exactly one of 'forkId' and 'fanOutId'", lambda d: ("forkId" in d) != ("fanOutId" in d)),
-        ("a fan-out join has mode all", lambda d: "fanOutId" not in d or d.get("mode") == "all"),
-    ),
-    schema_extra={"oneOf": [{"required": ["forkId"]}, {"required": ["fanOutId"]}]},
-)
-
-END = Obj(
-    {
-        "status": F(Str(enum={"succeeded": 1, "failed": 1})),
-        "code": F(Str(pattern=r"^[a-z][a-z0-9_.]{0,63}$"), required=False),
-        "detail": F(INSTR, required=False),
-    },
-    checks=(
-        ("a failed End has 'code'; a succeeded End has neither 'code' nor 'detail'",
-         lambda d: "code" in d if d.get("status") == "failed"
-         else not any(k in d for k in ("code", "detail"))),
-    ),
-    schema_extra={
-        "if": {"properties": {"status": {"const": "failed"}}},
-        "then": {"required": ["code"]},
-        "else": {"not": {"anyOf": [{"required": ["code"]}, {"required": ["detail"]}]}},
-    },
-)
-
-CONFIGS: dict[str, Obj] = {
-    "send_message": SEND_MESSAGE,
-    "set_variable": Obj({"assign": F(BIND)}),
-    "wait": WAIT,
-    "request_approval": Obj({
-        "assignee": F(INSTR),
-        "summary": F(INSTR),
-        "feedbackScope": F(INSTR, required=False, since=5),
-    }),
-    "switch": Obj({
-        "mode": F(Str(enum={"first_match": 1, "all_match": 1})),
-        "cases": F(Arr(Obj({"port": F(PORT), "when": F(INSTR)}), min_items=1)),
-        "default": F(PORT),
-    }),
-    "fork": Obj({"branches": F(Arr(PORT, min_items=2))}),
-    "join": JOIN,
-    "fan_out": Obj({
-        "items": F(INSTR),
-        "maxConcurrency": F(Int(1, 64)),
-        "failureMode": F(Str(enum={"collect": 4})),
-    }),
-    "loop": Obj({
-        "mode": F(Str(enum={"counted": 1})),
-        "iterations": F(Int(1, 10000)),
-        "state": F(CONTRACT),
-        "init": F(BIND),
-    }),
-    "end": END,
-}
+#: Wire config object of every opcode, declared by its kind (:mod:`loopc.kinds`).
+CONFIGS: dict[str, Obj] = {op: k.wire for op, k in KINDS.items()}
 
 
 CONFIG_NAMES = {op: "Config_" + op for op in CONFIGS}

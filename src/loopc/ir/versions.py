@@ -22,6 +22,10 @@ it):
 from __future__ import annotations
 
 import re
+from typing import Any
+
+from loopc.kinds import KINDS
+from loopc.kinds.spec import CONTRACT, FIELD_TYPES, Str, Tagged
 
 __all__ = [
     "LATEST", "VERSIONS", "SOURCE_API_VERSION", "artifact_version", "compiler_version",
@@ -70,11 +74,38 @@ def parse_compiler_version(s: object) -> int | None:
 # Fast version selection for the compiler
 # ---------------------------------------------------------------------------
 
-_FIELD_TYPE_V = {"scope": 2, "work_items": 4, "responder": 4}
-_KIND_V = {"scope": 2, "work_items": 4, "responder": 4}
+_FIELD_TYPE_V = {t: v for t, v in FIELD_TYPES.items() if v > 1}
+_KIND_V = _FIELD_TYPE_V
 _ROOT_V = {"item": 4, "items": 4}
-_SEND_V = {"scope": 2, "startThread": 2, "workScope": 3, "responder": 4, "workItems": 4}
 _ACTION_V = {"fail_item": 4, "never": 4}
+
+
+def _op_table() -> dict[str, tuple[int, dict[str, int], dict[str, tuple[str, dict[str, int]]],
+                                   dict[str, Any], tuple[str, ...]]]:
+    """Per opcode, read off its kind's wire surface (:mod:`loopc.kinds`): the
+    opcode's version, config fields newer than v1, tagged fields (tag name,
+    variant → version), enum fields with newer values, contract fields."""
+    out = {}
+    for op, k in KINDS.items():
+        newer: dict[str, int] = {}
+        tagged: dict[str, tuple[str, dict[str, int]]] = {}
+        enums: dict[str, Any] = {}
+        contracts: list[str] = []
+        for name, f in k.wire.fields.items():
+            if f.since > 1:
+                newer[name] = f.since
+            sp = f.spec
+            if isinstance(sp, Tagged):
+                tagged[name] = (sp.tag, {t: since for t, (_, since) in sp.variants.items()})
+            elif isinstance(sp, Str) and sp.enum and max(sp.enum.values()) > 1:
+                enums[name] = sp.enum
+            elif sp == CONTRACT:
+                contracts.append(name)
+        out[op] = (k.since, newer, tagged, enums, tuple(contracts))
+    return out
+
+
+_OPS = _op_table()
 
 
 def _contract_version(c: object) -> int:
@@ -115,8 +146,9 @@ def structural_version(data: dict) -> int:
             _contract_version(plan["state"]))
     for n in plan["nodes"]:
         op = n["op"]
-        if op == "fan_out":
-            v = max(v, 4)
+        since, newer, tagged, enums, contracts = _OPS[op]
+        if since > v:
+            v = since
         v = max(v, _contract_version(n["input"]))
         for p in n["ports"]["source"]:
             if p["output"] is not None:
@@ -125,23 +157,22 @@ def structural_version(data: dict) -> int:
             if imp is not None:
                 v = max(v, _ACTION_V.get(imp["action"], 1))
         c = n["config"]
-        if op == "send_message":
+        if newer:
             for k in c:
-                v = max(v, _SEND_V.get(k, 1))
-            rs = c.get("relatedScopes")
-            if rs is not None:
-                v = max(v, 4 if rs["form"] == "value" else 3)
-            if "callbackOutput" in c:
-                v = max(v, _contract_version(c["callbackOutput"]))
-        elif op == "request_approval":
-            if "feedbackScope" in c:
-                v = max(v, 5)
-        elif op == "join":
-            if "fanOutId" in c:
-                v = max(v, 4)
-            v = max(v, _contract_version(c["result"]))
-        elif op == "loop":
-            v = max(v, _contract_version(c["state"]))
+                fv = newer.get(k)
+                if fv is not None and fv > v:
+                    v = fv
+        for k, (tag, variants) in tagged.items():
+            x = c.get(k)
+            if x is not None:
+                v = max(v, variants.get(x.get(tag), 1))
+        for k, enum in enums.items():
+            x = c.get(k)
+            if x is not None:
+                v = max(v, enum.get(x, 1))
+        for k in contracts:
+            if k in c:
+                v = max(v, _contract_version(c[k]))
     for e in plan["edges"]:
         d = e.get("disposition")
         if d is not None:

@@ -1,0 +1,145 @@
+"""The node-kind registry: what each ``loop.plan/v1`` node type is, declared
+once (docs/architecture.md "Adding a node kind"; docs/node-kinds.md is
+generated from it).
+
+One module per kind (:mod:`loopc.kinds.send_message`, ...) holds a
+:class:`~loopc.kinds.base.Kind`; this module collects them in canonical
+order and derives the tables the layers above read:
+
+* the checker (:mod:`loopc.compiler.schema`): config keys, required keys,
+  literal choices and bounds, retry capability;
+* the port tables (:mod:`loopc.compiler.ports`, the decoder's expected ports);
+* the source JSON Schema (:mod:`loopc.ir.source_schema`);
+* the artifact surface v1–v5, its JSON Schemas and version selection
+  (:mod:`loopc.ir.surface`, :mod:`loopc.ir.versions`).
+
+This package sits at the bottom layer (it imports only :mod:`attrs`), so the
+compiler, analyzer, IR, pipeline and back ends may all import it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+from loopc.kinds import (
+    end,
+    fan_out,
+    fork,
+    join,
+    loop,
+    request_approval,
+    send_message,
+    set_variable,
+    switch,
+    wait,
+)
+from loopc.kinds.base import (
+    MAX_ATTEMPTS,
+    MAX_CONCURRENCY,
+    MAX_ITERATIONS,
+    MAX_RELATED_SCOPES,
+    OPTIONAL_PORTS,
+    Kind,
+    Ports,
+    SourceField,
+)
+from loopc.kinds.spec import INSTR, Arr, MapOf, Obj, Spec, Tagged
+
+__all__ = [
+    "KINDS",
+    "BY_CONFIG_KEY",
+    "NODE_CONFIG_KEYS",
+    "RETRY_CAPABLE",
+    "NODE_OPS",
+    "Kind",
+    "Ports",
+    "SourceField",
+    "MAX_ATTEMPTS",
+    "MAX_CONCURRENCY",
+    "MAX_ITERATIONS",
+    "MAX_RELATED_SCOPES",
+    "OPTIONAL_PORTS",
+    "kind",
+    "wire_source_ports",
+    "config_instrs",
+    "field_versions",
+]
+
+#: Every node kind, in canonical order (the order of docs and messages).
+KINDS: dict[str, Kind] = {
+    k.name: k
+    for k in (
+        send_message.KIND,
+        set_variable.KIND,
+        wait.KIND,
+        request_approval.KIND,
+        switch.KIND,
+        fork.KIND,
+        join.KIND,
+        fan_out.KIND,
+        loop.KIND,
+        end.KIND,
+    )
+}
+#: ``sendMessage`` → the send_message kind.
+BY_CONFIG_KEY: dict[str, Kind] = {k.config_key: k for k in KINDS.values()}
+#: Node type → its source config key.
+NODE_CONFIG_KEYS: dict[str, str] = {k.name: k.config_key for k in KINDS.values()}
+#: Node types that accept ``retry``.
+RETRY_CAPABLE: frozenset[str] = frozenset(k.name for k in KINDS.values() if k.retry)
+#: Opcode → the artifact version that introduced it.
+NODE_OPS: dict[str, int] = {k.name: k.since for k in KINDS.values()}
+
+
+def kind(name: str) -> Kind | None:
+    """The kind of node type ``name``, or ``None``."""
+    return KINDS.get(name)
+
+
+def wire_source_ports(op: str, config: Mapping[str, Any]) -> list[str]:
+    """Source port names implied by an artifact node's opcode and config
+    (``[]`` for an unknown opcode)."""
+    k = KINDS.get(op)
+    return k.ports.of_wire(config) if k is not None else []
+
+
+def field_versions(op: str) -> dict[str, int]:
+    """``{config field: artifact version that introduced it}`` of ``op``."""
+    return {name: f.since for name, f in KINDS[op].wire.fields.items()}
+
+
+def _esc(k: str) -> str:
+    return k.replace("~", "~0").replace("/", "~1")
+
+
+def _instrs(spec: Spec, v: Any, p: str) -> Iterator[tuple[str, Any]]:
+    """Instruction trees inside wire value ``v`` of ``spec``, in field order."""
+    if spec == INSTR:
+        yield p, v
+    elif isinstance(spec, Obj):
+        if isinstance(v, dict):
+            for name, f in spec.fields.items():
+                if name in v:
+                    yield from _instrs(f.spec, v[name], f"{p}/{_esc(name)}")
+    elif isinstance(spec, Tagged):
+        if isinstance(v, dict):
+            alt = spec.variants.get(v.get(spec.tag))  # type: ignore[arg-type]
+            if alt is not None:
+                yield from _instrs(alt[0], v, p)
+    elif isinstance(spec, MapOf):
+        if isinstance(v, dict):
+            for k, x in v.items():
+                yield from _instrs(spec.values, x, f"{p}/{_esc(k)}")
+    elif isinstance(spec, Arr):
+        if isinstance(v, list):
+            for i, x in enumerate(v):
+                yield from _instrs(spec.items, x, f"{p}/{i}")
+
+
+def config_instrs(op: str, config: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
+    """``(pointer suffix, instruction)`` for every instruction tree held by a
+    wire config of opcode ``op``, read off the kind's wire surface (docs/ir.md
+    lists these positions)."""
+    k = KINDS.get(op)
+    if k is not None:
+        yield from _instrs(k.wire, config, "")

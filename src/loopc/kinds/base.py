@@ -1,0 +1,237 @@
+"""Vocabulary of the node-kind registry (docs/architecture.md "Adding a node kind").
+
+A :class:`Kind` is one node type of ``loop.plan/v1`` described once, as data:
+
+* ``source`` — the closed keys of its config mapping (``sendMessage: {...}``),
+  each a :class:`SourceField` with the JSON Schema fragment editors see, whether
+  the key is required, the literal bounds it carries and what it holds
+  (a template, an expression, a ValueExpr, a contract, ...);
+* ``wire`` — the closed artifact config object (:mod:`loopc.kinds.spec`), every
+  field tagged with the artifact version that introduced it;
+* ``ports`` — its source ports (:class:`Ports`) and target ports;
+* ``retry`` — whether the node accepts a ``retry`` policy;
+* ``effects`` — what running it does outside the token game.
+
+The checker's key sets, the source and artifact JSON Schemas, version
+selection and port tables are computed from these records; nothing else
+spells a node kind out.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+import attrs
+
+from loopc.kinds.spec import Obj
+
+__all__ = [
+    "Kind",
+    "SourceField",
+    "Ports",
+    "MAX_ATTEMPTS",
+    "MAX_CONCURRENCY",
+    "MAX_ITERATIONS",
+    "MAX_RELATED_SCOPES",
+    "OPTIONAL_PORTS",
+    "IDENT",
+    "DURATION",
+]
+
+# Bounds of literal-only integers (docs/language.md; declared once, read by the
+# checker, the source schema and the artifact surface).
+#: ``retry.maxAttempts`` is 1..MAX_ATTEMPTS.
+MAX_ATTEMPTS = 100
+#: ``fanOut.maxConcurrency`` is 1..MAX_CONCURRENCY.
+MAX_CONCURRENCY = 64
+#: ``loop.iterations`` is 1..MAX_ITERATIONS.
+MAX_ITERATIONS = 10_000
+#: At most this many ``sendMessage.relatedScopes``.
+MAX_RELATED_SCOPES = 64
+
+#: Ports that may be left unrouted (their omission is lowered as a failure route).
+OPTIONAL_PORTS = frozenset(("failed", "timed_out"))
+
+#: Author-declared identifiers (ids, ports, field names).
+IDENT = r"^[a-z][a-z0-9_]{0,63}$"
+#: ISO 8601 durations as loopc accepts them (``PT30S``, ``P1DT2H``).
+DURATION = r"^P(?:[0-9]+D)?(?:T(?:[0-9]+H)?(?:[0-9]+M)?(?:[0-9]+(?:\.[0-9]+)?S)?)?$"
+
+#: What a source key holds (docs/language.md, "Value kinds per key").
+FORMS = frozenset(
+    (
+        "template",  # a template string: text with {{ expression }} interpolations
+        "expression",  # a bare expression string
+        "value",  # a ValueExpr
+        "values",  # a mapping of names to ValueExprs
+        "contract",  # a mapping of field names to FieldSchemas
+        "literal",  # a literal-only value, fixed at compile time
+        "structure",  # a nested closed mapping or list with its own rules
+    )
+)
+
+
+@attrs.frozen
+class SourceField:
+    """One key of a node kind's source config mapping.
+
+    ``schema`` is its JSON Schema (draft-07) fragment for editors; ``required``
+    says whether the key must be present; ``form`` is one of :data:`FORMS`;
+    ``bounds`` is the inclusive ``(lo, hi)`` range of a literal integer;
+    ``choices`` the allowed values of a literal string, in the order messages
+    list them.
+    """
+
+    schema: Mapping[str, Any]
+    required: bool = False
+    form: str = "literal"
+    bounds: tuple[int, int] | None = None
+    choices: tuple[str, ...] | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if self.form not in FORMS:
+            raise ValueError(f"unknown source form {self.form!r}")
+
+
+@attrs.frozen
+class Ports:
+    """Source and target ports of a node kind, in canonical order.
+
+    ``fixed`` are always present except those in ``conditional``, which
+    appear only when the named config field is set (``wait.timed_out`` needs
+    ``timeout``).  ``authored`` names the model attribute holding ports the
+    author declares (``ports`` of a switch, ``branches`` of a fork) and
+    ``authored_wire`` reads the same from a wire config; then ``fixed`` is
+    empty.  ``outputs`` documents what each port carries under ``output.*``.
+    """
+
+    fixed: tuple[str, ...] = ()
+    conditional: Mapping[str, str] = attrs.field(factory=dict)
+    authored: str | None = None
+    authored_wire: Callable[[Mapping[str, Any]], list[str]] | None = None
+    targets: tuple[str, ...] = ("in",)
+    outputs: Mapping[str, str] = attrs.field(factory=dict)
+
+    def of_model(self, config: Any) -> tuple[str, ...]:
+        """Source ports of a typed source config (:mod:`loopc.compiler.model`)."""
+        if self.authored is not None:
+            return tuple(getattr(config, self.authored))
+        if not self.conditional:
+            return self.fixed
+        cond = self.conditional
+        return tuple(p for p in self.fixed if p not in cond or getattr(config, cond[p]) is not None)
+
+    def of_wire(self, config: Mapping[str, Any]) -> list[str]:
+        """Source ports implied by a wire (artifact) config mapping."""
+        if self.authored_wire is not None:
+            return list(self.authored_wire(config))
+        cond = self.conditional
+        return [p for p in self.fixed if p not in cond or cond[p] in config]
+
+
+@attrs.frozen
+class Kind:
+    """One node kind (see the module docstring)."""
+
+    #: ``type`` value in source and ``op`` in the artifact (``send_message``).
+    name: str
+    #: the config key in source (``sendMessage``).
+    config_key: str
+    #: artifact version that introduced the opcode.
+    since: int
+    #: one-line description (docs/node-kinds.md).
+    summary: str
+    source: Mapping[str, SourceField]
+    wire: Obj
+    ports: Ports
+    retry: bool = False
+    #: what running the node does outside the token game (docs only).
+    effects: str = "none"
+    #: extra JSON Schema keywords of the source config (cross-field rules).
+    source_rules: Mapping[str, Any] = attrs.field(factory=dict)
+
+    @property
+    def source_keys(self) -> frozenset[str]:
+        """The closed key set of the source config mapping."""
+        return frozenset(self.source)
+
+    @property
+    def required_source_keys(self) -> tuple[str, ...]:
+        return tuple(k for k, f in self.source.items() if f.required)
+
+    def keys_of_form(self, form: str) -> tuple[str, ...]:
+        """Source keys holding ``form`` (``"template"`` → ``("text", ...)``)."""
+        return tuple(k for k, f in self.source.items() if f.form == form)
+
+    def choices(self, key: str) -> tuple[str, ...]:
+        c = self.source[key].choices
+        if c is None:
+            raise KeyError(f"{self.name}.{key} has no choices")
+        return c
+
+    def bounds(self, key: str) -> tuple[int, int]:
+        b = self.source[key].bounds
+        if b is None:
+            raise KeyError(f"{self.name}.{key} has no bounds")
+        return b
+
+    def source_schema(self) -> dict[str, Any]:
+        """The JSON Schema (draft-07) of the source config mapping."""
+        out: dict[str, Any] = {
+            "type": "object",
+            "properties": {k: dict(f.schema) for k, f in self.source.items()},
+            "additionalProperties": False,
+        }
+        req = list(self.required_source_keys)
+        if req:
+            out["required"] = req
+        out.update(self.source_rules)
+        return out
+
+
+# ---------------------------------------------------------------------------
+# Source JSON Schema atoms (draft-07 fragments shared by the kind modules)
+# ---------------------------------------------------------------------------
+
+
+def ref(name: str) -> dict[str, str]:
+    """``{"$ref": "#/definitions/<name>"}`` of the source schema."""
+    return {"$ref": f"#/definitions/{name}"}
+
+
+def described(schema: Mapping[str, Any], desc: str) -> dict[str, Any]:
+    """``schema`` with a ``description``."""
+    return {**schema, "description": desc}
+
+
+def closed(props: dict[str, Any], required: list[str] | None = None, desc: str | None = None) -> dict[str, Any]:
+    """A closed object schema."""
+    out: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
+    if required:
+        out["required"] = required
+    if desc:
+        out["description"] = desc
+    return out
+
+
+S_IDENT: dict[str, Any] = {"type": "string", "pattern": IDENT}
+S_TEMPLATE = described({"type": "string"}, "A template: text with `{{ expression }}` interpolations.")
+S_EXPRESSION = described({"type": "string"}, "A bounded expression (no `{{ }}`), e.g. `input.severity == 'high'`.")
+S_VALUE = ref("ValueExpr")
+S_CONTRACT = ref("Contract")
+S_VALUES: dict[str, Any] = {"type": "object", "additionalProperties": S_VALUE}
+S_IDENT_VALUES: dict[str, Any] = {
+    "type": "object",
+    "propertyNames": {"pattern": IDENT},
+    "additionalProperties": S_VALUE,
+}
+
+
+def s_int(lo: int, hi: int) -> dict[str, Any]:
+    """An integer in ``lo..hi``."""
+    return {"type": "integer", "minimum": lo, "maximum": hi}
+
+
+def s_choice(*values: str) -> dict[str, Any]:
+    """One of ``values`` (``const`` when there is one)."""
+    return {"const": values[0]} if len(values) == 1 else {"enum": list(values)}

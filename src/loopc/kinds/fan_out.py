@@ -1,0 +1,31 @@
+"""``fan_out``: run its body once per work item (docs/language.md "fanOut")."""
+
+from __future__ import annotations
+
+from loopc.kinds.base import MAX_CONCURRENCY, S_VALUE, Kind, Ports, SourceField, s_choice, s_int
+from loopc.kinds.spec import INSTR, F, Int, Obj, Str
+
+FAILURE_MODES = ("collect",)
+#: ``maxConcurrency`` when the source omits it.
+DEFAULT_MAX_CONCURRENCY = 4
+
+KIND = Kind(
+    name="fan_out",
+    config_key="fanOut",
+    since=4,
+    summary="Run the item body once per work item, at most maxConcurrency at a time; a join with fanOutId closes it.",
+    source={
+        "items": SourceField(S_VALUE, required=True, form="value"),
+        "maxConcurrency": SourceField(s_int(1, MAX_CONCURRENCY), bounds=(1, MAX_CONCURRENCY)),
+        "failureMode": SourceField(s_choice(*FAILURE_MODES), choices=FAILURE_MODES),
+    },
+    wire=Obj(
+        {
+            "items": F(INSTR),
+            "maxConcurrency": F(Int(1, MAX_CONCURRENCY)),
+            "failureMode": F(Str(enum={"collect": 4})),
+        }
+    ),
+    ports=Ports(fixed=("item",), outputs={"item": "nothing under output.* (the item is item.*)"}),
+    effects="none (item bodies run concurrently)",
+)

@@ -1,0 +1,37 @@
+"""``request_approval``: ask a member to approve or reject (docs/language.md "requestApproval")."""
+
+from __future__ import annotations
+
+from loopc.kinds.base import S_TEMPLATE, S_VALUE, Kind, Ports, SourceField, described
+from loopc.kinds.spec import INSTR, F, Obj
+
+KIND = Kind(
+    name="request_approval",
+    config_key="requestApproval",
+    since=1,
+    summary="Ask an assignee to approve or reject; optionally post the decision comment to a scope.",
+    source={
+        "assignee": SourceField(S_TEMPLATE, required=True, form="template"),
+        "summary": SourceField(S_TEMPLATE, required=True, form="template"),
+        "feedbackScope": SourceField(
+            described(S_VALUE, "Optional scope where a decision comment is posted."), form="value"
+        ),
+    },
+    wire=Obj(
+        {
+            "assignee": F(INSTR),
+            "summary": F(INSTR),
+            "feedbackScope": F(INSTR, required=False, since=5),
+        }
+    ),
+    ports=Ports(
+        fixed=("approved", "rejected", "failed"),
+        outputs={
+            "approved": "{decidedBy} (+ comment with feedbackScope)",
+            "rejected": "{decidedBy} (+ comment with feedbackScope)",
+            "failed": "{code, detail}",
+        },
+    ),
+    retry=True,
+    effects="opens an approval task (external) and waits for the decision",
+)
