@@ -6,7 +6,10 @@ Public API (pure functions; no I/O except the ``*_file`` helpers):
   a :class:`CheckResult` (``.ok``, ``.diagnostics``, ``.plan``);
 * :func:`compile_source`, :func:`compile_file` — passes 1–13, returning a
   :class:`CompileResult` (``.ok``, ``.diagnostics``, ``.artifact``,
-  ``.digest``, ``.bytes``) with the canonical versioned IR artifact.
+  ``.digest``, ``.bytes``) with the canonical versioned IR artifact;
+* :func:`plan_source`, :func:`plan_file` — the execution plan derived from
+  the verified artifact and a capability catalog, returning a
+  :class:`PlanResult` (docs/plan.md).
 
 See docs/api.md.
 """
@@ -17,8 +20,10 @@ __version__ = "0.1.0"
 from loopc.compiler.driver import CheckResult, check_file, check_source
 from loopc.diagnostics import Applicability, Diagnostic, Fix, Related, Severity, Span, TextEdit
 from loopc.ir.api import CompileResult, compile_file, compile_source
+from loopc.plan.api import PlanResult, plan_file, plan_source
 
 __all__ = [
     "Applicability", "CheckResult", "CompileResult", "Diagnostic", "Fix", "Related", "Severity", "Span", "TextEdit",
     "check_file", "check_source", "compile_file", "compile_source", "__version__",
+    "PlanResult", "plan_file", "plan_source",
 ]

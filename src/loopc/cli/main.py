@@ -72,6 +72,7 @@ run_commands.register(cli)
 from loopc.cli import lsp_command as _lsp_command  # noqa: E402
 
 _lsp_command.register(cli)
+__import__("loopc.cli.plan_commands", fromlist=["register"]).register(cli)  # noqa: E402
 
 
 def main() -> None:

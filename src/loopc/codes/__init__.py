@@ -8,7 +8,8 @@ and a test checks that the committed page is current.
 Families live in their own modules so that each pass owns its codes:
 ``yaml`` (LP1xxx), ``schema`` (LP2xxx), ``types`` (LP3xxx), ``graph``
 (LP40xx, front-end graph basics), ``analysis`` (LP41xx–LP49xx, analyzer),
-``ir`` (LP5xxx, IR and budgets), ``lint`` (LP19xx, suppression comments).
+``ir`` (LP5xxx, IR and budgets), ``lint`` (LP19xx, suppression comments),
+``plan`` (LP6xxx, execution plans and the capability catalog).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import attrs
 from loopc.diagnostics import Severity
 from loopc.diagnostics import DOCS_URL_FALLBACK, docs_base_url, docs_url  # noqa: F401 - documentation URLs, re-exported
 
-FAMILIES = ("yaml", "schema", "types", "bindings", "graph", "analysis", "ir", "internal", "lint")
+FAMILIES = ("yaml", "schema", "types", "bindings", "graph", "analysis", "ir", "internal", "lint", "plan")
 
 
 @attrs.frozen

@@ -12,6 +12,7 @@ FAMILY_TITLES = {
     "LP3": "LP3xxx — types, expressions and bindings",
     "LP4": "LP4xxx — graph and analyzer",
     "LP5": "LP5xxx — IR and artifact budgets",
+    "LP6": "LP6xxx — execution plans and the capability catalog",
 }
 
 
