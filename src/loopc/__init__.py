@@ -20,10 +20,22 @@ __version__ = "0.1.0"
 from loopc.compiler.driver import CheckResult, check_file, check_source
 from loopc.diagnostics import Applicability, Diagnostic, Fix, Related, Severity, Span, TextEdit
 from loopc.ir.api import CompileResult, compile_file, compile_source
-from loopc.plan.api import PlanResult, plan_file, plan_source
 
 __all__ = [
     "Applicability", "CheckResult", "CompileResult", "Diagnostic", "Fix", "Related", "Severity", "Span", "TextEdit",
     "check_file", "check_source", "compile_file", "compile_source", "__version__",
     "PlanResult", "plan_file", "plan_source",
 ]
+
+_PLAN_EXPORTS = ("PlanResult", "plan_file", "plan_source")
+
+
+def __getattr__(name: str) -> object:
+    """Lazy execution-plan exports (``loopc.plan_source`` ...): the plan layer
+    sits beside the language server, which imports this package, so it is
+    loaded on first use rather than imported here."""
+    if name in _PLAN_EXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module("loopc.plan.api"), name)
+    raise AttributeError(f"module 'loopc' has no attribute {name!r}")
