@@ -67,13 +67,20 @@ _ONE = FanoutBound(FanoutKind.STATIC, 1)
 _NO_LOCKS = LockPlanContract(LockPlanKind.STATIC_KEYS, ())
 
 
-def action_type(op: str, config: Mapping[str, Any]) -> str:
-    """The action type of a node with opcode ``op`` and artifact ``config``;
-    an unknown opcode is returned unchanged (the catalog has no entry for it)."""
+def action_type(op: str, config: Any) -> str:
+    """The action type of a node with opcode ``op`` and ``config`` (a typed
+    config of :mod:`loopc.ir.model`, or its wire-form mapping); an unknown
+    opcode is returned unchanged (the catalog has no entry for it)."""
+
+    def member(wire: str, attr: str) -> Any:
+        if isinstance(config, Mapping):
+            return config.get(wire)
+        return getattr(config, attr, None)
+
     if op == "send_message":
-        return "send_message.callback" if config.get("completion") == "callback" else "send_message.sent"
+        return "send_message.callback" if member("completion", "completion") == "callback" else "send_message.sent"
     if op == "wait":
-        return "wait.condition" if "condition" in config else "wait.timer"
+        return "wait.condition" if member("condition", "condition") is not None else "wait.timer"
     return op
 
 

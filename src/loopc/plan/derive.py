@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import attrs
 
-from loopc.ir.model import EdgeView, NodeView, edge_view, node_view
+from loopc.ir.model import Edge, Node, Plan
 from loopc.plan.builtin import CONTROL_OPS, WORK_ITEM_LIMIT, action_type
 from loopc.plan.catalog import Catalog, CatalogEntry
 from loopc.plan.descriptor import (
@@ -305,20 +305,18 @@ class Derivation:
 
 
 class _Graph:
-    def __init__(self, plan: Mapping[str, Any]) -> None:
-        self.nodes: dict[str, NodeView] = {n["id"]: node_view(n) for n in plan["nodes"]}
-        self.watches: dict[str, tuple[str, ...]] = {
-            n["id"]: tuple(n["effects"].get("watches", ())) for n in plan["nodes"]
-        }
-        self.edges: dict[str, EdgeView] = {e["id"]: edge_view(e) for e in plan["edges"]}
-        self.entry: str = plan["entry"]["node"]
-        self.joins: dict[str, str | None] = {s["owner"]: s.get("join") for s in plan["scopes"]}
-        self.incoming: dict[str, list[EdgeView]] = {n: [] for n in self.nodes}
+    def __init__(self, plan: Plan) -> None:
+        self.nodes: dict[str, Node] = {n.id: n for n in plan.nodes}
+        self.watches: dict[str, tuple[str, ...]] = {n.id: n.watches for n in plan.nodes}
+        self.edges: dict[str, Edge] = {e.id: e for e in plan.edges}
+        self.entry: str = plan.entry.node
+        self.joins: dict[str, str | None] = {s.owner: s.join for s in plan.scopes}
+        self.incoming: dict[str, list[Edge]] = {n: [] for n in self.nodes}
         for e in self.edges.values():
             if e.to_node in self.incoming:
                 self.incoming[e.to_node].append(e)
 
-    def forward_targets(self, n: NodeView) -> list[tuple[str, str | None]]:
+    def forward_targets(self, n: Node) -> list[tuple[str, str | None]]:
         """``(port, target node or None)`` per source port; None for implicit
         routes and back edges (into a loop's continue/break)."""
         out: list[tuple[str, str | None]] = []
@@ -401,8 +399,8 @@ def _bounds(g: _Graph, order: list[str], resources: Iterable[ResourceKey]) -> Bo
         outs = [at(t) for _, t in targets]
         if n.op == "fork":
             v = _add(own, *outs, join_of(nid))
-        elif n.op == "switch" and n.config.get("mode") == "all_match":
-            cases = {c.get("port") for c in n.config.get("cases", ()) if isinstance(c, Mapping)}
+        elif n.op == "switch" and getattr(n.config, "mode", None) == "all_match":
+            cases = {c.port for c in getattr(n.config, "cases", ())}
             case_sum = _add(*[at(t) for p, t in targets if p in cases])
             default = _max([at(t) for p, t in targets if p not in cases])
             v = _add(own, _max([case_sum, default]), join_of(nid))
@@ -411,11 +409,16 @@ def _bounds(g: _Graph, order: list[str], resources: Iterable[ResourceKey]) -> Bo
             width = WORK_ITEM_LIMIT
             fan_width = max(fan_width, width)
             proof.append(
-                {"node": nid, "kind": "fan_out", "factor": width, "maxConcurrency": n.config.get("maxConcurrency")}
+                {
+                    "node": nid,
+                    "kind": "fan_out",
+                    "factor": width,
+                    "maxConcurrency": getattr(n.config, "max_concurrency", None),
+                }
             )
             v = _add(own, _mul(width, body), join_of(nid))
         elif n.op == "loop":
-            iters = n.config.get("iterations", 1)
+            iters = getattr(n.config, "iterations", 1)
             iters = iters if isinstance(iters, int) and iters >= 1 else 1
             proof.append({"node": nid, "kind": "loop", "factor": iters, "maxConcurrency": None})
             body = _max([at(t) for p, t in targets if p == "body"])
@@ -477,15 +480,18 @@ def _steps(
             res = sort_resources(ResourceKey(ResourceClass.RUN_STATE, "run", w) for w in n.writes)
             steps[nid] = Step(nid, "BoundedMutation", [nid], [a], resources=res)
         elif n.op == "wait":
-            if "condition" in n.config:
+            if getattr(n.config, "condition", None) is not None:
                 dep = Dependency(
-                    "run_state_condition", nid, watches=g.watches.get(nid, ()), timeout="timeout" in n.config
+                    "run_state_condition",
+                    nid,
+                    watches=g.watches.get(nid, ()),
+                    timeout=getattr(n.config, "timeout", None) is not None,
                 )
             else:
                 dep = Dependency("timer", nid)
             steps[nid] = Step(nid, "DependencyWait", [nid], [a], dependencies=(dep,))
         elif n.op == "end":
-            kind = "ExplicitFault" if n.config.get("status") == "failed" else "Terminal"
+            kind = "ExplicitFault" if getattr(n.config, "status", None) == "failed" else "Terminal"
             steps[nid] = Step(nid, kind, [nid], [a])
         else:
             # a control node: fold it into its only predecessor's step where legal
@@ -503,7 +509,7 @@ def _steps(
     for nid in order:
         n = g.nodes[nid]
         for p in n.source_ports:
-            if p.edge is None and p.implicit is not None and p.implicit.get("action") != "never":
+            if p.edge is None and p.implicit is not None and p.implicit.action != "never":
                 fk = f"{nid}/{p.name}/fault"
                 steps[fk] = Step(fk, "ExplicitFault", [nid], [actions[nid]])
     # successors
@@ -516,7 +522,7 @@ def _steps(
                 tgt = enter[edge.to_node]
                 if tgt != hstep.key:
                     hstep.next.append(tgt)
-            elif p.edge is None and p.implicit is not None and p.implicit.get("action") != "never":
+            elif p.edge is None and p.implicit is not None and p.implicit.action != "never":
                 hstep.next.append(f"{nid}/{p.name}/fault")
     return list(steps.values()), enter, exit_
 
@@ -698,7 +704,8 @@ def _verdicts(
 
 def derive(artifact: Any, catalog: Catalog, *, profile: str | None = None) -> Derivation:
     """Derive the execution plan of a decoded, verified ``artifact``
-    (:class:`loopc.ir.decoder.Artifact`) with ``catalog``; ``profile`` is the
+    (the typed IR model :class:`loopc.ir.model.Artifact` that
+    :func:`loopc.ir.decode` returns) with ``catalog``; ``profile`` is the
     requested profile (one of :data:`PROFILES`) or None.  Raises
     ``ValueError`` only for an unknown ``profile`` name."""
     if profile is not None and profile not in PROFILES:
