@@ -41,12 +41,25 @@ from loopc.compiler.model import (
     ValueExpr, Wait,
 )
 from loopc.compiler.report import Reporter
+from loopc.limits import number_text_problem
 from loopc.compiler.wireforms import (
-    ERROR_CODE_RE, IDENT_RE, conform, is_duration, number_problem,
+    ERROR_CODE_RE, IDENT_RE, conform, duration_error, is_duration, number_problem,
 )
 from loopc.compiler.yamlnodes import YDocument, YMap, YNode, YScalar, YSeq
 from loopc.diagnostics import Applicability, Fix, TextEdit
 from loopc.kinds import send_message as _send_message
+
+def literal_number_problem(n: YScalar, v: Any) -> str | None:
+    """Why the number ``v`` written as scalar ``n`` is not an accepted JSON
+    number: the bounds on its text first (length, significant digits —
+    :mod:`loopc.limits`), then its value (integer range, finiteness)."""
+    raw = n.raw
+    if raw and raw[0] in "0123456789-+.":
+        why = number_text_problem(raw)
+        if why is not None:
+            return why
+    return number_problem(v)
+
 
 API_VERSION = "loop.plan/v1"
 KIND = "PlanVersion"
@@ -426,7 +439,7 @@ class _Builder:
             if vc is str:
                 return Template(v, n) if "{{" in v else Literal(v, n)
             if vc is float or (vc is int and (v > 9007199254740991 or v < -9007199254740991)):
-                why = number_problem(v)
+                why = literal_number_problem(n, v)
                 if why is not None:
                     self.err("LP2017", n, f"{why}; numbers are JSON numbers")
             return Literal(v, n)
@@ -462,7 +475,7 @@ class _Builder:
             v = n.value
             vc = v.__class__
             if vc is float or (vc is int and (v > 9007199254740991 or v < -9007199254740991)):
-                why = number_problem(v)
+                why = literal_number_problem(n, v)
                 if why is not None:
                     self.err("LP2017", n, f"{why}; numbers are JSON numbers")
             return v
@@ -863,8 +876,9 @@ class _Builder:
                     bo = s.value
                 else:
                     shown = s.value if s.value.__class__ is str else s.raw
+                    shown = shown if len(shown) <= 60 else shown[:57] + "..."
                     self.err("LP2035", s, f"'backoff' must be an ISO 8601 duration such as PT5S or P1D "
-                             f"(days, hours, minutes, seconds), not '{shown}'")
+                             f"(days, hours, minutes, seconds), not '{shown}'{duration_error(s.value)}")
         if ma is None or bo is None:
             return None
         return Retry(ma, bo, m)

@@ -34,6 +34,7 @@ from typing import Any, Iterable, Mapping
 
 import attrs
 
+from loopc import limits as _limits
 from loopc.compiler.model import MISSING as _MISSING
 
 #: FieldSchema types (syntax sheet §2), in the sheet's order.
@@ -352,15 +353,13 @@ def comparable(a: Type, b: Type) -> bool:
 
 CANONICAL_ID_RE = re.compile(r"[a-z][a-z0-9]*_[A-Za-z0-9_-]+\Z")
 CHANNEL_RE = re.compile(r"#[a-z0-9][a-z0-9_-]*\Z")
-DURATION_RE = re.compile(
-    r"P(?:(?P<d>[0-9]+)D)?(?:T(?:(?P<h>[0-9]+)H)?(?:(?P<m>[0-9]+)M)?(?:(?P<s>[0-9]+(?:\.[0-9]+)?)S)?)?\Z"
-)
+DURATION_RE = _limits.DURATION_RE
 DATETIME_RE = re.compile(
     r"(?P<y>[0-9]{4})-(?P<mo>[0-9]{2})-(?P<d>[0-9]{2})[Tt]"
     r"(?P<h>[0-9]{2}):(?P<mi>[0-9]{2}):(?P<s>[0-9]{2})(?:\.[0-9]+)?"
     r"(?P<off>[Zz]|[+-](?P<oh>[0-9]{2}):(?P<om>[0-9]{2}))\Z"
 )
-MAX_SAFE_INT = 2**53 - 1
+MAX_SAFE_INT = _limits.MAX_SAFE_INTEGER
 MAX_ID_BYTES = 256
 SCOPE_KINDS = ("channel", "thread", "dm", "task")
 
@@ -372,20 +371,13 @@ def is_canonical_id(s: str) -> bool:
 
 def is_duration(s: str) -> bool:
     """ISO 8601 ``P[nD][T[nH][nM][n[.f]S]]`` with at least one component and
-    no empty ``T`` part (sheet §7)."""
-    m = DURATION_RE.match(s)
-    if not m or not any(m.group(g) for g in "dhms"):
-        return False
-    return not s.endswith("T")
+    no empty ``T`` part (sheet §7), within the bounds of :mod:`loopc.limits`."""
+    return _limits.is_duration(s)
 
 
 def duration_seconds(s: str) -> float | None:
     """Length of a duration in seconds (``None`` if malformed)."""
-    m = DURATION_RE.match(s)
-    if not m or not is_duration(s):
-        return None
-    d, h, mi, sec = (m.group(g) for g in "dhms")
-    return int(d or 0) * 86400 + int(h or 0) * 3600 + int(mi or 0) * 60 + float(sec or 0)
+    return _limits.duration_seconds(s)
 
 
 def is_datetime(s: str) -> bool:
@@ -452,7 +444,10 @@ def wire_form_error(value: str, t: Type) -> str | None:
         return f"a string is not {article(describe(t))}"
     if ok(value):
         return None
-    return f"'{value}' is not {_WIRE_DESC[k]}"
+    shown = value if len(value) <= 60 else value[:57] + "..."
+    why = _limits.duration_problem(value) if k == "duration" else None
+    extra = f" ({why})" if why is not None and not why.startswith("not ") else ""
+    return f"'{shown}' is not {_WIRE_DESC[k]}{extra}"
 
 
 def literal_error(value: Any, t: Type, *, max_items: int = 100_000) -> str | None:

@@ -26,15 +26,14 @@ import math
 import re
 from typing import Any
 
-MAX_SAFE_INTEGER = 2**53 - 1
+from loopc import limits as _limits
+
+MAX_SAFE_INTEGER = _limits.MAX_SAFE_INTEGER
 SCOPE_KINDS = ("channel", "thread", "dm", "task")
 
 CANONICAL_ID_RE = re.compile(r"[a-z][a-z0-9]*_[A-Za-z0-9_-]+\Z")
 CHANNEL_RE = re.compile(r"#[a-z0-9][a-z0-9_-]*\Z")
-DURATION_RE = re.compile(
-    r"P(?:(?P<d>[0-9]+)D)?"
-    r"(?:T(?:(?P<h>[0-9]+)H)?(?:(?P<m>[0-9]+)M)?(?:(?P<s>[0-9]+(?:\.[0-9]+)?)S)?)?\Z"
-)
+DURATION_RE = _limits.DURATION_RE
 DATETIME_RE = re.compile(
     r"(?P<Y>[0-9]{4})-(?P<M>[0-9]{2})-(?P<D>[0-9]{2})[Tt]"
     r"(?P<h>[0-9]{2}):(?P<m>[0-9]{2}):(?P<s>[0-9]{2})(?:\.[0-9]+)?"
@@ -69,30 +68,23 @@ def is_channel(s: Any) -> bool:
 
 
 def is_duration(s: Any) -> bool:
-    """An ISO 8601 duration ``P[nD][T[nH][nM][n[.f]S]]`` with ≥ 1 component."""
-    if s.__class__ is not str:
-        return False
-    m = DURATION_RE.match(s)
-    if m is None:
-        return False
-    d, h, mi, sec = m.group("d", "h", "m", "s")
-    if d is None and h is None and mi is None and sec is None:
-        return False  # "P" or "PT"
-    if s.endswith("T"):
-        return False  # "P1DT"
-    return True
+    """An ISO 8601 duration ``P[nD][T[nH][nM][n[.f]S]]`` with ≥ 1 component,
+    within the bounds of :mod:`loopc.limits` (at most 3,650 days)."""
+    return _limits.is_duration(s)
 
 
 def duration_seconds(s: str) -> float | None:
     """Seconds in a duration wire form, or ``None`` if ``s`` is not one."""
-    if not is_duration(s):
-        return None
-    m = DURATION_RE.match(s)
-    assert m is not None
-    d, h, mi, sec = m.group("d", "h", "m", "s")
-    return (
-        int(d or 0) * 86400 + int(h or 0) * 3600 + int(mi or 0) * 60 + float(sec or 0)
-    )
+    return _limits.duration_seconds(s)
+
+
+def duration_error(s: Any) -> str:
+    """Message fragment saying why ``s`` is not an accepted duration (the
+    bound it breaks, when it is otherwise well-formed)."""
+    why = _limits.duration_problem(s) if s.__class__ is str else None
+    if why is None or why.startswith("not "):
+        return ""
+    return f" ({why})"
 
 
 def is_datetime(s: Any) -> bool:
@@ -226,7 +218,7 @@ def conform(schema: Any, value: Any) -> str | None:
     if t == "duration":
         if is_duration(value):
             return None
-        return f"expected an ISO 8601 duration such as PT30S or P1D, got {_show(value)}"
+        return f"expected an ISO 8601 duration such as PT30S or P1D, got {_show(value)}{duration_error(value)}"
     if t == "datetime":
         if is_datetime(value):
             return None

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from loopc import limits as _limits
 from loopc.compiler.report import Reporter
 from loopc.compiler.yamlnodes import YDocument, YMap, YNode, YScalar, YSeq
 from loopc.diagnostics import Span
@@ -31,9 +32,9 @@ MAX_SOURCE_BYTES = 1024 * 1024
 MAX_NESTING = 64
 MAX_YAML_NODES = 100_000
 HEADER = ("apiVersion: loop.plan/v1", "kind: PlanVersion")
-# longest integer literal resolved exactly (Python's int/str conversion limit
-# is 4,300 decimal digits; 3,000 hex digits stay below it too)
-MAX_INT_LITERAL = 3000
+# longest number literal converted (loopc.limits; far below Python's
+# 4,300-digit int/str conversion limit)
+MAX_NUMBER_LITERAL = _limits.MAX_NUMBER_CHARS
 
 _INT_RE = re.compile(r"[-+]?[0-9]+\Z")
 _OCT_RE = re.compile(r"0o[0-7]+\Z")
@@ -60,9 +61,12 @@ def resolve_plain(text: str) -> Any:
         return False
     if text[0] not in _NUMERIC_START:
         return text
-    if len(text) > MAX_INT_LITERAL and (_INT_RE.match(text) or _OCT_RE.match(text) or _HEX_RE.match(text)):
-        # far outside every JSON number; Python refuses to convert (or print)
-        # integers this long, so it resolves as an infinite number (LP2017)
+    if len(text) > MAX_NUMBER_LITERAL and (_INT_RE.match(text) or _OCT_RE.match(text)
+                                           or _HEX_RE.match(text) or _FLOAT_RE.match(text)):
+        # over the number-literal bound: not converted (no digit string ever
+        # reaches Python's conversion limit); it stands as a non-JSON number
+        # and the schema pass reports LP2017 with the bound it breaks, read
+        # from the scalar's text (loopc.limits.number_text_problem)
         return float("-inf") if text[0] == "-" else float("inf")
     if _INT_RE.match(text):
         return int(text, 10)

@@ -31,12 +31,13 @@ from typing import Any
 
 import attrs
 
+from loopc.limits import MAX_SAFE_INTEGER, number_text_problem
 from loopc.compiler.expr import ast as A
 
 MAX_EXPR_BYTES = 8 * 1024
 MAX_TEMPLATE_BYTES = 64 * 1024
 MAX_NESTING = 64
-MAX_SAFE_INT = 2**53 - 1
+MAX_SAFE_INT = MAX_SAFE_INTEGER
 
 # Codes (registered in loopc/codes/types.py).
 SYNTAX = "LP3001"
@@ -216,6 +217,9 @@ def _unescape(tok: str, start: int) -> str:
 
 
 def _number(text: str, start: int, end: int) -> int | float:
+    why = number_text_problem(text)
+    if why is not None:
+        raise _Fail(ExprError(BAD_LITERAL, why, start, end))
     if "." not in text and "e" not in text and "E" not in text:
         if len(text.lstrip("-+").lstrip("0")) > 16:
             # beyond ±(2^53−1); not converted (Python refuses > 4,300 digits)
