@@ -37,6 +37,22 @@ class FileResult:
     text: str | None = None
     error: str | None = None
     data: bytes | None = None
+    suppressed: int = 0
+    errors: int | None = None
+    warnings: int | None = None
+
+    def cap(self, limit: int | None) -> None:
+        """Apply the per-file diagnostic limit (LP1013 summary), keeping the
+        totals of what was found."""
+        from loopc.compiler.driver import cap_diagnostics
+        from loopc.diagnostics import Severity
+
+        diags = tuple(self.diagnostics)
+        kept, n = cap_diagnostics(diags, limit)
+        if n:
+            self.errors = sum(1 for d in diags if d.severity is Severity.ERROR)
+            self.warnings = sum(1 for d in diags if d.severity is Severity.WARNING)
+        self.diagnostics, self.suppressed = kept, n
 
 
 def _decode(data: bytes) -> str | None:
@@ -78,7 +94,7 @@ def _work(item: tuple[str, bytes]) -> tuple:
     from loopc.compiler.driver import check_source
 
     path, data = item
-    return check_source(data, path=path, config=_worker_config).diagnostics
+    return check_source(data, path=path, config=_worker_config, max_diagnostics=None).diagnostics
 
 
 def _preload() -> None:
@@ -126,7 +142,7 @@ def run_checks(items: Sequence[tuple[str, bytes]], config: Any, jobs: int) -> li
             task = bar.add_task("check", total=len(items))
         try:
             for path, data in items:
-                results.append(check_source(data, path=path, config=config).diagnostics)
+                results.append(check_source(data, path=path, config=config, max_diagnostics=None).diagnostics)
                 if bar is not None:
                     bar.advance(task)
         finally:
@@ -158,13 +174,16 @@ def run_checks(items: Sequence[tuple[str, bytes]], config: Any, jobs: int) -> li
 
 
 def _read(path: str) -> tuple[bytes | None, str | None]:
+    """Budget + 1 byte of a regular file, never blocking on a FIFO or device
+    (:func:`loopc.boundedio.read_bounded`); or the precise reason it cannot
+    be read."""
+    from loopc.boundedio import read_bounded
     from loopc.compiler.yamlload import MAX_SOURCE_BYTES
 
     try:
-        with open(path, "rb") as fh:
-            return fh.read(MAX_SOURCE_BYTES + 1), None  # one byte more is enough to diagnose LP1010
+        return read_bounded(path, MAX_SOURCE_BYTES), None  # one byte more is enough to diagnose LP1010
     except OSError as exc:
-        return None, exc.strerror or str(exc)
+        return None, getattr(exc, "reason", None) or exc.strerror or str(exc)
 
 
 def collect(
@@ -188,7 +207,10 @@ def collect(
     out: list[FileResult] = []
     for e in entries:
         if e.path == "-":
-            data = sys.stdin.buffer.read()
+            from loopc.boundedio import read_stream_bounded
+            from loopc.compiler.yamlload import MAX_SOURCE_BYTES
+
+            data = read_stream_bounded(sys.stdin.buffer, MAX_SOURCE_BYTES)
             out.append(FileResult(stdin_filename or "<stdin>", data=data))
             continue
         if e.error is not None:
@@ -215,6 +237,10 @@ def _summary(files: Sequence[FileResult]) -> dict[str, int]:
     for f in files:
         if f.error is not None:
             unreadable += 1
+        if f.errors is not None and f.warnings is not None:  # totals past the diagnostic limit
+            errors += f.errors
+            warnings += f.warnings
+            continue
         for d in f.diagnostics:
             if d.severity is Severity.ERROR:
                 errors += 1
@@ -228,11 +254,37 @@ def render(fmt: str, files: Sequence[FileResult]) -> tuple[str, str]:
     (:mod:`loopc.cli.formats`)."""
     from loopc.cli import formats
 
-    reports = [formats.FileReport(f.path, tuple(f.diagnostics), f.text, f.error) for f in files]
+    reports = _reports(files)
     impl = formats.get(fmt)
     out = impl.render(reports)
     err = impl.render_stderr(reports) if impl.render_stderr is not None else ""
     return out, err
+
+
+def _reports(files: Sequence[FileResult]) -> list[Any]:
+    from loopc.cli import formats
+
+    return [formats.FileReport(f.path, tuple(f.diagnostics), f.text, f.error, suppressed=f.suppressed,
+                               errors=f.errors, warnings=f.warnings) for f in files]
+
+
+def _emit(fmt: str, files: Sequence[FileResult]) -> None:
+    """Write the report: streamed file by file when the format can
+    (``Format.write``), else as one document; then the stderr notes."""
+    from loopc.cli import formats
+
+    impl = formats.get(fmt)
+    reports = _reports(files)
+    if impl.write is not None:
+        impl.write(iter(reports), sys.stdout)
+    else:
+        out = impl.render(reports)
+        if out:
+            sys.stdout.write(out)
+    sys.stdout.flush()
+    err = impl.render_stderr(reports) if impl.render_stderr is not None else ""
+    if err:
+        click.echo(err, nl=False, err=True)
 
 
 def _format_names() -> list[str]:
@@ -256,7 +308,7 @@ def _fix_file(f: FileResult, config: Any) -> tuple[str, str, int]:
             break
         total += n
         text = new
-        f.diagnostics = check_source(text, path=f.path, config=config).diagnostics
+        f.diagnostics = check_source(text, path=f.path, config=config, max_diagnostics=None).diagnostics
     return original, text, total
 
 
@@ -275,6 +327,7 @@ def run(
     stdin_filename: str | None,
     exit_zero: bool,
     warnings_as_errors: bool,
+    max_diagnostics: int = 200,
 ) -> None:
     """The body of ``loopc check`` (see the module docstring); exits."""
     from loopc.cli.config import load_or_exit
@@ -362,11 +415,9 @@ def run(
             sys.exit(2 if s["unreadable"] else (1 if changed else 0))
         click.echo(f"fixed {fixed_total} issue(s) in {changed} file(s)", err=True)
 
-    out, err = render(fmt, files)
-    if out:
-        click.echo(out, nl=False)
-    if err:
-        click.echo(err, nl=False, err=True)
+    for f in files:
+        f.cap(max_diagnostics or None)
+    _emit(fmt, files)
     s = _summary(files)
     if s["unreadable"]:
         sys.exit(2)
@@ -411,6 +462,15 @@ def run(
 )
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when errors are found (2 still wins).")
 @click.option("--warnings-as-errors", is_flag=True, help="Report every warning as an error.")
+@click.option(
+    "--max-diagnostics",
+    "max_diagnostics",
+    type=click.IntRange(min=0),
+    default=200,
+    show_default=True,
+    metavar="N",
+    help="Report at most N diagnostics per file, then one LP1013 summary (0: no limit).",
+)
 @click.argument("paths", nargs=-1, required=True)
 def check(
     fmt: str,
@@ -425,6 +485,7 @@ def check(
     stdin_filename: str | None,
     exit_zero: bool,
     warnings_as_errors: bool,
+    max_diagnostics: int,
     paths: tuple[str, ...],
 ) -> None:
     """Check plans (files, directories, or - for stdin) and report every problem."""
@@ -442,6 +503,7 @@ def check(
         stdin_filename=stdin_filename,
         exit_zero=exit_zero,
         warnings_as_errors=warnings_as_errors,
+        max_diagnostics=max_diagnostics,
     )
 
 

@@ -21,15 +21,23 @@ import click
 
 
 def _read(path: str, limit: int | None = None) -> bytes:
-    """Read ``path`` (``-`` = stdin) as bytes; exit 2 when unreadable."""
+    """Read ``path`` (``-`` = stdin) as bytes; exit 2 when unreadable.  With
+    ``limit``, at most ``limit + 1`` bytes and only a regular file (never
+    blocking on a FIFO or device: :func:`loopc.boundedio.read_bounded`)."""
+    from loopc.boundedio import read_bounded, read_stream_bounded
+    from loopc.cli.textsafe import escape_text
+
     try:
         if path == "-":
             stream = sys.stdin.buffer
-            return stream.read(limit + 1) if limit is not None else stream.read()
+            return read_stream_bounded(stream, limit) if limit is not None else stream.read()
+        if limit is not None:
+            return read_bounded(path, limit)
         with open(path, "rb") as fh:
-            return fh.read(limit + 1) if limit is not None else fh.read()
+            return fh.read()
     except OSError as exc:
-        click.echo(f"loopc: {path}: {exc.strerror or exc}", err=True)
+        reason = getattr(exc, "reason", None) or exc.strerror or str(exc)
+        click.echo(f"loopc: {escape_text(path)}: {reason}", err=True)
         sys.exit(2)
 
 
@@ -42,13 +50,15 @@ def _compile(path: str) -> Any:
 
 
 def _report(path: str, res: Any) -> None:
-    from loopc.cli.formats.text import format_text, source_lines
+    from loopc.cli.formats.text import source_lines, write_text
 
     if not res.diagnostics:
         return
     doc = getattr(res.check, "document", None)
     lines = source_lines(doc.text) if doc is not None else None
-    click.echo(format_text(path, res.diagnostics, lines), err=True)
+    sys.stdout.flush()
+    write_text(sys.stderr, path, res.diagnostics, lines)
+    sys.stderr.flush()
 
 
 @click.command("compile")

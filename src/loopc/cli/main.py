@@ -2,7 +2,8 @@
 
 ``loopc check`` lives in :mod:`loopc.cli.check` (formats:
 :mod:`loopc.cli.formats`; exit 0 when no errors, 1 when any error, 2 for
-usage errors or unreadable paths — 2 wins), ``loopc config`` in
+usage errors or unreadable paths — 2 wins; 2 also when standard output
+cannot be written: :mod:`loopc.cli.iofail`), ``loopc config`` in
 :mod:`loopc.cli.config`.  IR commands (``compile``, ``digest``, ``verify``) are registered
 from :mod:`loopc.cli.ir_commands`.  Heavy imports happen inside commands so
 that start-up stays fast.
@@ -76,8 +77,10 @@ __import__("loopc.cli.plan_commands", fromlist=["register"]).register(cli)  # no
 
 
 def main() -> None:
-    """Console-script entry point."""
-    cli(prog_name="loopc")
+    """Console-script entry point (output failures: :mod:`loopc.cli.iofail`)."""
+    from loopc.cli.iofail import run
+
+    run(cli)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -116,7 +116,8 @@ def discover(paths: Sequence[str], *, include: Sequence[str] = (), exclude: Sequ
         if os.path.isdir(p):
             found = False
             root_chain = _parents_to_repo_root(p)
-            for root, dirs, files in os.walk(p):
+            walk_errors: list[OSError] = []
+            for root, dirs, files in os.walk(p, onerror=walk_errors.append):
                 chain = root_chain + _between(root_chain[-1], root)
                 keep = []
                 for d in sorted(dirs):
@@ -142,9 +143,15 @@ def discover(paths: Sequence[str], *, include: Sequence[str] = (), exclude: Sequ
                         continue
                     found = True
                     yield Entry(full, walked=True)
+            for err in walk_errors:  # an unreadable folder below p
+                found = True
+                why = "permission denied" if isinstance(err, PermissionError) else (err.strerror or str(err)).lower()
+                yield Entry(str(err.filename or p), why)
             if not found:
                 yield Entry(p, "no *.yaml or *.yml files found")
-        elif os.path.exists(p) and not os.path.isdir(p):
+        elif os.path.lexists(p):
+            # files, and also FIFOs, devices, dangling links and link loops:
+            # reading reports precisely what they are (loopc.boundedio)
             if exc is not None and exc.match_file(_rel(p)):
                 continue
             yield Entry(p)

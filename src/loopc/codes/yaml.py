@@ -1,5 +1,6 @@
 """LP1xxx — strict YAML layer and source budgets (docs/reference.md "Source file", "Budgets")."""
 from loopc.codes import Code, register
+from loopc.diagnostics import Severity
 
 H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
 OK_BODY = """input: {}
@@ -52,4 +53,14 @@ register(
          "Source YAML holds at most 100,000 structural nodes — mappings, sequences and scalars, "
          "keys included.",
          "<a document with 100,001 scalars>", H + OK_BODY),
+    Code("LP1013", "resource.diagnostic_limit", "More diagnostics than the per-file limit",
+         "At most 200 diagnostics are reported per file (the limit is configurable: "
+         "`loopc check --max-diagnostics N`, `check_source(..., max_diagnostics=N)`; 0 or `None` "
+         "means no limit). The first ones by position are kept and this one summary follows them, "
+         "at the first diagnostic left out: its message gives how many were left out and of which "
+         "severities (the JSON output also carries the number as `suppressed`), and its severity "
+         "is the highest among them, so the exit status stays right. Fix the reported problems "
+         "(often one mistake repeated) and check again, or raise the limit.",
+         "<a plan with 201 or more problems, such as 201 unknown top-level keys>", H + OK_BODY,
+         severity=Severity.WARNING),
 )

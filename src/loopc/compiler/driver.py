@@ -27,7 +27,11 @@ class CheckResult:
     typed model (``None`` when the document could not be modelled),
     ``scopes`` the structural scope map, ``types`` the type pass's
     compiled expressions, ``analysis`` the analyzer's facts (failure routes,
-    effects), all ``None`` when their pass did not run.
+    effects), all ``None`` when their pass did not run.  ``suppressed`` is
+    the number of diagnostics left out by the per-file limit (then the last
+    diagnostic is the LP1013 summary) and ``totals`` the (errors, warnings)
+    found before the limit applied (:attr:`error_count`,
+    :attr:`warning_count`).
     """
 
     ok: bool
@@ -39,6 +43,18 @@ class CheckResult:
     analysis: Any = None
     path: str | None = None
     budget_checked: bool = False
+    suppressed: int = 0
+    totals: tuple[int, int] | None = None
+
+    @property
+    def error_count(self) -> int:
+        """Errors found, those left out by the diagnostic limit included."""
+        return self.totals[0] if self.totals is not None else len(self.errors)
+
+    @property
+    def warning_count(self) -> int:
+        """Warnings found, those left out by the diagnostic limit included."""
+        return self.totals[1] if self.totals is not None else len(self.warnings)
 
     @property
     def line_index(self) -> Any:
@@ -71,8 +87,12 @@ def _guard(reporter: Reporter, name: str, fn: Callable[[], Any]) -> Any:
     return None
 
 
+#: Default per-file diagnostic limit (docs/language.md "Diagnostic limit").
+MAX_DIAGNOSTICS = 200
+
+
 def check_source(src: str | bytes, *, path: str | None = None, config: Any = None,
-                 lint: bool = True) -> CheckResult:
+                 lint: bool = True, max_diagnostics: int | None = MAX_DIAGNOSTICS) -> CheckResult:
     """Check one plan source (text or bytes).  Never raises on bad input.
 
     Runs seed 004 §5 passes 1–12 plus the artifact-budget projection of
@@ -86,20 +106,62 @@ def check_source(src: str | bytes, *, path: str | None = None, config: Any = Non
     errors); ``ok`` then reflects the raised severities.  ``compile`` passes
     ``lint=False``: suppressions and configuration never change an artifact's
     diagnostics.
+
+    At most ``max_diagnostics`` diagnostics are returned (``None`` or 0:
+    all); past the limit the first ones are kept and one LP1013 summary
+    carrying the number left out follows them (:func:`cap_diagnostics`).
     """
     with _no_cyclic_gc():
         res = _check(src, path)
     if not lint:
-        return res
+        return cap_result(res, max_diagnostics)
     from loopc.lint import apply_lint
 
     diags = apply_lint(res.diagnostics, res.document, config)
     if diags == res.diagnostics:
-        return res
+        return cap_result(res, max_diagnostics)
     # locate and attach the path to the suppression findings (LP19xx)
     diags = finish(diags, res.document.text if res.document is not None else None, path)
     ok = not any(d.severity is Severity.ERROR for d in diags)
-    return attrs.evolve(res, ok=ok, diagnostics=diags)
+    return cap_result(attrs.evolve(res, ok=ok, diagnostics=diags), max_diagnostics)
+
+
+def cap_result(res: CheckResult, max_diagnostics: int | None) -> CheckResult:
+    """``res`` with its diagnostics capped by :func:`cap_diagnostics`."""
+    kept, suppressed = cap_diagnostics(res.diagnostics, max_diagnostics)
+    if not suppressed:
+        return res
+    totals = (len(res.errors), len(res.warnings))
+    return attrs.evolve(res, diagnostics=kept, suppressed=suppressed, totals=totals)
+
+
+def cap_diagnostics(diags: tuple[Diagnostic, ...], limit: int | None) -> tuple[tuple[Diagnostic, ...], int]:
+    """(kept diagnostics, number left out).  With more than ``limit``
+    diagnostics (sorted by position), the first ``limit`` are kept and one
+    LP1013 summary is appended at the first one left out; its severity is
+    the highest of those left out.  ``None`` or a limit below 1: no cap."""
+    if not limit or limit < 1 or len(diags) <= limit:
+        return diags, 0
+    from loopc import codes
+
+    dropped = diags[limit:]
+    n = len(dropped)
+    errors = sum(1 for d in dropped if d.severity is Severity.ERROR)
+    warnings = sum(1 for d in dropped if d.severity is Severity.WARNING)
+    others = n - errors - warnings
+    sev = Severity.ERROR if errors else Severity.WARNING if warnings else Severity.INFO
+    kinds = [f"{errors:,} error{'s' * (errors != 1)}", f"{warnings:,} warning{'s' * (warnings != 1)}"]
+    if others:
+        kinds.append(f"{others:,} note{'s' * (others != 1)}")
+    first = dropped[0]
+    summary = Diagnostic(
+        code="LP1013", name=codes.get("LP1013").name, severity=sev,
+        message=(f"{n:,} more diagnostic{'s' * (n != 1)} not shown from here on ({', '.join(kinds)}); "
+                 f"only the first {limit:,} of a file are reported (raise the limit with "
+                 "--max-diagnostics N, 0 for none)"),
+        span=first.span, pointer=first.pointer, path=first.path,
+    )
+    return diags[:limit] + (summary,), n
 
 
 @contextlib.contextmanager
@@ -151,12 +213,15 @@ def _check(src: str | bytes, path: str | None) -> CheckResult:
     return CheckResult(ok, diags, doc, plan, scopes, types, analysis, path, budget_checked)
 
 
-def check_file(path: str) -> CheckResult:
-    """Read ``path`` as bytes and check it; ``OSError`` propagates to the caller
-    (the CLI maps it to exit 2)."""
-    with open(path, "rb") as fh:
-        data = fh.read(yaml_budget_bytes() + 1)
-    return check_source(data, path=str(path))
+def check_file(path: str, *, max_diagnostics: int | None = MAX_DIAGNOSTICS) -> CheckResult:
+    """Read ``path`` as bytes (at most the 1 MiB budget + 1 byte, never
+    blocking on a FIFO or device: :func:`loopc.boundedio.read_bounded`) and
+    check it.  :class:`loopc.boundedio.ReadError` (an ``OSError``) propagates
+    to the caller (the CLI maps it to exit 2)."""
+    from loopc.boundedio import read_bounded
+
+    data = read_bounded(str(path), yaml_budget_bytes())
+    return check_source(data, path=str(path), max_diagnostics=max_diagnostics)
 
 
 def yaml_budget_bytes() -> int:

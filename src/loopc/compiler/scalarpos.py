@@ -77,8 +77,8 @@ class ScalarMap:
 def map_scalar(doc: YDocument, scalar: YScalar) -> ScalarMap | None:
     """Build the :class:`ScalarMap` of ``scalar``, or ``None`` if its value
     cannot be reproduced from the source (callers then use the node span).
-    Linear in the scalar's source length (block scalars with an explicit
-    indentation indicator may try a few indentation levels)."""
+    Linear in the scalar's source length (a block scalar may try up to
+    three indentation levels, whatever its indentation)."""
     try:
         text = doc.text
         a, b = scalar.start, scalar.end
@@ -86,7 +86,7 @@ def map_scalar(doc: YDocument, scalar: YScalar) -> ScalarMap | None:
             return None
         style = scalar.style
         if style in ("|", ">"):
-            got = _block(text, a, b, scalar.raw)
+            got = _block(text, a, b, scalar.raw, _parent_indent(scalar))
         elif style == "'" or style == '"':
             if b - a < 2 or text[a] != style or text[b - 1] != style:
                 return None
@@ -238,12 +238,27 @@ def _flow(text: str, a: int, b: int, style: str) -> tuple[list[str], list[int], 
 # Block scalars (literal | and folded >)
 # ---------------------------------------------------------------------------
 
-def _block(text: str, a: int, b: int, raw: str) -> tuple[list[str], list[int], list[int]] | None:
+def _parent_indent(scalar: YScalar) -> int:
+    """libyaml's ``parser->indent`` when it scans ``scalar``: the column of
+    the enclosing block collection (its first key or ``-``), -1 at the root
+    (a block scalar cannot sit in a flow collection)."""
+    parent = scalar.parent
+    if parent is None:
+        return -1
+    return parent.col
+
+
+def _block(text: str, a: int, b: int, raw: str,
+           parent_indent: int = -1) -> tuple[list[str], list[int], list[int]] | None:
     """Emulate libyaml's block-scalar construction on ``text[a:b]``.
 
-    The content indentation depends on the parent's indentation when an
-    indentation indicator is given (``|2``); it is not known here, so every
-    plausible level is tried and the one reproducing ``raw`` wins.
+    The content indentation is the parent's indentation plus the
+    indentation indicator (``|2``), or auto-detected from the first
+    non-empty line with the parent's indentation + 1 as its floor (libyaml's
+    ``yaml_parser_scan_block_scalar``).  ``parent_indent`` comes from the
+    tree (:func:`_parent_indent`); one or two alternatives are tried when it
+    does not reproduce ``raw`` — a bounded number of linear passes, never one
+    per column of indentation.
     """
     i = a
     literal = text[i] == "|"
@@ -270,30 +285,24 @@ def _block(text: str, a: int, b: int, raw: str) -> tuple[list[str], list[int], l
     if i < b and text[i] in _BREAKS:
         i = _break_end(text, i)
     body = i
-    line_start = text.rfind("\n", 0, a) + 1
-    cr = text.rfind("\r", 0, a) + 1
-    line_start = max(line_start, cr)
-    indicator_col = a - line_start
+    tried: set[tuple[int, int]] = set()
     if increment:
-        candidates = [increment + p for p in range(0, indicator_col + 2)]
+        bases = (parent_indent, parent_indent - 1, parent_indent + 1)
+        attempts = [(max(0, p) + increment if p >= 0 else increment, 1) for p in bases]
     else:
-        candidates = [0]
-    for indent in candidates:
-        got = _block_body(text, body, b, literal, chomping, indent)
+        attempts = [(0, max(1, parent_indent + 1)), (0, 1)]
+    for indent, floor in attempts:
+        if (indent, floor) in tried:
+            continue
+        tried.add((indent, floor))
+        got = _block_body(text, body, b, literal, chomping, indent, floor)
         if got is not None and "".join(got[0]) == raw:
             return got
-    if not increment:
-        # auto-detection floor (parent indentation + 1) is not known: try the
-        # levels below the detected one
-        for indent in range(1, 65):
-            got = _block_body(text, body, b, literal, chomping, indent)
-            if got is not None and "".join(got[0]) == raw:
-                return got
     return None
 
 
 def _block_body(text: str, i: int, b: int, literal: bool, chomping: int,
-                indent: int) -> tuple[list[str], list[int], list[int]] | None:
+                indent: int, floor: int = 1) -> tuple[list[str], list[int], list[int]] | None:
     chars: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
@@ -321,7 +330,7 @@ def _block_body(text: str, i: int, b: int, literal: bool, chomping: int,
             i = e
             line_start = i
         if not indent:
-            indent = max(max_indent, 1)
+            indent = max(max_indent, floor, 1)
         return i, indent, max_indent
 
     trailing: list[tuple[str, int, int]] = []

@@ -66,23 +66,28 @@ class CompileResult:
 
 
 
-def compile_source(src: str | bytes, *, path: str | None = None, limits: Any = None) -> CompileResult:
+def compile_source(src: str | bytes, *, path: str | None = None, limits: Any = None,
+                   max_diagnostics: int | None = 200) -> CompileResult:
     """Compile one plan source.  Never raises on bad input: problems are
     diagnostics (a crashing step becomes LP5999).  ``limits`` overrides the
-    artifact budget (:class:`loopc.ir.budget.Limits`; tests only)."""
+    artifact budget (:class:`loopc.ir.budget.Limits`; tests only);
+    ``max_diagnostics`` caps the check's diagnostics as in
+    :func:`loopc.check_source` (LP1013 summary; ``None``: no cap)."""
     from loopc.compiler.driver import check_source
 
-    check = check_source(src, path=path, lint=False)
+    check = check_source(src, path=path, lint=False, max_diagnostics=max_diagnostics)
     return compile_checked(check, limits=limits)
 
 
 def compile_file(path: str) -> CompileResult:
-    """Read ``path`` as bytes and compile it; ``OSError`` propagates (the CLI
-    maps it to exit 2)."""
+    """Read ``path`` as bytes (bounded and non-blocking, as
+    :func:`loopc.check_file`) and compile it; ``OSError``
+    (:class:`loopc.boundedio.ReadError`) propagates (the CLI maps it to
+    exit 2)."""
+    from loopc.boundedio import read_bounded
     from loopc.compiler.driver import yaml_budget_bytes
 
-    with open(path, "rb") as fh:
-        data = fh.read(yaml_budget_bytes() + 1)
+    data = read_bounded(str(path), yaml_budget_bytes())
     return compile_source(data, path=str(path))
 
 

@@ -15,7 +15,8 @@ annotations, JUnit or GitLab Code Quality):
    returns the complete standard-output document (``""`` prints nothing;
    a non-empty document should end with a newline), and optionally
    ``render_stderr`` for human notes on standard error (the text format's
-   summary line);
+   summary line; it gets reports holding counts only) and ``write(reports,
+   out)``, a streaming form of ``render`` (same bytes, one file at a time);
 3. nothing else: :func:`names` discovers modules in this package without
    importing them, :func:`get` imports the chosen one.
 
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Callable, Iterable, Sequence
+from typing import IO, Callable, Iterable, Sequence
 
 import attrs
 
@@ -46,26 +47,37 @@ class FileReport:
     diagnostics (sorted, each with ``path``) and its decoded source ``text``
     (``None`` when it could not be decoded).  ``error`` is set (a message,
     no diagnostics) when the path could not be read or does not exist: every
-    machine format shows it as a file entry with an error."""
+    machine format shows it as a file entry with an error.  ``suppressed`` counts the
+    diagnostics left out by the per-file limit (the last diagnostic is then
+    the LP1013 summary); ``errors``/``warnings`` are the file's totals, those
+    left out included (``None``: count ``diagnostics``)."""
 
     path: str
     diagnostics: tuple[Diagnostic, ...]
     text: str | None = None
     error: str | None = None
+    suppressed: int = 0
+    errors: int | None = None
+    warnings: int | None = None
 
 
 Renderer = Callable[[Sequence[FileReport]], str]
+Writer = Callable[[Iterable[FileReport], IO[str]], None]
 
 
 @attrs.frozen
 class Format:
     """An output format: ``render`` gives standard output, ``render_stderr``
-    (optional) human notes for standard error."""
+    (optional) human notes for standard error.  ``write`` (optional) streams
+    the same bytes as ``render``: it consumes the reports one at a time as
+    files are checked and writes to the stream as it goes, so memory stays
+    bounded by one file (the command prefers it when present)."""
 
     name: str
     help: str
     render: Renderer
     render_stderr: Renderer | None = None
+    write: Writer | None = None
 
 
 def names() -> list[str]:
@@ -97,6 +109,20 @@ def summary(reports: Iterable[FileReport]) -> dict[str, int]:
     n = errors = warnings = 0
     for r in reports:
         n += r.error is None
-        errors += sum(1 for d in r.diagnostics if d.severity is Severity.ERROR)
-        warnings += sum(1 for d in r.diagnostics if d.severity is Severity.WARNING)
+        errors += file_errors(r)
+        warnings += file_warnings(r)
     return {"files": n, "errors": errors, "warnings": warnings}
+
+
+def file_errors(r: FileReport) -> int:
+    """Errors of one file, those left out by the diagnostic limit included."""
+    if r.errors is not None:
+        return r.errors
+    return sum(1 for d in r.diagnostics if d.severity is Severity.ERROR)
+
+
+def file_warnings(r: FileReport) -> int:
+    """Warnings of one file, those left out by the diagnostic limit included."""
+    if r.warnings is not None:
+        return r.warnings
+    return sum(1 for d in r.diagnostics if d.severity is Severity.WARNING)

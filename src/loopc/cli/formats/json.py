@@ -3,26 +3,72 @@
 ``{"files": [{"path", "diagnostics": [Diagnostic.to_json(), ...]}, ...],
 "summary": {"files", "errors", "warnings"}}``, indent 2, UTF-8 kept as is.
 A file that could not be read has ``"error": "<message>"`` and no diagnostics.
+A file whose diagnostics were cut by the per-file limit also has
+``"suppressed": N`` (the last diagnostic is then the LP1013 summary) and its
+summary counts include the ones left out.  Always valid UTF-8: a file name
+whose bytes are not UTF-8 shows them as U+FFFD in ``path`` and gives them
+exactly, base64-encoded, in ``pathBytes``.  Streams one file at a time
+(:func:`write`; same bytes as :func:`render`).
 """
 from __future__ import annotations
 
+import base64
+import io
 import json
-from typing import Sequence
+import os
+from typing import IO, Any, Iterable, Sequence
 
-from loopc.cli.formats import FileReport, Format, summary
+from loopc.cli.formats import FileReport, Format, file_errors, file_warnings
+
+
+def path_json(path: str) -> dict[str, Any]:
+    """``{"path": ...}``, plus ``"pathBytes"`` (base64 of the raw bytes)
+    when the name is not valid UTF-8."""
+    try:
+        path.encode("utf-8")
+        return {"path": path}
+    except UnicodeEncodeError:
+        raw = os.fsencode(path)
+        return {"path": raw.decode("utf-8", "replace"),
+                "pathBytes": base64.b64encode(raw).decode("ascii")}
+
+
+def file_json(r: FileReport) -> dict[str, Any]:
+    """One entry of ``files``."""
+    entry: dict[str, Any] = {**path_json(r.path), "diagnostics": [d.to_json() for d in r.diagnostics]}
+    if r.error is not None:
+        entry["error"] = r.error
+    if r.suppressed:
+        entry["suppressed"] = r.suppressed
+    return entry
+
+
+def _indent(text: str, prefix: str) -> str:
+    return text.replace("\n", "\n" + prefix)  # JSON strings never hold a raw newline
+
+
+def write(reports: Iterable[FileReport], out: IO[str]) -> None:
+    """Stream the document: each file's entry is written as soon as it is
+    checked; the bytes equal ``json.dumps(doc, indent=2, ensure_ascii=False)``
+    of the whole document plus one newline."""
+    n = files = errors = warnings = 0
+    for r in reports:
+        sep = '{\n  "files": [\n    ' if n == 0 else ",\n    "
+        out.write(sep + _indent(json.dumps(file_json(r), indent=2, ensure_ascii=False), "    "))
+        n += 1
+        files += r.error is None  # files that could not be read are not counted as checked
+        errors += file_errors(r)
+        warnings += file_warnings(r)
+    summary = {"files": files, "errors": errors, "warnings": warnings}
+    head = '{\n  "files": [],' if n == 0 else "\n  ],"
+    out.write(head + '\n  "summary": ' + _indent(json.dumps(summary, indent=2), "  ") + "\n}\n")
 
 
 def render(reports: Sequence[FileReport]) -> str:
     """The JSON document (one trailing newline)."""
-    doc = {
-        "files": [
-            {"path": r.path, "diagnostics": [d.to_json() for d in r.diagnostics],
-             **({"error": r.error} if r.error is not None else {})}
-            for r in reports
-        ],
-        "summary": summary(reports),
-    }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    buf = io.StringIO()
+    write(reports, buf)
+    return buf.getvalue()
 
 
-FORMAT = Format(name="json", help="one JSON document for all files", render=render)
+FORMAT = Format(name="json", help="one JSON document for all files", render=render, write=write)

@@ -4,61 +4,139 @@
 underline, notes for related locations, ``help:`` for a fix and the culprit
 node or edge; a finding without a position prints ``path: severity[code]
 message`` alone.  The summary line goes to standard error.
+
+Linear and streaming (docs/language.md "Command-line output"): each
+diagnostic is written as it is formatted (:func:`write_text`), and its
+excerpt shows at most :data:`EXCERPT_WIDTH` code points of its line (a
+window around the column; ``…`` marks what is cut), so the work per
+diagnostic is bounded whatever the line's length.  Display widths come from
+wcwidth by grapheme cluster (CJK and emoji take two columns, a ZWJ sequence
+is one cluster); tabs are kept.  Lines split where positions split them
+(LF, CRLF, CR); NEL, U+2028 and U+2029 inside a line show as ``<U+2028>``;
+file names, messages and node ids are escaped (:mod:`loopc.cli.textsafe`).
 """
 from __future__ import annotations
 
-import unicodedata
-from typing import Sequence
+import io
+import re
+from typing import IO, Iterable, Sequence
+
+from wcwidth import width as _wcwidth
 
 from loopc.cli.formats import FileReport, Format, summary
+from loopc.cli.textsafe import UNSAFE, escape_text
 from loopc.diagnostics import Diagnostic
 
+#: Longest excerpt shown for one diagnostic, in code points of its line.
+EXCERPT_WIDTH = 160
+#: Code points shown before the column when a long line is windowed.
+EXCERPT_LEAD = 60
 
-def _display_width(text: str) -> int:
-    """Terminal columns of ``text``: East Asian wide/fullwidth characters
-    (CJK, most emoji) take two."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+# excerpt tokens: a tab (kept), one unsafe character, a run of safe text
+_UNSAFE_NO_TAB = UNSAFE.replace("\x00-\x1f", "\x00-\x08\x0a-\x1f")
+_TOKEN = re.compile(f"(\t)|([{_UNSAFE_NO_TAB}])|([^{UNSAFE}]+)")
+
+
+def _shown_unsafe(ch: str) -> str:
+    return f"<U+{ord(ch):04X}>"
+
+
+def _piece(text: str, blank: bool) -> str:
+    """Display form of an excerpt piece; ``blank``: the same width in
+    spaces (tabs kept), for the caret line."""
+    out: list[str] = []
+    for m in _TOKEN.finditer(text):
+        tab, bad, run = m.groups()
+        if tab is not None:
+            out.append("\t")
+        elif bad is not None:
+            shown = _shown_unsafe(bad)
+            out.append(" " * len(shown) if blank else shown)
+        else:
+            out.append(" " * max(0, _wcwidth(run)) if blank else run)
+    return "".join(out)
+
+
+def _width(text: str) -> int:
+    n = 0
+    for m in _TOKEN.finditer(text):
+        tab, bad, run = m.groups()
+        if tab is not None:
+            n += 1
+        elif bad is not None:
+            n += len(_shown_unsafe(bad))
+        else:
+            n += max(0, _wcwidth(run))
+    return n
+
+
+def excerpt(src: str, col: int, end_col: int) -> tuple[str, str]:
+    """(shown line, caret line) underlining code points ``col..end_col``
+    (1-based, end exclusive) of ``src``.  Lines longer than
+    :data:`EXCERPT_WIDTH` are windowed around ``col``; the work is bounded by
+    the window, not the line."""
+    n = len(src)
+    col = max(1, min(col, n + 1))
+    end_col = max(col + 1, min(end_col, n + 2))
+    lo, hi = 0, n
+    if n > EXCERPT_WIDTH:
+        lo = max(0, min(col - 1 - EXCERPT_LEAD, n - EXCERPT_WIDTH))
+        hi = min(n, lo + EXCERPT_WIDTH)
+    head = "…" if lo > 0 else ""
+    tail = "…" if hi < n else ""
+    shown = head + _piece(src[lo:hi], False) + tail
+    prefix = (" " if head else "") + _piece(src[lo:col - 1], True)
+    width = max(1, _width(src[col - 1:min(end_col - 1, hi)]))
+    return shown, prefix + "^" + "~" * (width - 1)
 
 
 def _caret_line(source_line: str, col: int, end_col: int) -> str:
-    """Underline code points ``col..end_col`` (1-based, end exclusive) of
-    ``source_line`` as a terminal shows it: tabs are kept, wide characters
-    count two columns."""
-    prefix = "".join(
-        "\t" if ch == "\t" else " " * _display_width(ch) for ch in source_line[: col - 1]
-    )
-    width = max(1, _display_width(source_line[col - 1 : end_col - 1]))
-    return prefix + "^" + "~" * (width - 1)
+    """The caret underline of :func:`excerpt` alone."""
+    return excerpt(source_line, col, end_col)[1]
+
+
+def write_text(out: IO[str], path: str, diags: Iterable[Diagnostic], lines: Sequence[str] | None) -> int:
+    """Write each diagnostic (``path:line:col: severity[code] message``, the
+    source line and a caret underline — multi-line ranges underline to the
+    end of the first line) to ``out`` as it is formatted; returns how many.
+    ``lines`` are the source's lines (:func:`source_lines`) or ``None``."""
+    shown_path = escape_text(path)
+    count = 0
+    for d in diags:
+        count += 1
+        span = d.span
+        msg = escape_text(d.message)
+        if span is None:
+            parts = [f"{shown_path}: {d.severity.value}[{d.code}] {msg}"]
+        else:
+            parts = [f"{shown_path}:{span.line}:{span.column}: {d.severity.value}[{d.code}] {msg}"]
+            if lines is not None and 1 <= span.line <= len(lines):
+                src = lines[span.line - 1]
+                end = span.end_column if span.end_line == span.line else len(src) + 1
+                shown, caret = excerpt(src, span.column, end)
+                parts.append(f"  {span.line:>4} | {shown}")
+                parts.append(f"       | {caret}")
+        for r in d.related:
+            where_r = f"{shown_path}:{r.span.line}:{r.span.column}" if r.span is not None else shown_path
+            parts.append(f"  note: {where_r}: {escape_text(r.message)}")
+        if d.fix is not None:
+            parts.append(f"  help: {escape_text(d.fix.message)}")
+        where = []
+        if d.node:
+            where.append(f"node '{escape_text(d.node)}'")
+        if d.edge:
+            where.append(f"edge '{escape_text(d.edge)}'")
+        if where:
+            parts.append(f"  in {', '.join(where)}")
+        out.write("\n".join(parts) + "\n")
+    return count
 
 
 def format_text(path: str, diags: Sequence[Diagnostic], lines: Sequence[str] | None) -> str:
-    """``path:line:col: severity[code] message`` plus the source line and a
-    caret underline (multi-line ranges underline to the end of the first line)."""
-    out: list[str] = []
-    for d in diags:
-        if d.span is None:
-            out.append(f"{path}: {d.severity.value}[{d.code}] {d.message}")
-        else:
-            out.append(f"{path}:{d.span.line}:{d.span.column}: {d.severity.value}[{d.code}] {d.message}")
-        where = []
-        if d.node:
-            where.append(f"node '{d.node}'")
-        if d.edge:
-            where.append(f"edge '{d.edge}'")
-        if d.span is not None and lines is not None and 1 <= d.span.line <= len(lines):
-            src = lines[d.span.line - 1]
-            end = d.span.end_column if d.span.end_line == d.span.line else len(src) + 1
-            end = min(max(end, d.span.column + 1), len(src) + 2)
-            out.append(f"  {d.span.line:>4} | {src}")
-            out.append(f"       | {_caret_line(src, d.span.column, end)}")
-        for r in d.related:
-            where_r = f"{path}:{r.span.line}:{r.span.column}" if r.span is not None else path
-            out.append(f"  note: {where_r}: {r.message}")
-        if d.fix is not None:
-            out.append(f"  help: {d.fix.message}")
-        if where:
-            out.append(f"  in {', '.join(where)}")
-    return "\n".join(out)
+    """:func:`write_text` into a string (without the final newline)."""
+    buf = io.StringIO()
+    write_text(buf, path, diags, lines)
+    return buf.getvalue()[:-1]
 
 
 def source_lines(text: str | None) -> list[str] | None:
@@ -75,19 +153,26 @@ def source_lines(text: str | None) -> list[str] | None:
     return lines
 
 
+def write(reports: Iterable[FileReport], out: IO[str]) -> None:
+    """Stream every file with diagnostics, one block each (:func:`render`'s bytes)."""
+    for r in reports:
+        if r.diagnostics:
+            write_text(out, r.path, r.diagnostics, source_lines(r.text))
+
+
 def render(reports: Sequence[FileReport]) -> str:
     """Every file with diagnostics, one block each."""
-    blocks = [format_text(r.path, r.diagnostics, source_lines(r.text))
-              for r in reports if r.diagnostics]
-    return "".join(b + "\n" for b in blocks)
+    buf = io.StringIO()
+    write(reports, buf)
+    return buf.getvalue()
 
 
 def render_stderr(reports: Sequence[FileReport]) -> str:
     """``loopc: PATH: error`` for each unreadable path, then the summary line."""
     s = summary(reports)
-    unreadable = "".join(f"loopc: {r.path}: {r.error}\n" for r in reports if r.error is not None)
+    unreadable = "".join(f"loopc: {escape_text(r.path)}: {r.error}\n" for r in reports if r.error is not None)
     return unreadable + f"checked {s['files']} file(s): {s['errors']} error(s), {s['warnings']} warning(s)\n"
 
 
 FORMAT = Format(name="text", help="compiler-style text with source excerpts (default)",
-                render=render, render_stderr=render_stderr)
+                render=render, render_stderr=render_stderr, write=write)
