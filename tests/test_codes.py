@@ -63,6 +63,7 @@ def test_fixed_example_checks_clean(c: codes.Code) -> None:
 NO_FIXTURE = {
     "LP1010": "tests/test_hostile.py two_mib",
     "LP1012": "tests/test_hostile.py huge_scalar_count",
+    "LP1013": "tests/test_hostile_corpus.py::test_diagnostic_limit_lp1013_summary (201+ diagnostics)",
     "LP5999": "only raised when a pass crashes; tests assert it never appears",
     "LP5001": "tests/test_ir_budget.py::test_schema_fields_lp5001 (real limits)",
     "LP5002": "tests/test_ir_budget.py::test_expression_instructions_lp5002 (real limits)",
