@@ -298,8 +298,8 @@ def run_case(src: str | bytes, max_diagnostics: int | None = CAP) -> Outcome:
     lines = source_lines(res.document.text) if res.document is not None else None
     write_text(text, "hostile.yaml", res.diagnostics, lines)
     js = io.StringIO()
-    json_format.write([FileReport("hostile.yaml", res.diagnostics, None, res.suppressed, res.error_count,
-                                  res.warning_count)], js)
+    json_format.write([FileReport("hostile.yaml", res.diagnostics, suppressed=res.suppressed,
+                                  errors=res.error_count, warnings=res.warning_count)], js)
     return Outcome(res, text.getvalue(), js.getvalue())
 
 

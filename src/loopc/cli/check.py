@@ -210,8 +210,8 @@ def collect(
             from loopc.boundedio import read_stream_bounded
             from loopc.compiler.yamlload import MAX_SOURCE_BYTES
 
-            data = read_stream_bounded(sys.stdin.buffer, MAX_SOURCE_BYTES)
-            out.append(FileResult(stdin_filename or "<stdin>", data=data))
+            stdin_data = read_stream_bounded(sys.stdin.buffer, MAX_SOURCE_BYTES)
+            out.append(FileResult(stdin_filename or "<stdin>", data=stdin_data))
             continue
         if e.error is not None:
             out.append(FileResult(e.path, error=e.error))
