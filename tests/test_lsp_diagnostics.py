@@ -5,6 +5,8 @@ module: VS Code 1.65 capabilities (UTF-16, push) and Neovim 0.11 (UTF-8,
 pull).  Protocol-spec violations detected by pytest-lsp fail the test."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
@@ -205,3 +207,26 @@ async def test_survives_malformed_input_mid_edit(client: LanguageClient) -> None
         assert hover is None or isinstance(hover, lsp.Hover)
     change_doc(client, uri, 99, None, GOOD)
     assert await diagnostics(client, uri, pull, until=lambda d: d == []) == []
+
+
+WARN_PLAN = (Path(__file__).parent / "fixtures" / "analysis" / "callback_work_items_unconsumed.yaml").read_text()
+
+
+async def test_project_configuration_and_suppressions_apply(client: LanguageClient, tmp_path: Path) -> None:
+    """The editor shows what `loopc check` shows in the document's folder:
+    `.loopc.toml` and inline suppressions apply."""
+    _, _, _, pull = prof(client)
+    (tmp_path / ".git").mkdir()
+    sub = tmp_path / "plans"
+    sub.mkdir()
+    uri = (sub / "p.yaml").as_uri()
+    open_doc(client, uri, WARN_PLAN)
+    got = await diagnostics(client, uri, pull, until=lambda d: len(d) > 0)
+    assert [d.code for d in got] == ["LP4702"]
+    (tmp_path / ".loopc.toml").write_text('disable = ["LP4702"]\n')
+    change_doc(client, uri, 2, None, WARN_PLAN + "\n")
+    got = await diagnostics(client, uri, pull, until=lambda d: d == [])
+    from loopc.lint.config import from_mapping
+
+    cfg, _ = from_mapping({"disable": ["LP4702"]})
+    assert check_source(WARN_PLAN + "\n", config=cfg).diagnostics == ()

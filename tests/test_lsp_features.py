@@ -329,3 +329,54 @@ async def test_debug_info_and_settings(client: LanguageClient) -> None:
     assert code not in {d.code for d in got}
     client.set_configuration({"loopc": {"debounce": 10}})
     client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings=None))
+
+
+def decode_tokens(text: str, data: list[int], encoding: str, legend: list[str]) -> list[tuple[str, str]]:
+    lines = text.split("\n")
+    codec = "utf-8" if encoding == "utf-8" else "utf-16-le"
+    w = 1 if encoding == "utf-8" else 2
+    out = []
+    line = ch = 0
+    for i in range(0, len(data), 5):
+        dl, dc, ln, t, _ = data[i: i + 5]
+        if dl:
+            line, ch = line + dl, dc
+        else:
+            ch += dc
+        b = lines[line].encode(codec)
+        out.append((legend[t], b[ch * w: (ch + ln) * w].decode(codec)))
+    return out
+
+
+async def test_semantic_tokens_for_expressions(client: LanguageClient) -> None:
+    uri = await opened(client)
+    legend = client.init_result.capabilities.semantic_tokens_provider.legend.token_types  # type: ignore[attr-defined]
+    res = await client.text_document_semantic_tokens_full_async(lsp.SemanticTokensParams(text_document=doc(uri)))
+    toks = decode_tokens(PLAN, list(res.data), enc(client), legend)
+    # the template after CJK and an emoji: braces, root, field — in the negotiated encoding
+    assert ("macro", "{{") in toks and ("macro", "}}") in toks
+    i = toks.index(("macro", "{{"))
+    assert toks[i + 1: i + 4] == [("namespace", "input"), ("property", "topic"), ("macro", "}}")]
+    assert ("namespace", "run") in toks and ("property", "verdict") in toks
+
+
+async def test_call_hierarchy_code_lens_inlay_hints(client: LanguageClient) -> None:
+    e = enc(client)
+    uri = await opened(client)
+    items = await client.text_document_prepare_call_hierarchy_async(lsp.CallHierarchyPrepareParams(
+        text_document=doc(uri), position=pos_of(PLAN, "id: gather", e, delta=4)))
+    assert [i.name for i in items] == ["gather"]
+    inc = await client.call_hierarchy_incoming_calls_async(lsp.CallHierarchyIncomingCallsParams(item=items[0]))
+    assert sorted(c.from_.name for c in inc) == ["legal_ok", "sec_ok"]
+    out = await client.call_hierarchy_outgoing_calls_async(lsp.CallHierarchyOutgoingCallsParams(item=items[0]))
+    assert [c.to.name for c in out] == ["done"]
+    lenses = await client.text_document_code_lens_async(lsp.CodeLensParams(text_document=doc(uri)))
+    titles = {text_at(PLAN, c.range, e): c.command.title for c in lenses}
+    assert titles["legal_ok"] == "1 upstream · 1 downstream · in fork `split` branch `legal`"
+    assert titles["split"] == "1 upstream · 2 downstream"
+    end = lsp.Position(line=PLAN.count("\n"), character=0)
+    hints = await client.text_document_inlay_hint_async(lsp.InlayHintParams(
+        text_document=doc(uri), range=lsp.Range(start=lsp.Position(line=0, character=0), end=end)))
+    labels = [h.label for h in hints]
+    assert ": string" in labels and ": scope" in labels
+    assert "← {verdict: string}" in labels

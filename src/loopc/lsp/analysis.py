@@ -25,7 +25,7 @@ class Analysis:
     ``active`` (is a plan), ``result`` (the :class:`~loopc.CheckResult`, or
     ``None`` when not active) and ``diagnostics`` (protocol diagnostics)."""
 
-    __slots__ = ("uri", "version", "text", "index", "active", "result", "diagnostics", "_cache")
+    __slots__ = ("uri", "version", "text", "index", "active", "result", "diagnostics", "config_problems", "_cache")
 
     def __init__(self, uri: str, version: int | None, text: str, index: EditorIndex, active: bool,
                  result: Any, diagnostics: list[lsp.Diagnostic]) -> None:
@@ -36,6 +36,7 @@ class Analysis:
         self.active = active
         self.result = result
         self.diagnostics = diagnostics
+        self.config_problems: list[str] = []
         self._cache: dict[str, Any] = {}
 
     @property
@@ -54,20 +55,31 @@ class Analysis:
 
 
 def analyse(uri: str, text: str, version: int | None, encoding: str,
-            overrides: Mapping[str, str] | None = None) -> Analysis:
-    """Check ``text`` when it is a plan and convert its diagnostics."""
+            overrides: Mapping[str, str] | None = None, *, project: bool = True) -> Analysis:
+    """Check ``text`` when it is a plan and convert its diagnostics.  With
+    ``project``, the document's project configuration applies as in
+    ``loopc check`` (:mod:`loopc.lsp.project`)."""
     index = EditorIndex(text, encoding)
     if not is_plan_text(text):
         return Analysis(uri, version, text, index, False, None, [])
     from loopc.compiler.driver import check_source
 
-    result = check_source(text, path=_path_of(uri))
+    path = _path_of(uri)
+    config = None
+    if project:
+        from loopc.lsp.project import config_for
+
+        config, problems = config_for(path)
+    result = check_source(text, path=path, config=config)
     diags = []
     for d in result.diagnostics:
         ld = to_lsp(d, index, uri, overrides)
         if ld is not None:
             diags.append(ld)
-    return Analysis(uri, version, text, index, True, result, diags)
+    a = Analysis(uri, version, text, index, True, result, diags)
+    if project:
+        a.config_problems = problems
+    return a
 
 
 def _path_of(uri: str) -> str | None:

@@ -436,6 +436,62 @@ def register(server: Any) -> None:
         a = active(params.text_document.uri)
         return document_symbols(a) if a is not None else None
 
+    from loopc.lsp import graphview as GV
+    from loopc.lsp import semantic as SEM
+
+    def node_at(a: Analysis, pos: lsp.Position) -> str | None:
+        hit = occurrence_at(a, pos)
+        if hit is None or hit[1].symbol[0] != "node":
+            return None
+        return hit[1].symbol[1]
+
+    @server.feature(lsp.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)
+    @guarded(server, "callHierarchy", None)
+    def on_prepare_call_hierarchy(ls: Any, params: lsp.CallHierarchyPrepareParams) -> Any:
+        a = active(params.text_document.uri)
+        nid = node_at(a, params.position) if a is not None else None
+        return GV.prepare(a, nid) if a is not None and nid is not None else None
+
+    def _item_node(item: lsp.CallHierarchyItem) -> tuple[Analysis | None, str | None]:
+        a = active(item.uri)
+        nid = item.data.get("node") if isinstance(item.data, dict) else item.name
+        if a is None or a.plan is None or nid not in a.plan.nodes:
+            return None, None
+        return a, nid
+
+    @server.feature(lsp.CALL_HIERARCHY_INCOMING_CALLS)
+    @guarded(server, "callHierarchy", None)
+    def on_incoming(ls: Any, params: lsp.CallHierarchyIncomingCallsParams) -> Any:
+        a, nid = _item_node(params.item)
+        return GV.incoming(a, nid) if a is not None and nid is not None else None
+
+    @server.feature(lsp.CALL_HIERARCHY_OUTGOING_CALLS)
+    @guarded(server, "callHierarchy", None)
+    def on_outgoing(ls: Any, params: lsp.CallHierarchyOutgoingCallsParams) -> Any:
+        a, nid = _item_node(params.item)
+        return GV.outgoing(a, nid) if a is not None and nid is not None else None
+
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS)
+    @guarded(server, "codeLens", None)
+    def on_code_lens(ls: Any, params: lsp.CodeLensParams) -> Any:
+        a = active(params.text_document.uri)
+        return GV.code_lenses(a) if a is not None and a.plan is not None else None
+
+    @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)
+    @guarded(server, "inlayHint", None)
+    def on_inlay_hint(ls: Any, params: lsp.InlayHintParams) -> Any:
+        a = active(params.text_document.uri)
+        return GV.inlay_hints(a, params.range) if a is not None and a.plan is not None else None
+
+    @server.feature(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
+                    lsp.SemanticTokensLegend(token_types=SEM.TOKEN_TYPES, token_modifiers=[]))
+    @guarded(server, "semanticTokens", None)
+    def on_semantic_tokens(ls: Any, params: lsp.SemanticTokensParams) -> Any:
+        a = active(params.text_document.uri)
+        if a is None or a.plan is None:
+            return lsp.SemanticTokens(data=[])
+        return lsp.SemanticTokens(data=a.cached("semantic", lambda: SEM.semantic_tokens(a.result, a.index)))
+
     @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
                     lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND]))
     @guarded(server, "codeAction", None)

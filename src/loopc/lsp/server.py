@@ -87,6 +87,7 @@ class LoopcServer(LanguageServer):
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.published: set[str] = set()
         self._results = 0
+        self.config_problems_logged: set[str] = set()
 
     def next_result_id(self) -> str:
         self._results += 1
@@ -110,6 +111,11 @@ class LoopcServer(LanguageServer):
     def _analyse(self, uri: str, text: str, version: int | None) -> Analysis:
         a = analyse(uri, text, version, self.encoding, self.settings.severity)
         self.analyses[uri] = a
+        for p in a.config_problems:
+            if p not in self.config_problems_logged:
+                self.config_problems_logged.add(p)
+                self.window_log_message(lsp.LogMessageParams(
+                    type=lsp.MessageType.Warning, message=f"loopc: {p} (the configuration is ignored)"))
         plan = a.plan
         if plan is not None and not plan.malformed_nodes and not plan.malformed_edges:
             self.last_good[uri] = a

@@ -1,0 +1,86 @@
+"""The project configuration a document is checked with (docs/editors.md,
+"Settings"; docs/ci.md "Configuration").
+
+So that the editor shows what ``loopc check`` run in the document's folder
+would print, the server finds the same configuration the CLI finds: the
+nearest ``.loopc.toml`` (top level) or ``pyproject.toml`` with a
+``[tool.loopc]`` table, searching from the document's folder upwards and
+stopping at the repository root (the first folder holding ``.git``); in one
+folder ``.loopc.toml`` wins.  The table is interpreted by
+:func:`loopc.lint.config.from_mapping`, exactly as the CLI does; a broken
+file gives the defaults (the CLI would exit 2 and print the problem; the
+server logs it).  Parsed files are cached by path and modification time, so
+a keystroke costs a few ``stat`` calls.  Documents without a file path
+(untitled buffers) use the defaults.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+_cache: dict[str, tuple[float, Any, list[str]]] = {}
+
+
+def _toml_load(path: str) -> tuple[dict[str, Any], list[str]]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh), []
+    except OSError as exc:
+        return {}, [f"{path}: {exc.strerror or exc}"]
+    except Exception as exc:  # noqa: BLE001 - TOMLDecodeError
+        return {}, [f"{path}: invalid TOML: {exc}"]
+
+
+def _table(path: str, pyproject: bool) -> tuple[Any, list[str]] | None:
+    """``(table or None, problems)``; ``None`` when a pyproject.toml has no
+    ``[tool.loopc]`` (it does not count)."""
+    try:
+        mtime = os.stat(path).st_mtime
+    except OSError:
+        return None
+    hit = _cache.get(path)
+    if hit is None or hit[0] != mtime:
+        data, problems = _toml_load(path)
+        table: Any = data
+        if pyproject:
+            tool = data.get("tool")
+            table = tool.get("loopc") if isinstance(tool, dict) else None
+            if table is not None and not isinstance(table, dict):
+                problems = problems + [f"{path}: [tool.loopc] must be a table"]
+                table = {}
+        hit = (mtime, table, problems)
+        _cache[path] = hit
+    _, table, problems = hit
+    if table is None and not problems:
+        return None
+    return table or {}, problems
+
+
+def config_for(doc_path: str | None) -> tuple[Any, list[str]]:
+    """``(LintConfig or None, problems)`` for a document at ``doc_path``."""
+    if not doc_path:
+        return None, []
+    d = os.path.dirname(os.path.abspath(doc_path))
+    for _ in range(64):
+        for name, pyproject in ((".loopc.toml", False), ("pyproject.toml", True)):
+            p = os.path.join(d, name)
+            if os.path.isfile(p):
+                got = _table(p, pyproject)
+                if got is not None:
+                    table, problems = got
+                    from loopc.lint.config import from_mapping
+
+                    cfg, more = from_mapping(table, p)
+                    return cfg, problems + more
+        if os.path.exists(os.path.join(d, ".git")):
+            break
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return None, []

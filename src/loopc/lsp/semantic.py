@@ -1,0 +1,136 @@
+"""Semantic tokens for expressions (docs/editors.md, "Features").
+
+Inside ``ref:`` paths, ``{{ }}`` templates and bare expressions (``when``,
+``condition``, ``expr:``) the server marks what a YAML grammar cannot see:
+reference roots (``namespace``), field segments (``property``), functions,
+comparison and logical operators, string/number literals, ``true``/
+``false``/``null`` (``keyword``) and the template braces (``macro``).
+Positions come from the expression parser's offsets mapped back through the
+YAML scalar (:func:`loopc.compiler.scalarpos.value_span`), so escapes,
+quotes and folded block scalars are placed right; a token that would span
+lines is dropped.  Output: the LSP's relative 5-integer encoding, in the
+negotiated position encoding.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from loopc.compiler.model import Expr, ListValue, MapValue, Ref, Template
+from loopc.compiler.yamlnodes import YScalar
+
+TOKEN_TYPES = ["namespace", "property", "function", "operator", "string", "number", "keyword", "macro"]
+_T = {name: i for i, name in enumerate(TOKEN_TYPES)}
+
+
+def _values(plan: Any) -> Iterator[Any]:
+    from loopc.lsp.symbols import _config_values
+
+    for node in plan.nodes.values():
+        for v, _k in _config_values(node.config):
+            yield v
+    for edge in plan.edges.values():
+        if edge.bind:
+            yield from edge.bind.values()
+
+
+def _ast_tokens(root: Any) -> Iterator[tuple[int, int, str]]:
+    """(start, end, type) in the parsed text's offsets."""
+    from loopc.compiler.expr import ast as A
+
+    for n in A.walk(root):
+        if isinstance(n, A.Path):
+            names = tuple(n.root.split(".")) + tuple(n.segments)
+            if len(n.name_starts) != len(names):
+                yield n.start, n.end, "property"
+                continue
+            nroot = len(names) - len(n.segments)
+            for k, (name, s) in enumerate(zip(names, n.name_starts)):
+                yield s, s + len(name), "namespace" if k < nroot else "property"
+        elif isinstance(n, A.Lit):
+            v = n.value
+            kind = "string" if isinstance(v, str) else "keyword" if v is None or isinstance(v, bool) else "number"
+            yield n.start, n.end, kind
+        elif isinstance(n, A.Call):
+            yield n.start, n.name_end or n.start + len(n.name), "function"
+        elif isinstance(n, A.Compare) and n.op_end > n.op_start:
+            yield n.op_start, n.op_end, "operator"
+        elif isinstance(n, A.Not):
+            yield n.start, n.start + 1, "operator"
+
+
+def _scalar_tokens(v: Any) -> Iterator[tuple[YScalar, int, int, str]]:
+    from loopc.compiler.expr.parser import parse_expression, parse_path, parse_template
+
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, ListValue):
+            stack.extend(x.items)
+            continue
+        if isinstance(x, MapValue):
+            stack.extend(x.entries.values())
+            continue
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+            continue
+        sc = getattr(x, "src", None)
+        if not isinstance(sc, YScalar):
+            continue
+        if isinstance(x, Ref):
+            p, _ = parse_path(x.text)
+            if p is not None:
+                for s, e, k in _ast_tokens(p):
+                    yield sc, s, e, k
+        elif isinstance(x, Expr):
+            e0, _ = parse_expression(x.text)
+            if e0 is not None:
+                for s, e, k in _ast_tokens(e0):
+                    yield sc, s, e, k
+        elif isinstance(x, Template) and "{{" in x.text:
+            t, _ = parse_template(x.text)
+            if t is None:
+                continue
+            for it in t.interps:
+                yield sc, it.start, it.start + 2, "macro"
+                for s, e, k in _ast_tokens(it.expr):
+                    yield sc, s, e, k
+                yield sc, it.end - 2, it.end, "macro"
+
+
+def semantic_tokens(result: Any, index: Any) -> list[int]:
+    """The ``data`` array of a full ``textDocument/semanticTokens`` answer."""
+    from loopc.compiler.scalarpos import value_span
+
+    plan = getattr(result, "plan", None)
+    doc = getattr(result, "document", None)
+    if plan is None or doc is None:
+        return []
+    toks: list[tuple[int, int, int, int]] = []  # line, char, length, type
+    seen: set[tuple[int, int]] = set()
+    for v in _values(plan):
+        for sc, s, e, kind in _scalar_tokens(v):
+            if e <= s:
+                continue
+            sp = value_span(doc, sc, s, e)
+            if sp.line != sp.end_line:
+                continue
+            a, b = index.span_offsets(sp)
+            if (a, b) in seen or b <= a:
+                continue
+            seen.add((a, b))
+            start = index.position(a)
+            end = index.position(b)
+            if end.line != start.line:
+                continue
+            toks.append((start.line, start.character, end.character - start.character, _T[kind]))
+    toks.sort()
+    data: list[int] = []
+    pl = pc = 0
+    last_end = (-1, -1)
+    for line, ch, length, t in toks:
+        if (line, ch) < last_end:
+            continue  # overlapping (never from one parse; guard against two values sharing a scalar)
+        data.extend((line - pl, ch - pc if line == pl else ch, length, t, 0))
+        pl, pc = line, ch
+        last_end = (line, ch + length)
+    return data
