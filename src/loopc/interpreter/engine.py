@@ -478,7 +478,7 @@ class Engine:
               *, env_extra: Mapping[str, Any] | None = None) -> None:
         edge_id, implicit, _ = node.ports[port]
         if edge_id is None:
-            err = output if isinstance(output, Mapping) and "code" in output else {
+            err = output if isinstance(output, dict) and "code" in output else {
                 "code": "wait.timed_out" if port == "timed_out" else f"{node.op}.{port}",
                 "detail": f"'{node.id}' took its {port} port"}
             self._route(implicit, ctx, {"code": err["code"], "detail": err.get("detail", "")})
@@ -982,7 +982,7 @@ class Engine:
             req["scope"] = sc
         if cfg.responder is not None:
             r = self._eval(cfg.responder, env, f"'{nid}' responder")
-            if isinstance(r, Mapping) and isinstance(r.get("selectOne"), list) and r["selectOne"]:
+            if isinstance(r, dict) and isinstance(r.get("selectOne"), list) and r["selectOne"]:
                 pool = list(r["selectOne"])
                 seed = hashlib.sha256(f"{self.run_id}:{a.id}:{a.attempt}".encode()).digest()
                 pick = pool[random.Random(int.from_bytes(seed[:8], "big")).randrange(len(pool))]
@@ -1005,7 +1005,7 @@ class Engine:
             seen: dict[str, Any] = {}
             for s in vals:
                 if s is not None:
-                    seen.setdefault(f"{s.get('kind')}:{s.get('scopeId')}" if isinstance(s, Mapping) else str(s), s)
+                    seen.setdefault(f"{s.get('kind')}:{s.get('scopeId')}" if isinstance(s, dict) else str(s), s)
             req["relatedScopes"] = list(seen.values())
         if cfg.work_items is not None:
             req["allowedResponders"] = self._eval(cfg.work_items.allowed_responders, env,
@@ -1193,7 +1193,7 @@ def _normalize_work_items(raw: Any, allowed: Any) -> tuple[list[dict[str, Any]],
     allowed_list = list(allowed) if isinstance(allowed, list) else None
     for i, it in enumerate(raw):
         w = f"workItems[{i}]"
-        if not isinstance(it, Mapping):
+        if not isinstance(it, dict):
             return [], f"{w} must be an object"
         for k in it:
             if k not in WORK_ITEM_KEYS:
@@ -1211,10 +1211,10 @@ def _normalize_work_items(raw: Any, allowed: Any) -> tuple[list[dict[str, Any]],
         if not isinstance(deps, list) or not all(isinstance(d, str) for d in deps):
             return [], f"{w}.dependsOn must be a list of keys"
         resp = it.get("responder")
-        pool = resp.get("selectOne") if isinstance(resp, Mapping) else [resp]
+        pool = resp.get("selectOne") if isinstance(resp, dict) else [resp]
         if not isinstance(pool, list):
             pool = []
-        if not (is_id(resp) or (isinstance(resp, Mapping) and list(resp) == ["selectOne"] and isinstance(pool, list)
+        if not (is_id(resp) or (isinstance(resp, dict) and list(resp) == ["selectOne"] and isinstance(pool, list)
                                 and pool and all(is_id(x) for x in pool))):
             return [], f"{w}.responder must be an agent or {{selectOne: [agents]}}"
         if allowed_list is not None and any(x not in allowed_list for x in pool):

@@ -25,7 +25,7 @@ def is_id(v: Any) -> bool:
 
 
 def is_scope(v: Any) -> bool:
-    return (isinstance(v, Mapping) and sorted(v) == ["kind", "scopeId"]
+    return (isinstance(v, dict) and sorted(v) == ["kind", "scopeId"]
             and v["kind"] in _SCOPE_KINDS and is_id(v["scopeId"]))
 
 
@@ -60,7 +60,7 @@ def check_value(v: Any, f: Any, where: str) -> str | None:
             except EvaluationError:
                 ok = False
         elif t == "object":
-            ok = isinstance(v, Mapping)
+            ok = isinstance(v, dict)
         elif t == "array":
             ok = isinstance(v, (list, tuple))
             if ok and f.items is not None:
@@ -77,7 +77,7 @@ def check_value(v: Any, f: Any, where: str) -> str | None:
         elif t in ("member", "agent"):
             ok = is_id(v)
         elif t == "responder":
-            ok = is_id(v) or (isinstance(v, Mapping) and list(v) == ["selectOne"]
+            ok = is_id(v) or (isinstance(v, dict) and list(v) == ["selectOne"]
                               and isinstance(v["selectOne"], list) and len(v["selectOne"]) > 0
                               and all(is_id(a) for a in v["selectOne"]))
         elif t == "work_items":
@@ -91,7 +91,7 @@ def check_contract(value: Any, contract: Mapping[str, Any], where: str, *, close
     """``None`` when ``value`` (an object) satisfies ``contract``
     (``{name: FieldView}``); else a reason.  ``closed`` rejects fields the
     contract does not declare."""
-    if not isinstance(value, Mapping):
+    if not isinstance(value, dict):
         return f"{where} must be an object"
     if closed:
         for k in sorted(value):
