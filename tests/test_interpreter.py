@@ -263,3 +263,13 @@ def test_unverified_artifact_is_refused() -> None:
     stale = text.replace('"PT1H"', '"PT2H"')
     assert Session().load({"artifact": stale, "input": {}})["ok"] is False
     assert Session().load({"artifact": text, "input": {}})["ok"] is True
+
+
+def test_malformed_single_scenario_json_is_one_object(tmp_path: Path) -> None:
+    sc = tmp_path / "bad.yaml"
+    sc.write_text("plan: p.yaml\nexpect: {status: nope}\n")
+    res = CliRunner().invoke(cli, ["run", str(sc), "--format", "json"])
+    assert res.exit_code == 2
+    obj = json.loads(res.output[res.output.index("{"):])
+    assert obj["expectationsMet"] is False and obj["malformed"] is True
+    assert obj["diagnostics"][0]["line"] == 2 and obj["status"] is None

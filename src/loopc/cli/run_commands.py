@@ -54,6 +54,15 @@ def _trace(journal: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _malformed_object(problems: list[Any]) -> dict[str, Any]:
+    """The ``--format json`` object of a malformed scenario: the usual keys,
+    nothing run, the diagnostics under ``diagnostics``."""
+    return {"status": None, "output": None, "error": None, "state": {}, "visits": {}, "attempts": {},
+            "events": [], "journal": [], "expectationsMet": False,
+            "differences": [p.render() for p in problems], "malformed": True,
+            "diagnostics": [p.to_json() for p in problems]}
+
+
 def register(cli: click.Group) -> None:
     @cli.command("run")
     @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
@@ -78,8 +87,8 @@ def register(cli: click.Group) -> None:
                 for p in rep:
                     click.echo(p.render(), err=True)
                 if fmt == "json":
-                    results.append({"scenario": path, "malformed": True,
-                                    "diagnostics": [p.to_json() for p in rep]})
+                    obj_m = _malformed_object(rep)
+                    results.append(obj_m if single else {"scenario": path, **obj_m})
                 continue
             obj = rep.to_json()
             if rep.ok:
@@ -95,7 +104,7 @@ def register(cli: click.Group) -> None:
                 if trace:
                     click.echo(_trace(rep.journal))
         if fmt == "json":
-            if single and results and "malformed" not in results[0]:
+            if single and results:
                 click.echo(json.dumps(results[0], ensure_ascii=False, sort_keys=False))
             else:
                 click.echo(json.dumps({"scenarios": results, "passed": passed, "failed": failed + malformed},
@@ -128,6 +137,12 @@ def register(cli: click.Group) -> None:
                 click.echo(f"loopc: {path}: {err}", err=True)
                 malformed += 1
                 continue
+            if proc.proc.poll() is not None:  # the runtime died on an earlier scenario: start a fresh one
+                try:
+                    proc = RuntimeProcess(argv)
+                except RuntimeError_ as exc:
+                    click.echo(f"loopc: {exc}", err=True)
+                    sys.exit(2)
             res = conform_file(path, argv, proc)
             if isinstance(res, list):
                 malformed += 1
