@@ -63,7 +63,7 @@ def edit(src: str, *pairs: tuple[str, str]) -> str:
 
 def test_registry_has_my_codes() -> None:
     assert MY_CODES == ["LP3201", "LP3202", "LP3203", "LP3204", "LP3205", "LP3206", "LP3301", "LP3302",
-                        "LP3303", "LP3304", "LP3305", "LP3306", "LP3401", "LP3402", "LP3403", "LP3404",
+                        "LP3303", "LP3304", "LP3305", "LP3306", "LP3307", "LP3401", "LP3402", "LP3403", "LP3404",
                         "LP3405", "LP3406"]
     slugs = [codes.get(c).name for c in MY_CODES]
     assert len(set(slugs)) == len(slugs)

@@ -246,6 +246,17 @@ register(
          "each destination field takes the same-named source field, which must be assignable to "
          "it. Write an explicit `bind` to map a different value.",
          _base(callback="        verdict: {type: number, required: true}\n"), _OK),
+    Code("LP3307", "bind.optional_source", "Required field fed from a value that may be absent",
+         "A required destination field without a default needs a source that is present on every "
+         "run that reaches it. An optional field (not required, no default) may be absent, and "
+         "so may `branches.<key>.*` of an all_match switch, whose branch runs only when its case "
+         "matches. Make the destination field optional or give it a default, make the source "
+         "required, or bind a value that is always present.",
+         _base(callback="        verdict: {type: string}\n",
+               bind="    bind: {verdict: {ref: output.verdict}}\n"),
+         _base(callback="        verdict: {type: string}\n",
+               output="  verdict: {type: string}\n",
+               bind="    bind: {verdict: {ref: output.verdict}}\n")),
     Code("LP3306", "value.work_items_literal", "work_items value written in the plan",
          "A `work_items` value is nominal and compiler-owned: it flows only from a callback's "
          "`workItems` output through node inputs and bindings to a `fan_out`. A literal, list or "

@@ -38,6 +38,7 @@ _RANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("references", ("LP3201", "LP3202", "LP3204", "LP3205", "LP3206")),
     ("edges", ("LP3301", "LP3302", "LP3303")),
     ("pass-through", ("LP3304", "LP3305")),
+    ("required-sources", ("LP3307",)),
     ("types", ("LP3306", "LP3401", "LP3403", "LP3406")),
     ("graph-rules", ("LP4001", "LP4002", "LP4003", "LP4004", "LP4005", "LP4006", "LP4007", "LP4008")),
     ("ends", ("LP4101",)),

@@ -30,6 +30,7 @@ from typing import Any, Mapping
 import attrs
 
 from loopc.compiler import types as T
+from loopc.compiler.expr import ast as A
 from loopc.compiler.model import Edge, End, Loop, Node, Plan
 from loopc.compiler.ports import effective_input, target_ports
 from loopc.compiler.report import Reporter
@@ -210,6 +211,8 @@ class _PlanChecker:
             ft = self.ftype(fs)
             typed = self.vc.check(value, ft, ctx, code="LP3303", what=f"field `{key}` of {dest}")
             if typed is not None:
+                if fs.required and not fs.has_default:
+                    self._optional_source(typed, value.src, key, dest, ctx, node=node, edge=edge)
                 out.append(FieldBinding(key, ft, typed, value, False))
         if complete:
             missing = [n for n, fs in contract.items()
@@ -221,6 +224,26 @@ class _PlanChecker:
                 self.reporter.report("LP3301", at, f"{what} does not set required field{s} {listed} of {dest}",
                                      node=node, edge=edge)
         return tuple(out)
+
+    def _optional_source(self, typed: Any, at: YNode | None, key: str, dest: str, ctx: Context, *,
+                         node: str | None, edge: str | None) -> None:
+        """LP3307: a required field without default receives a value that may
+        be absent — an optional contract field, or a branch of an all_match
+        switch, which runs only when its case matches (docs/language.md
+        "Required destinations")."""
+        t = getattr(typed, "type", None)
+        if t is None or not t.optional or not isinstance(typed, A.Path):
+            return
+        path = ".".join((typed.root, *typed.segments))
+        if typed.root == "branches" and typed.segments:
+            why = (f"branch `{typed.segments[0]}` of an all_match switch runs only when its case "
+                   f"matches, so `{path}` may be absent")
+        else:
+            why = f"`{path}` is optional (not required, no default), so it may be absent"
+        self.reporter.report(
+            "LP3307", at,
+            f"field `{key}` of {dest} is required with no default, but {why}; make `{key}` optional "
+            f"or give it a default, or bind a value that is always present", node=node, edge=edge)
 
     def passthrough(self, source: Mapping[str, Any] | None, dest: Mapping[str, Any], at: YNode | None, *,
                     root: str, source_desc: str, dest_desc: str, no_source_hint: str = "",
@@ -248,6 +271,13 @@ class _PlanChecker:
                     node=node, edge=edge)
                 continue
             segs = tuple(root.split(".")) + (name,)
+            if fs.required and not fs.has_default and st.optional:
+                self.reporter.report(
+                    "LP3307", at,
+                    f"same-name pass-through: {dest_desc} field `{name}` is required with no default, "
+                    f"but {source_desc} field `{name}` is optional (not required, no default), so it "
+                    f"may be absent; make one of them match, give `{name}` a default, or write an "
+                    f"explicit `bind` with a value that is always present", node=node, edge=edge)
             out.append(FieldBinding(name, dt, make_path(segs, st), None, True))
         if missing:
             parts = []
