@@ -4,8 +4,9 @@ Where the cursor is comes from the text (:mod:`loopc.lsp.cursor`, so
 half-typed YAML completes); what to offer comes from the language's own
 tables and the latest plan model of the document:
 
-* keys by schema position — the closed key sets of the schema pass
-  (:mod:`loopc.compiler.schema`), the node's config key by its ``type``,
+* keys by schema position — the closed key sets of the node-kind registry
+  (:mod:`loopc.kinds`) and of the schema pass (:mod:`loopc.compiler.schema`),
+  the node's config key by its ``type``,
   ``bind``/``merge``/``init``/``assign`` keys from the contract they build;
 * values — node types, FieldSchema types, enum-valued keys (``completion``,
   ``mode``, ``status``, ``failureMode``, booleans), durations, node ids
@@ -28,6 +29,7 @@ from typing import Any, Iterable
 
 from lsprotocol import types as lsp
 
+from loopc import kinds
 from loopc.compiler import schema as S
 from loopc.compiler.model import FIELD_TYPES, NODE_CONFIG_KEYS, RETRY_CAPABLE
 from loopc.lsp.cursor import Cursor, cursor_at
@@ -36,19 +38,12 @@ TRIGGER_CHARACTERS = [".", ":", "{"]
 
 DURATIONS = ("PT30S", "PT1M", "PT5M", "PT10M", "PT30M", "PT1H", "PT12H", "P1D", "P7D")
 BOOL_KEYS = frozenset(("required", "startThread"))
-CONFIG_KEYS: dict[str, frozenset[str]] = {
-    "sendMessage": S.SEND_KEYS, "setVariable": S.SET_VARIABLE_KEYS, "wait": S.WAIT_KEYS,
-    "requestApproval": S.APPROVAL_KEYS, "switch": S.SWITCH_KEYS, "fork": S.FORK_KEYS,
-    "join": S.JOIN_KEYS, "fanOut": S.FAN_OUT_KEYS, "loop": S.LOOP_KEYS, "end": S.END_KEYS,
-}
-#: config key → key → allowed literal values
+#: config key → its closed key set, and → key → allowed literal values: both
+#: derived from the node-kind registry (:mod:`loopc.kinds`)
+CONFIG_KEYS: dict[str, frozenset[str]] = {k.config_key: k.source_keys for k in kinds.KINDS.values()}
 ENUMS: dict[str, dict[str, tuple[str, ...]]] = {
-    "sendMessage": {"completion": ("sent", "callback")},
-    "switch": {"mode": ("first_match", "all_match")},
-    "join": {"mode": ("all", "any")},
-    "loop": {"mode": ("counted",)},
-    "fanOut": {"failureMode": ("collect",)},
-    "end": {"status": ("succeeded", "failed")},
+    k.config_key: {n: f.choices for n, f in k.source.items() if f.choices}
+    for k in kinds.KINDS.values()
 }
 DURATION_KEYS = {("wait", "duration"), ("wait", "timeout"), ("retry", "backoff")}
 CONTRACT_KEYS = frozenset(("input", "output", "state", "callbackOutput", "result"))
