@@ -273,3 +273,16 @@ def test_malformed_single_scenario_json_is_one_object(tmp_path: Path) -> None:
     obj = json.loads(res.output[res.output.index("{"):])
     assert obj["expectationsMet"] is False and obj["malformed"] is True
     assert obj["diagnostics"][0]["line"] == 2 and obj["status"] is None
+
+
+def test_json_scenario_and_null_event_bodies(tmp_path: Path) -> None:
+    plan = GOLDEN / "plans" / "callback.yaml"
+    (tmp_path / "s.json").write_text(json.dumps({
+        "plan": str(plan), "input": {"question": "q", "agent": "agt_a", "room": {"kind": "channel", "scopeId": "chn_x"}},
+        "events": [{"cancel": None}, {"crash": {}}, {"expectStatus": "cancelled"}, {"cancel": {}}],
+        "expect": {"status": "cancelled", "visits": {"ask": 1}}}))
+    res = CliRunner().invoke(cli, ["run", str(tmp_path / "s.json"), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    obj = json.loads(res.output)
+    assert [e["applied"] for e in obj["events"]] == [True, True, True, True]
+    assert [r["kind"] for r in obj["journal"]].count("run.cancelled") == 1

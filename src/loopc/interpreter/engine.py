@@ -480,7 +480,7 @@ class Engine:
         if edge_id is None:
             err = output if isinstance(output, dict) and "code" in output else {
                 "code": "wait.timed_out" if port == "timed_out" else f"{node.op}.{port}",
-                "detail": f"'{node.id}' took its {port} port"}
+                "detail": f"wait '{node.id}' timed out" if port == "timed_out" else f"'{node.id}' took its {port} port"}
             self._route(implicit, ctx, {"code": err["code"], "detail": err.get("detail", "")})
             return
         e = self.p.edges[edge_id]
