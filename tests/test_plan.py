@@ -503,3 +503,14 @@ def test_inventory_json_and_totals(tmp_path: Path) -> None:
     assert "rejected" in r.stdout and "bounded_atomic 1" in r.stdout and "rejected 1" in r.stdout
     assert "\x1b[" not in r.output  # no progress bar off a TTY
     assert CliRunner().invoke(cli, ["inventory", str(tmp_path / "none")]).exit_code == 2
+
+
+def test_every_registered_node_kind_has_a_builtin_descriptor() -> None:
+    from loopc.kinds import KINDS
+    from loopc.plan.builtin import ACTION_TYPES, CONTROL_OPS, MODES, action_type, builtin_descriptors
+
+    descs = builtin_descriptors()
+    assert set(descs) == set(ACTION_TYPES)
+    assert {a.split(".")[0] for a in ACTION_TYPES} == set(KINDS)
+    assert set(CONTROL_OPS) <= set(KINDS) and set(MODES) <= set(KINDS)
+    assert {action_type(k, {}) for k in KINDS} <= set(ACTION_TYPES)

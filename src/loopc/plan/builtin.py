@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from loopc.kinds import KINDS
 from loopc.plan.descriptor import (
     CapabilityDescriptor,
     CapabilityVersion,
@@ -47,17 +48,14 @@ WORK_ITEM_LIMIT = 256
 """WorkItems per fan-out (the language's batch limit): the fan-out bound."""
 
 CONTROL_OPS = ("switch", "fork", "join", "fan_out", "loop", "end")
+"""Node kinds that are pure control flow (PureCompute steps)."""
 
-ACTION_TYPES = (
-    "send_message.sent",
-    "send_message.callback",
-    "request_approval",
-    "wait.condition",
-    "wait.timer",
-    "set_variable",
-    *CONTROL_OPS,
-)
-"""Every action type of loop.plan/v1, in docs order."""
+MODES: dict[str, tuple[str, ...]] = {"send_message": ("sent", "callback"), "wait": ("condition", "timer")}
+"""Node kinds whose two behaviours are separate action types (``<kind>.<mode>``)."""
+
+ACTION_TYPES: tuple[str, ...] = tuple(f"{k}.{m}" if k in MODES else k for k in KINDS for m in MODES.get(k, ("",)))
+"""Every action type of loop.plan/v1: the node kinds of the registry
+(:data:`loopc.kinds.KINDS`, in its canonical order), split by :data:`MODES`."""
 
 _V1 = CapabilityVersion("loop.plan.capability", 1)
 _NO_KEY = IdempotencyPolicy((), UniquenessScope.NONE)
