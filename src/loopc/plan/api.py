@@ -131,7 +131,7 @@ def plan_source(
     profile name; every input problem is a diagnostic."""
     _check_profile(profile)
     from loopc.ir.api import compile_source
-    from loopc.ir.decoder import decode, verify
+    from loopc.ir.decoder import verify
 
     res = compile_source(src, path=path)
     diags = list(res.diagnostics)
@@ -143,7 +143,7 @@ def plan_source(
     if not v.ok:  # pragma: no cover - the compiler emits verified artifacts
         diags.append(_diag("LP6105", None, f"compiled artifact does not verify: {v.message}"))
         return _finish(None, diags, compile=res, artifact_digest=res.digest, requested_profile=profile, **where)
-    plan, more = _safe_derive(decode(res.bytes), catalog or _default_catalog(), profile, res.check)
+    plan, more = _safe_derive(v.artifact, catalog or _default_catalog(), profile, res.check)
     return _finish(plan, diags + more, compile=res, artifact_digest=res.digest, requested_profile=profile, **where)
 
 
@@ -161,7 +161,7 @@ def plan_artifact(data: bytes | str, *, catalog: Catalog | None = None, profile:
     """Derive the execution plan of artifact bytes; an artifact that does not
     pass :func:`loopc.ir.verify` gives LP6105 and no plan."""
     _check_profile(profile)
-    from loopc.ir.decoder import decode, verify
+    from loopc.ir.decoder import verify
 
     v = verify(data)
     if not v.ok:
@@ -170,6 +170,7 @@ def plan_artifact(data: bytes | str, *, catalog: Catalog | None = None, profile:
             [_diag("LP6105", None, f"artifact does not verify: {v.message}")],
             requested_profile=profile,
         )
-    art = decode(data)
+    art = v.artifact
+    assert art is not None  # verify ok ⇒ decoded
     plan, diags = _safe_derive(art, catalog or _default_catalog(), profile, None)
     return _finish(plan, diags, artifact_digest=art.digest, requested_profile=profile)

@@ -234,6 +234,7 @@ class ExecutionPlan:
     bounds: Bounds
     back_edges: frozenset[tuple[str, str]] = frozenset()
     """Step edges that start a new loop iteration (into continue/break)."""
+    _cache: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
 
     def catalog_json(self) -> dict[str, Any]:
         entries: dict[str, Any] = {}
@@ -254,7 +255,9 @@ class ExecutionPlan:
 
     @property
     def payload_digest(self) -> str:
-        return tagged_digest(TAG_PAYLOAD, self.payload())
+        if "payload" not in self._cache:
+            self._cache["payload"] = tagged_digest(TAG_PAYLOAD, self.payload())
+        return str(self._cache["payload"])
 
     @property
     def identity(self) -> str | None:
@@ -552,6 +555,26 @@ def _order_steps(steps: list[Step], back: set[tuple[str, str]]) -> list[Step]:
     return out
 
 
+def _acyclic(by: Mapping[str, Step], back: set[tuple[str, str]]) -> bool:
+    """Whether the step graph without ``back`` edges has no cycle (Kahn)."""
+    indeg = dict.fromkeys(by, 0)
+    for k, st in by.items():
+        for t in set(st.next):
+            if t in indeg and (k, t) not in back:
+                indeg[t] += 1
+    todo = [k for k, d in indeg.items() if d == 0]
+    seen = 0
+    while todo:
+        k = todo.pop()
+        seen += 1
+        for t in set(by[k].next):
+            if t in indeg and (k, t) not in back:
+                indeg[t] -= 1
+                if indeg[t] == 0:
+                    todo.append(t)
+    return seen == len(by)
+
+
 def validate_effect_pairs(steps: Sequence[Step], back: Iterable[tuple[str, str]] = ()) -> list[str]:
     """Problems with the EffectSubmit → EffectCompletion pairing (empty when
     valid): every submit names exactly one existing completion whose
@@ -571,6 +594,7 @@ def validate_effect_pairs(steps: Sequence[Step], back: Iterable[tuple[str, str]]
             if any(d.resumes != s.key for d in s.dependencies):
                 errs.append(f"the outcome dependency of '{s.key}' does not resume it")
             completions_of.setdefault(subs[0], []).append(s.key)
+    acyclic = _acyclic(by, back)
     for s in steps:
         if s.kind != "EffectSubmit":
             continue
@@ -580,7 +604,10 @@ def validate_effect_pairs(steps: Sequence[Step], back: Iterable[tuple[str, str]]
         if s.completion is None or comps != [s.completion]:
             errs.append(f"submit step '{s.key}' does not have exactly one completion step")
             continue
-        # no forward path completion → submit
+        if acyclic:
+            # the forward step graph is acyclic and holds submit → completion,
+            # so no forward path can lead from the completion back to it
+            continue
         stack, seen = [s.completion], set()
         while stack:
             k = stack.pop()
