@@ -47,9 +47,9 @@ def main() -> None:
         res = compile_source(src)
         assert res.ok, res.diagnostics[:3]
         art = decode(res.bytes)
-        c = _median(lambda: compile_source(src), args.repeat)
-        d = _median(lambda: derive(art, cat).plan.identity, args.repeat)
-        p = _median(lambda: plan_source(src, catalog=cat).plan.identity, args.repeat)
+        c = _median(lambda src=src: compile_source(src), args.repeat)
+        d = _median(lambda art=art: derive(art, cat).plan.identity, args.repeat)
+        p = _median(lambda src=src: plan_source(src, catalog=cat).plan.identity, args.repeat)
         steps = len(derive(art, cat).plan.steps)
         print(f"{name}: {len(art.plan.nodes)} nodes, {steps} steps | compile {c:.1f} ms | derive {d:.1f} ms "
               f"({d / c:.2f}x compile) | plan_source {p:.1f} ms ({p / c:.2f}x compile)")
