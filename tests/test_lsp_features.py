@@ -380,3 +380,36 @@ async def test_call_hierarchy_code_lens_inlay_hints(client: LanguageClient) -> N
     labels = [h.label for h in hints]
     assert ": string" in labels and ": scope" in labels
     assert "← {verdict: string}" in labels
+
+
+async def test_fix_all_applies_only_safe_fixes(client: LanguageClient) -> None:
+    # `to: split` (a bare id) has a safe fix `{node: split}`; `splt` a did-you-mean (unsafe)
+    bad = PLAN.replace("to: {node: split}", "to: split").replace("to: {node: legal_ok}", "to: {node: legl_ok}")
+    uri = new_uri()
+    open_doc(client, uri, bad)
+    diags = await diagnostics(client, uri, pull(client), until=lambda d: len(d) >= 2)
+    safe = [d for d in diags if d.data and d.data.get("fix", {}).get("safe")]
+    unsafe = [d for d in diags if d.data and d.data.get("fix") and not d.data["fix"]["safe"]]
+    assert safe and unsafe, diags
+    acts = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=doc(uri), range=lsp.Range(start=lsp.Position(line=0, character=0),
+                                                 end=lsp.Position(line=0, character=0)),
+        context=lsp.CodeActionContext(diagnostics=[], only=["source.fixAll.loopc"])))
+    assert [a.kind for a in acts] == ["source.fixAll.loopc"]
+    edits = acts[0].edit.changes[uri]
+    assert [e.new_text for e in edits] == [e["newText"] for d in safe for e in d.data["fix"]["edits"]]
+    assert all("legal_ok" not in e.new_text for e in edits)
+
+
+async def test_rename_a_field_across_references(client: LanguageClient) -> None:
+    e = enc(client)
+    uri = await opened(client)
+    # the callback output `verdict` is read as `output.verdict` on edge e_split
+    edit = await client.text_document_rename_async(lsp.RenameParams(
+        text_document=doc(uri), position=pos_of(PLAN, "        verdict: {type: enum", e, delta=9),
+        new_name="decision"))
+    edits = edit.changes[uri]
+    assert len(edits) == 2
+    lines = PLAN.split("\n")
+    assert {lines[t.range.start.line].strip()[:20] for t in edits} == {
+        "verdict: {type: enum", "bind: {verdict: {ref"}
