@@ -268,6 +268,10 @@ async def test_hover(client: LanguageClient) -> None:
     h = await client.text_document_hover_async(lsp.HoverParams(
         text_document=doc(uri), position=pos_of(PLAN, "{{ input.topic }}", e, delta=len("{{ input."))))
     assert "string" in h.contents.value
+    # a path with no declaration in the plan: the type pass's resolved type
+    h = await client.text_document_hover_async(lsp.HoverParams(
+        text_document=doc(uri), position=pos_of(PLAN, "{ref: input.room}", e, delta=len("{ref: "))))
+    assert h is not None and "scope" in h.contents.value
     # a diagnostic's code is explained
     bad = PLAN.replace("to: {node: split}", "to: {node: splt}")
     v2 = new_uri()

@@ -100,3 +100,11 @@ def test_every_example_reference_resolves_and_renames_clean() -> None:
             for o in occs:
                 new = new[: o.start] + "renamed_node" + new[o.end:]
             assert check_source(new).diagnostics == (), (path.name, sym)
+
+
+def test_hover_gives_the_resolved_type_of_built_in_paths() -> None:
+    text = (Path(__file__).parent.parent / "examples" / "planner_fan_out.yaml").read_text()
+    a = analyse("file:///x/p.yaml", text, 1, "utf-16", project=False)
+    i = text.index("ref: item.") + len("ref: item.") + 1
+    h = features.hover(a, a.index.position(i))
+    assert h is not None and h.contents.value.startswith("`item.") and "`:" in h.contents.value

@@ -131,6 +131,25 @@ def _contains(r: lsp.Range, p: lsp.Position) -> bool:
     return (r.start.line, r.start.character) <= (p.line, p.character) <= (r.end.line, r.end.character)
 
 
+def _ref_type_at(a: Analysis, offset: int) -> tuple[str, lsp.Range] | None:
+    """The resolved type of the ``ref:`` path under the cursor, from the type
+    pass (covers paths with no declaration in the plan: ``item.*``,
+    ``loop.iteration``, ``output.code``, ``winner.key``, ``items``)."""
+    from loopc.compiler import types as T
+    from loopc.compiler.model import Ref
+    from loopc.compiler.yamlnodes import YScalar
+
+    types = getattr(a.result, "types", None)
+    if types is None:
+        return None
+    doc_off = offset - a.index.shift
+    for obj, typed in types.values.items():
+        src = getattr(obj, "src", None)
+        if isinstance(obj, Ref) and isinstance(src, YScalar) and src.start <= doc_off <= src.end:
+            return f"`{obj.text}`: {T.describe(typed.type)}", a.index.doc_range(src.start, src.end)
+    return None
+
+
 def hover(a: Analysis, pos: lsp.Position) -> lsp.Hover | None:
     parts: list[str] = []
     rng: lsp.Range | None = None
@@ -141,6 +160,11 @@ def hover(a: Analysis, pos: lsp.Position) -> lsp.Hover | None:
             if text:
                 parts.append(text)
                 rng = a.index.offsets_range(occ.start, occ.end)
+    if not parts and a.plan is not None:
+        ref = _ref_type_at(a, a.index.offset(pos))
+        if ref is not None:
+            parts.append(ref[0])
+            rng = ref[1]
     seen = set()
     for d in a.diagnostics:
         if _contains(d.range, pos) and d.code not in seen:
