@@ -39,6 +39,8 @@ from typing import Any, Iterator, Mapping
 
 import attrs
 
+from loopc.kinds import config_instrs as _kind_config_instrs
+from loopc.kinds import wire_source_ports
 from loopc.ir.canonical import CanonicalizationError, canonical_bytes, scan
 from loopc.ir.instr import instr_depth
 from loopc.ir.model import Artifact, from_json
@@ -298,28 +300,9 @@ def _sorted_unique(items: list[Any], key: str, where: str) -> dict[str, Any]:
 
 
 def expected_source_ports(node: Mapping[str, Any]) -> list[str]:
-    """Source port names implied by a node's opcode and config."""
-    op = node["op"]
-    c = node["config"]
-    if op == "send_message":
-        return ["completed", "failed"]
-    if op == "set_variable":
-        return ["completed"]
-    if op == "wait":
-        return ["completed", "timed_out", "failed"] if "timeout" in c else ["completed", "failed"]
-    if op == "request_approval":
-        return ["approved", "rejected", "failed"]
-    if op == "switch":
-        return [case["port"] for case in c["cases"]] + [c["default"]]
-    if op == "fork":
-        return list(c["branches"])
-    if op == "join":
-        return ["completed", "failed"]
-    if op == "fan_out":
-        return ["item"]
-    if op == "loop":
-        return ["body", "done"]
-    return []
+    """Source port names implied by a node's opcode and config, as its kind
+    declares them (:mod:`loopc.kinds`)."""
+    return wire_source_ports(node["op"], node["config"])
 
 
 def _check_references(plan: Mapping[str, Any]) -> None:
@@ -429,53 +412,9 @@ def _check_references(plan: Mapping[str, Any]) -> None:
 
 def config_instrs(op: str, c: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
     """``(pointer suffix, instruction)`` for every instruction tree held by a
-    node config of opcode ``op`` (docs/ir.md lists these positions)."""
-    def esc(k: str) -> str:
-        return k.replace("~", "~0").replace("/", "~1")
-
-    if op == "send_message":
-        for k in ("text", "target", "scope", "responder"):
-            if k in c:
-                yield f"/{k}", c[k]
-        ws = c.get("workScope")
-        if isinstance(ws, dict) and "scope" in ws:
-            yield "/workScope/scope", ws["scope"]
-        rs = c.get("relatedScopes")
-        if isinstance(rs, dict):
-            if isinstance(rs.get("items"), list):
-                for i, x in enumerate(rs["items"]):
-                    yield f"/relatedScopes/items/{i}", x
-            elif "value" in rs:
-                yield "/relatedScopes/value", rs["value"]
-        wi = c.get("workItems")
-        if isinstance(wi, dict) and "allowedResponders" in wi:
-            yield "/workItems/allowedResponders", wi["allowedResponders"]
-    elif op == "set_variable":
-        for k, x in c.get("assign", {}).items():
-            yield f"/assign/{esc(k)}", x
-    elif op == "wait":
-        for k in ("condition", "duration", "timeout"):
-            if k in c:
-                yield f"/{k}", c[k]
-    elif op == "request_approval":
-        for k in ("assignee", "summary", "feedbackScope"):
-            if k in c:
-                yield f"/{k}", c[k]
-    elif op == "switch":
-        for i, case in enumerate(c.get("cases", ())):
-            yield f"/cases/{i}/when", case["when"]
-    elif op == "join":
-        for k, x in c.get("merge", {}).items():
-            yield f"/merge/{esc(k)}", x
-    elif op == "fan_out":
-        if "items" in c:
-            yield "/items", c["items"]
-    elif op == "loop":
-        for k, x in c.get("init", {}).items():
-            yield f"/init/{esc(k)}", x
-    elif op == "end":
-        if "detail" in c:
-            yield "/detail", c["detail"]
+    node config of opcode ``op`` (docs/ir.md lists these positions), read off
+    the kind's wire surface (:func:`loopc.kinds.config_instrs`)."""
+    return _kind_config_instrs(op, c)
 
 
 def iter_instr_roots(artifact: Mapping[str, Any]) -> Iterator[tuple[str, str, Any]]:

@@ -43,12 +43,13 @@ from loopc.ir.model import (
 from loopc.ir.model import FieldSchema as IRField
 from loopc.ir.model import Node as IRNode
 from loopc.ir.model import Plan as IRPlan
+from loopc.kinds import fan_out as _fan_out
 
 __all__ = ["LoweringError", "lower_plan", "DEFAULT_RETRY", "DEFAULT_MAX_CONCURRENCY"]
 
 DEFAULT_RETRY = {"maxAttempts": 1, "backoff": "PT1S"}
 _DEFAULT_RETRY = Retry(1, "PT1S")
-DEFAULT_MAX_CONCURRENCY = 4
+DEFAULT_MAX_CONCURRENCY = _fan_out.DEFAULT_MAX_CONCURRENCY  # declared by the kind
 
 
 # ---------------------------------------------------------------------------
