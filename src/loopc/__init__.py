@@ -17,9 +17,8 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from loopc.compiler.driver import CheckResult, check_file, check_source
 from loopc.diagnostics import Applicability, Diagnostic, Fix, Related, Severity, Span, TextEdit
-from loopc.ir.api import CompileResult, compile_file, compile_source
+from loopc.pipeline import CheckResult, CompileResult, check_file, check_source, compile_file, compile_source
 
 __all__ = [
     "Applicability", "CheckResult", "CompileResult", "Diagnostic", "Fix", "Related", "Severity", "Span", "TextEdit",

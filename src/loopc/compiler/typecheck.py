@@ -29,6 +29,7 @@ from typing import Any, Mapping
 
 import attrs
 
+from loopc.compiler import typecheck_nodes
 from loopc.compiler import types as T
 from loopc.compiler.expr import ast as A
 from loopc.compiler.model import Edge, End, Loop, Node, Plan
@@ -165,8 +166,6 @@ class _PlanChecker:
         return hit[1]
 
     def run(self) -> None:
-        from loopc.compiler import typecheck_nodes
-
         typecheck_nodes.check_responder_fields(self)
         self.check_entry()
         for node in self.plan.nodes.values():

@@ -28,17 +28,32 @@ fan-out item body's input" (sheet §2) — LP3403.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Protocol
 
 from loopc.compiler import types as T
 from loopc.compiler.model import (
-    MISSING, End, FanOut, FieldSchema, Join, Loop, Node, RequestApproval, SendMessage, SetVariable,
+    MISSING, End, FanOut, FieldSchema, Join, Loop, Node, Plan, RequestApproval, SendMessage, SetVariable,
     Switch, Wait,
 )
 from loopc.compiler.yamlnodes import YMap, YNode
 
-if TYPE_CHECKING:  # pragma: no cover
-    from loopc.compiler.typecheck import _PlanChecker
+
+
+class _PlanChecker(Protocol):
+    """What the per-node checks read from the type pass's plan checker
+    (:class:`loopc.compiler.typecheck._PlanChecker` satisfies it); a protocol,
+    so this module does not import the type pass back."""
+
+    plan: Plan
+    scopes: Any
+    reporter: Any
+    ctx: Any
+    vc: Any
+    compiler: Any
+
+    def mapping(self, entries: Mapping[str, Any], holder: YNode | None, contract: Mapping[str, Any],
+                ctx: Any, *, what: str, dest: str, complete: bool,
+                node: str | None = None, edge: str | None = None) -> Any: ...
 
 CFG = "LP3401"
 

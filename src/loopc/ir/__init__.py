@@ -14,10 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 _EXPORTS = {
-    "compile_source": "loopc.ir.api",
-    "compile_file": "loopc.ir.api",
-    "compile_checked": "loopc.ir.api",
-    "CompileResult": "loopc.ir.api",
+    "compile_source": "loopc.pipeline",  # moved: the pipeline layer
+    "compile_file": "loopc.pipeline",  # moved: the pipeline layer
+    "compile_checked": "loopc.pipeline",  # moved: the pipeline layer
+    "CompileResult": "loopc.pipeline",  # moved: the pipeline layer
     "decode": "loopc.ir.decoder",
     "verify": "loopc.ir.decoder",
     "Artifact": "loopc.ir.model",

@@ -30,8 +30,10 @@ import attrs
 from loopc.compiler import ports as P
 from loopc.compiler import typecheck as TC
 from loopc.compiler.expr import ast as A
+from loopc.compiler.scopemap import ScopeMap
+from loopc.compiler.typecheck import TypeInfo
 from loopc.compiler.model import (
-    MISSING, End, FanOut, FieldSchema, Fork, Join, Loop, Node,
+    MISSING, End, FanOut, FieldSchema, Fork, Join, Loop, Node, Plan,
     RequestApproval, SendMessage, SetVariable, Switch, Wait,
 )
 
@@ -352,6 +354,16 @@ class _Projector:
         self.charge("edge", e.id, 0, instrs, 1 + scope_depth, nbytes)
 
 
+@attrs.frozen
+class Checked:
+    """The pass results the projection reads (a
+    :class:`loopc.pipeline.CheckResult` has the same three attributes)."""
+
+    plan: Plan | None
+    scopes: ScopeMap | None
+    types: TypeInfo | None
+
+
 def project(check: Any) -> Projection:
     """Saturating pre-lowering projection of a checked plan (seed 004 §3.2)."""
     return _Projector(check).run()
@@ -445,7 +457,5 @@ def check_budget(plan: Any, scopes: Any, types: Any, reporter: Any, limits: Limi
     §2.2 "Validation ... returns the same structured diagnostics used by
     save and publish"); the final gates need the artifact and stay in
     compile."""
-    import types as _t
-
-    check = _t.SimpleNamespace(plan=plan, scopes=scopes, types=types)
+    check = Checked(plan, scopes, types)
     return budget_diagnostics(check, project(check), reporter, limits)

@@ -37,7 +37,7 @@ def expected_files(case: Path) -> dict[str, bytes]:
     """Compile ``case/source.yaml`` and return the files the case should hold
     (``expected.json``, ``digest.txt``).  Raises ``ValueError`` with the
     diagnostics when the source does not compile."""
-    from loopc.ir.api import compile_source
+    from loopc.pipeline import compile_source
 
     res = compile_source((case / "source.yaml").read_bytes(), path=str(case / "source.yaml"))
     if not res.ok:
@@ -99,7 +99,7 @@ def plan_changes() -> tuple[dict[Path, bytes], list[Path], list[str]]:
         pending = writes.get(src)
         try:
             if pending is not None:
-                from loopc.ir.api import compile_source
+                from loopc.pipeline import compile_source
 
                 res = compile_source(pending, path=str(src))
                 if not res.ok:

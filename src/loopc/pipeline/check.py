@@ -1,0 +1,233 @@
+"""The check pipeline: source → YAML tree → typed model → checked model
+(passes 1–12 of docs/architecture.md).  Pure: no I/O except :func:`check_file`.
+
+The pipeline owns pass order, guards and GC policy (:mod:`loopc.pipeline.guard`):
+each pass runs inside a guard, so a pass that crashes becomes an LP5999
+diagnostic, never a traceback (cfn-lint's lesson).  Later passes run only on
+what earlier passes accepted, so one defect gives one diagnostic.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from loopc.compiler.report import Reporter, finish
+from loopc.compiler.yamlnodes import YDocument
+from loopc.diagnostics import Diagnostic, Severity
+from loopc.pipeline.guard import gc_paused, guard
+
+if TYPE_CHECKING:  # types only; the passes are imported lazily for start-up time
+    from loopc.analyzer.facts import Analysis
+    from loopc.compiler.model import Plan
+    from loopc.compiler.scopemap import ScopeMap
+    from loopc.compiler.typecheck import TypeInfo
+    from loopc.lineindex import LineIndex
+
+__all__ = [
+    "CheckResult",
+    "MAX_DIAGNOSTICS",
+    "cap_diagnostics",
+    "cap_result",
+    "check_file",
+    "check_source",
+    "yaml_budget_bytes",
+]
+
+
+@attrs.frozen
+class CheckResult:
+    """Result of :func:`check_source`.
+
+    ``ok`` is true when no diagnostic has error severity.  ``plan`` is the
+    typed model (``None`` when the document could not be modelled),
+    ``scopes`` the structural scope map, ``types`` the type pass's
+    compiled expressions, ``analysis`` the analyzer's facts (failure routes,
+    effects), all ``None`` when their pass did not run.  ``suppressed`` is
+    the number of diagnostics left out by the per-file limit (then the last
+    diagnostic is the LP1013 summary) and ``totals`` the (errors, warnings)
+    found before the limit applied (:attr:`error_count`,
+    :attr:`warning_count`).
+    """
+
+    ok: bool
+    diagnostics: tuple[Diagnostic, ...]
+    document: YDocument | None = None
+    plan: Plan | None = None
+    scopes: ScopeMap | None = None
+    types: TypeInfo | None = None
+    analysis: Analysis | None = None
+    path: str | None = None
+    budget_checked: bool = False
+    suppressed: int = 0
+    totals: tuple[int, int] | None = None
+
+    @property
+    def error_count(self) -> int:
+        """Errors found, those left out by the diagnostic limit included."""
+        return self.totals[0] if self.totals is not None else len(self.errors)
+
+    @property
+    def warning_count(self) -> int:
+        """Warnings found, those left out by the diagnostic limit included."""
+        return self.totals[1] if self.totals is not None else len(self.warnings)
+
+    @property
+    def line_index(self) -> LineIndex | None:
+        """The :class:`~loopc.lineindex.LineIndex` of the decoded source, or
+        ``None`` when it could not be decoded."""
+        return self.document.index if self.document is not None else None
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.severity is Severity.ERROR)
+
+    @property
+    def warnings(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.severity is Severity.WARNING)
+
+
+#: Default per-file diagnostic limit (docs/language.md "Diagnostic limit").
+MAX_DIAGNOSTICS = 200
+
+
+def check_source(
+    src: str | bytes,
+    *,
+    path: str | None = None,
+    config: Any = None,
+    lint: bool = True,
+    max_diagnostics: int | None = MAX_DIAGNOSTICS,
+    pause_gc: bool = True,
+) -> CheckResult:
+    """Check one plan source (text or bytes).  Never raises on bad input.
+
+    Runs seed 004 §5 passes 1–12 plus the artifact-budget projection of
+    §3.2 (so validation reports the same LP5001–LP5004 as publish); returns a
+    :class:`CheckResult` whose diagnostics are sorted by position, carry
+    ``path`` and have code-point offsets on every span.
+
+    With ``lint`` (the default) the lint layer of docs/ci.md applies: inline
+    ``# loopc: disable=CODE -- reason`` suppressions and ``config`` (a
+    :class:`loopc.lint.LintConfig`: disabled warnings, warnings raised to
+    errors); ``ok`` then reflects the raised severities.  ``compile`` passes
+    ``lint=False``: suppressions and configuration never change an artifact's
+    diagnostics.  ``pause_gc`` is the GC policy (:func:`loopc.pipeline.guard.gc_paused`).
+
+    At most ``max_diagnostics`` diagnostics are returned (``None`` or 0:
+    all); past the limit the first ones are kept and one LP1013 summary
+    carrying the number left out follows them (:func:`cap_diagnostics`).
+    """
+    with gc_paused(pause_gc):
+        res = _check(src, path)
+    if not lint:
+        return cap_result(res, max_diagnostics)
+    from loopc.lint import apply_lint
+
+    diags = apply_lint(res.diagnostics, res.document, config)
+    if diags == res.diagnostics:
+        return cap_result(res, max_diagnostics)
+    # locate and attach the path to the suppression findings (LP19xx)
+    diags = finish(diags, res.document.text if res.document is not None else None, path)
+    ok = not any(d.severity is Severity.ERROR for d in diags)
+    return cap_result(attrs.evolve(res, ok=ok, diagnostics=diags), max_diagnostics)
+
+
+def cap_result(res: CheckResult, max_diagnostics: int | None) -> CheckResult:
+    """``res`` with its diagnostics capped by :func:`cap_diagnostics`."""
+    kept, suppressed = cap_diagnostics(res.diagnostics, max_diagnostics)
+    if not suppressed:
+        return res
+    totals = (len(res.errors), len(res.warnings))
+    return attrs.evolve(res, diagnostics=kept, suppressed=suppressed, totals=totals)
+
+
+def cap_diagnostics(diags: tuple[Diagnostic, ...], limit: int | None) -> tuple[tuple[Diagnostic, ...], int]:
+    """(kept diagnostics, number left out).  With more than ``limit``
+    diagnostics (sorted by position), the first ``limit`` are kept and one
+    LP1013 summary is appended at the first one left out; its severity is
+    the highest of those left out.  ``None`` or a limit below 1: no cap."""
+    if not limit or limit < 1 or len(diags) <= limit:
+        return diags, 0
+    from loopc import codes
+
+    dropped = diags[limit:]
+    n = len(dropped)
+    errors = sum(1 for d in dropped if d.severity is Severity.ERROR)
+    warnings = sum(1 for d in dropped if d.severity is Severity.WARNING)
+    others = n - errors - warnings
+    sev = Severity.ERROR if errors else Severity.WARNING if warnings else Severity.INFO
+    kinds = [f"{errors:,} error{'s' * (errors != 1)}", f"{warnings:,} warning{'s' * (warnings != 1)}"]
+    if others:
+        kinds.append(f"{others:,} note{'s' * (others != 1)}")
+    first = dropped[0]
+    summary = Diagnostic(
+        code="LP1013",
+        name=codes.get("LP1013").name,
+        severity=sev,
+        message=(
+            f"{n:,} more diagnostic{'s' * (n != 1)} not shown from here on ({', '.join(kinds)}); "
+            f"only the first {limit:,} of a file are reported (raise the limit with "
+            "--max-diagnostics N, 0 for none)"
+        ),
+        span=first.span,
+        pointer=first.pointer,
+        path=first.path,
+    )
+    return diags[:limit] + (summary,), n
+
+
+def _check(src: str | bytes, path: str | None) -> CheckResult:
+    from loopc.compiler import yamlload
+
+    reporter = Reporter()
+    doc = guard(reporter, "yaml", lambda: yamlload.load(src, reporter, path=path))
+    plan: Plan | None = None
+    scopes: ScopeMap | None = None
+    types: TypeInfo | None = None
+    analysis: Analysis | None = None
+    budget_checked = False
+    if doc is not None and doc.root is not None:
+        from loopc.compiler import schema
+
+        plan = guard(reporter, "schema", lambda: schema.build_plan(doc, reporter))
+    if plan is not None:
+        from loopc.compiler import graph, scopemap, typecheck
+
+        graph_ok = guard(reporter, "graph", lambda: graph.check_graph(plan, reporter))
+        scopes = guard(reporter, "scopes", lambda: scopemap.build_scope_map(plan))
+        if scopes is not None:
+            types = guard(reporter, "types", lambda: typecheck.check_types(plan, scopes, reporter, doc))
+            if types is not None:
+                from loopc.ir import budget
+
+                budget_checked = (
+                    guard(reporter, "budget", lambda: budget.check_budget(plan, scopes, types, reporter)) is not None
+                )
+            if graph_ok:
+                from loopc import analyzer
+
+                analysis = guard(reporter, "analyzer", lambda: analyzer.analyze(plan, scopes, reporter))
+    diags = finish(
+        reporter.diagnostics, doc.text if doc is not None else None, path, doc.index if doc is not None else None
+    )
+    ok = not any(d.severity is Severity.ERROR for d in diags)
+    return CheckResult(ok, diags, doc, plan, scopes, types, analysis, path, budget_checked)
+
+
+def check_file(path: str, *, max_diagnostics: int | None = MAX_DIAGNOSTICS) -> CheckResult:
+    """Read ``path`` as bytes (at most the 1 MiB budget + 1 byte, never
+    blocking on a FIFO or device: :func:`loopc.boundedio.read_bounded`) and
+    check it.  :class:`loopc.boundedio.ReadError` (an ``OSError``) propagates
+    to the caller (the CLI maps it to exit 2)."""
+    from loopc.boundedio import read_bounded
+
+    data = read_bounded(str(path), yaml_budget_bytes())
+    return check_source(data, path=str(path), max_diagnostics=max_diagnostics)
+
+
+def yaml_budget_bytes() -> int:
+    from loopc.compiler.yamlload import MAX_SOURCE_BYTES
+
+    return MAX_SOURCE_BYTES
