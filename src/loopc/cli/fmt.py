@@ -1,0 +1,133 @@
+"""``loopc fmt FILE... [--check]``: canonical, comment-preserving formatting
+(docs/ci.md "Formatting").
+
+The source is loaded with ruamel.yaml's round-trip loader and dumped with
+loopc's layout: two-space mappings, sequences indented two with the dash at
+the parent's indentation plus two (``nodes:\\n  - id: x``), one space after
+``:`` and ``,``, no trailing spaces, one final newline, long lines never
+wrapped; comments, key order, quoting, flow-or-block style of each
+collection and block scalars are kept.  The result is checked before it is
+written: it must compile to the same semantic digest (or, for a plan with
+errors, give the same diagnostic codes); a source whose YAML does not load
+is left alone with a message.  Formatting is idempotent.
+
+Exit status: 0 (all formatted, or with ``--check`` nothing to change),
+1 with ``--check`` when a file would change, 2 when a file could not be read,
+parsed or safely formatted.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from typing import Any
+
+import click
+
+
+class FormatError(Exception):
+    """The source cannot be formatted safely (message says why)."""
+
+
+def _yaml() -> Any:
+    from ruamel.yaml import YAML
+
+    y = YAML(typ="rt")
+    y.indent(mapping=2, sequence=4, offset=2)
+    y.width = 4096
+    y.preserve_quotes = True
+    y.allow_duplicate_keys = False
+    return y
+
+
+def _meaning(res: Any) -> tuple[str, Any]:
+    """What formatting must not change, from a compile result: the semantic
+    digest when the plan compiles, else the sorted diagnostic codes."""
+    if res.ok and res.digest:
+        return ("digest", res.digest)
+    return ("codes", tuple(sorted(d.code for d in res.diagnostics)))
+
+
+def _layout(body: str) -> str:
+    """The ruamel round trip with loopc's layout (no checks; may raise)."""
+    y = _yaml()
+    data = y.load(body)
+    buf = io.StringIO()
+    y.dump(data, buf)
+    out = "\n".join(line.rstrip() for line in buf.getvalue().splitlines())
+    return out.rstrip("\n") + "\n"
+
+
+def format_source(text: str) -> str:
+    """The canonical formatting of ``text`` (a plan's decoded source).
+
+    Raises :class:`FormatError` when the YAML does not load (loopc reports
+    an LP1xxx error) or the formatted text would mean something else."""
+    from loopc.ir.api import compile_source
+
+    bom = text.startswith("\ufeff")
+    body = text[1:] if bom else text
+    pre = compile_source(body)
+    yaml_errors = [d for d in pre.diagnostics if d.code.startswith("LP1") and d.is_error]
+    doc = pre.check.document if pre.check is not None else None
+    if yaml_errors or doc is None or doc.root is None:
+        first = yaml_errors[0] if yaml_errors else None
+        why = f": {first.code} {first.message}" if first is not None else ""
+        raise FormatError(f"the YAML does not load{why}; fix it first (loopc check)")
+    try:
+        out = _layout(body)
+    except Exception as exc:  # noqa: BLE001 - any ruamel failure means: leave the file alone
+        raise FormatError(f"cannot round-trip this YAML: {type(exc).__name__}: {exc}") from None
+    if out != body and _meaning(compile_source(out)) != _meaning(pre):
+        raise FormatError("formatting would change the plan's meaning; left unchanged (please report this)")
+    return ("\ufeff" if bom else "") + out
+
+
+@click.command("fmt")
+@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 when a file would change.")
+@click.argument("files", nargs=-1, required=True)
+def fmt_command(check_only: bool, files: tuple[str, ...]) -> None:
+    """Format plans canonically, keeping comments (idempotent; never changes the digest)."""
+    would_change = failed = 0
+    for path in files:
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+            text = data.decode("utf-8")
+        except OSError as exc:
+            click.echo(f"loopc: {path}: {exc.strerror or exc}", err=True)
+            failed += 1
+            continue
+        except UnicodeDecodeError:
+            click.echo(f"loopc: {path}: not UTF-8 text (LP1002); fix it first (loopc check)", err=True)
+            failed += 1
+            continue
+        try:
+            new = format_source(text)
+        except FormatError as exc:
+            click.echo(f"loopc: {path}: {exc}", err=True)
+            failed += 1
+            continue
+        if new == text:
+            continue
+        would_change += 1
+        if check_only:
+            click.echo(f"would reformat {path}")
+            continue
+        try:
+            with open(path, "wb") as fh:
+                fh.write(new.encode("utf-8"))
+        except OSError as exc:
+            click.echo(f"loopc: {path}: cannot write: {exc.strerror or exc}", err=True)
+            failed += 1
+            continue
+        click.echo(f"reformatted {path}")
+    verb = "would be reformatted" if check_only else "reformatted"
+    click.echo(f"{would_change} file(s) {verb}, {len(files) - would_change - failed} unchanged", err=True)
+    if failed:
+        sys.exit(2)
+    sys.exit(1 if check_only and would_change else 0)
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(fmt_command)
