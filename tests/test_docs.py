@@ -44,10 +44,31 @@ def test_pre_commit_hook_definition() -> None:
     from ruamel.yaml import YAML
 
     hooks = YAML(typ="safe").load((ROOT / ".pre-commit-hooks.yaml").read_text())
-    (hook,) = hooks
-    assert hook["id"] == "loopc-check"
-    assert hook["entry"] == "loopc check"
-    assert hook["language"] == "python"
-    pattern = re.compile(hook["files"])
-    assert pattern.search("plans/release.yaml") and pattern.search("ci/deploy.loop.yml")
-    assert not pattern.search(".github/workflows/ci.yml")
+    by_id = {h["id"]: h for h in hooks}
+    assert set(by_id) == {"loopc-check", "loopc-fmt"}
+    assert by_id["loopc-check"]["entry"] == "loopc check"
+    assert by_id["loopc-fmt"]["entry"] == "loopc fmt"
+    for hook in hooks:
+        assert hook["language"] == "python"
+        pattern = re.compile(hook["files"])
+        assert pattern.search("plans/release.yaml") and pattern.search("ci/deploy.loop.yml")
+        assert not pattern.search(".github/workflows/ci.yml")
+    try:  # pre-commit's own manifest validation, when pre-commit is installed
+        from pre_commit.clientlib import load_manifest
+    except ImportError:
+        return
+    assert [h["id"] for h in load_manifest(str(ROOT / ".pre-commit-hooks.yaml"))] == ["loopc-check", "loopc-fmt"]
+
+def test_readme_pre_commit_snippet_is_a_valid_config(tmp_path: Path) -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## pre-commit and CI", 1)[1]
+    block = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
+    assert "commit hash" in block  # no release tag exists: the snippet says to pin a commit
+    try:
+        from pre_commit.clientlib import load_config
+    except ImportError:
+        pytest.skip("pre-commit is not installed")
+    cfg = tmp_path / ".pre-commit-config.yaml"
+    cfg.write_text(block, encoding="utf-8")
+    hooks = [h["id"] for r in load_config(str(cfg))["repos"] for h in r["hooks"]]
+    assert hooks == ["loopc-check", "loopc-fmt"]

@@ -1,0 +1,1 @@
+"""Test helpers for users of loopc (docs/api.md "Golden IR snapshots")."""

@@ -1,0 +1,67 @@
+"""The syrupy extension for golden IR snapshots (loopc.testing.syrupy):
+pretty JSON with the digest on disk, canonical-bytes comparison, a readable
+diff on change, ``pytest --snapshot-update`` to accept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from loopc.testing.syrupy import IRSnapshotExtension, pretty_snapshot
+
+pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "wait_timeout.yaml"
+
+
+@pytest.fixture()
+def ir_snapshot(snapshot):
+    return snapshot.use_extension(IRSnapshotExtension)
+
+
+def test_example_ir_is_pinned(ir_snapshot) -> None:
+    # the committed file: tests/__snapshots__/test_syrupy_ext/test_example_ir_is_pinned.json
+    assert EXAMPLE.read_text("utf-8") == ir_snapshot
+
+
+def test_pretty_snapshot_shapes() -> None:
+    from loopc.ir.api import compile_source
+
+    res = compile_source(EXAMPLE.read_text("utf-8"))
+    text = pretty_snapshot(res)
+    assert text == pretty_snapshot(res.bytes) == pretty_snapshot(EXAMPLE.read_text("utf-8"))
+    assert f'"digest": "{res.digest}"' in text and text.endswith("}\n")
+    with pytest.raises(ValueError, match="does not compile"):
+        pretty_snapshot("apiVersion: loop.plan/v1\nkind: PlanVersion\n")
+    with pytest.raises(TypeError):
+        pretty_snapshot(42)
+
+
+def test_user_workflow_update_compare_and_diff(pytester: pytest.Pytester) -> None:
+    plan = pytester.path / "plan.yaml"
+    plan.write_text(EXAMPLE.read_text("utf-8"))
+    pytester.makepyfile(
+        test_plan="""
+        from pathlib import Path
+        from loopc.testing.syrupy import IRSnapshotExtension
+
+        def test_plan_ir(snapshot):
+            src = (Path(__file__).parent / "plan.yaml").read_text()
+            assert src == snapshot(extension_class=IRSnapshotExtension)
+        """
+    )
+    r = pytester.runpytest("-p", "no:cacheprovider", "--snapshot-update")
+    r.assert_outcomes(passed=1)
+    (snap,) = (pytester.path / "__snapshots__").rglob("*.json")
+    assert '"digest": "sha256:' in snap.read_text()
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    # whitespace in the stored file does not matter: canonical bytes are compared
+    snap.write_text(snap.read_text().replace("\n", "\n  "))
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    # a changed plan fails with a line diff naming what changed
+    plan.write_text(plan.read_text().replace("default: PT1H", "default: PT2H"))
+    r = pytester.runpytest("-p", "no:cacheprovider")
+    r.assert_outcomes(failed=1)
+    assert "digest" in r.stdout.str()
