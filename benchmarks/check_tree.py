@@ -52,10 +52,15 @@ PALETTE = [
 
 
 def varied_plan(i: int) -> str:
-    """Plan number ``i``: 1–8 random blocks, message prose of 40–400 bytes."""
+    """Plan number ``i``: 2–8 blocks (a fork_all and an approval among 0–6
+    random others), message prose of 40–400 bytes."""
     r = random.Random(1000 + i)
     b = g.PlanBuilder(seed=i, text_bytes=r.choice([40, 80, 120, 200, 400]))
-    blocks = [(fn, kw(r)) for fn, kw in (r.choice(PALETTE) for _ in range(r.randint(1, 8)))]
+    blocks = [(fn, kw(r)) for fn, kw in (r.choice(PALETTE) for _ in range(r.randint(0, 6)))]
+    # every plan routes to the shared `blocked` and `rejected` Ends (an
+    # unreachable End is an error): a fork_all gate and an approval, anywhere
+    blocks.insert(r.randint(0, len(blocks)), (g.fork_all, {"branches": r.randint(2, 4)}))
+    blocks.insert(r.randint(0, len(blocks)), (g.approval, {}))
     return b.finish(g._chain(b, blocks))
 
 

@@ -43,7 +43,7 @@ def test_user_workflow_update_compare_and_diff(pytester: pytest.Pytester) -> Non
     plan = pytester.path / "plan.yaml"
     plan.write_text(EXAMPLE.read_text("utf-8"))
     pytester.makepyfile(
-        test_plan="""
+        test_user_ir_snapshot_example="""
         from pathlib import Path
         from loopc.testing.syrupy import IRSnapshotExtension
 

@@ -17,8 +17,6 @@ its diagnostics are summarised and the exit status is 1.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import sys
 from typing import Any
 
@@ -222,6 +220,9 @@ def graph_command(fmt: str, output: str | None, file: str) -> None:
     else:
         text = to_dot(drawing)
         if fmt == "svg":
+            import shutil
+            import subprocess
+
             dot = shutil.which("dot")
             if dot is None:
                 click.echo(

@@ -32,9 +32,12 @@ def apply_lint(
     ``error`` and — with ``warnings_as_errors`` — every warning get error
     severity.  Errors are never dropped nor downgraded.  Sorted by position
     (:meth:`Diagnostic.sort_key`)."""
-    from loopc.lint import suppress
+    if doc is not None and "loopc:" in getattr(doc, "text", ""):
+        from loopc.lint import suppress
 
-    diags = suppress.apply(diagnostics, doc)
+        diags = suppress.apply(diagnostics, doc)
+    else:
+        diags = list(diagnostics)
     if config is not None:
         disabled = set(config.disable)
         raised = set(config.error)
