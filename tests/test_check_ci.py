@@ -276,3 +276,22 @@ def test_apply_fixes_safe_only_and_overlaps(monkeypatch: pytest.MonkeyPatch) -> 
     ds = [diag(1, 4, 10, "color", True), diag(2, 4, 5, "z", True), diag(2, 4, 5, "w", True), diag(3, 4, 5, "q", False)]
     assert fixes.apply_fixes(text, ds) == ("a: color\nb: z\r\nc: y\n", 2)  # overlap waits, unsafe skipped
     assert fixes.apply_fixes(text, ds, unsafe=True)[0] == "a: color\nb: z\r\nc: q\n"
+
+
+def test_fix_and_diff_apply_safe_fixes(repo: Path) -> None:
+    src = (
+        GOOD.replace("  - id: done\n", "  - id: hi\n    type: wait\n    wait: {duration: PT1M}\n  - id: done\n")
+        .replace("entry: done", "entry: hi")
+        .replace("edges: []", "edges:\n  - {id: e1, from: {node: hi, port: completed}, to: done}")
+    )
+    p = repo / "p.yaml"
+    p.write_text(src)
+    r = run("check", "--no-cache", "p.yaml")
+    assert r.exit_code == 1 and "LP2011" in r.output
+    r = run("check", "--no-cache", "--diff", "p.yaml")
+    assert r.exit_code == 1 and "+  - {id: e1, from: {node: hi, port: completed}, to: {node: done}}" in r.stdout
+    assert p.read_text() == src  # --diff writes nothing
+    r = run("check", "--no-cache", "--fix", "p.yaml")
+    assert r.exit_code == 0 and "fixed 1 issue(s) in 1 file(s)" in r.stderr
+    assert "to: {node: done}}" in p.read_text()
+    assert run("check", "--no-cache", "--diff", "p.yaml").exit_code == 0
