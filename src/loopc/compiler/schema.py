@@ -49,6 +49,20 @@ from loopc.compiler.yamlnodes import YDocument, YMap, YNode, YScalar, YSeq
 from loopc.diagnostics import Applicability, Fix, TextEdit
 from loopc.kinds import send_message as _send_message
 
+
+#: Type names authors bring from other languages → the loop.plan type they
+#: mean (LP2020's suggestion by meaning when no spelling is close).
+_TYPE_SYNONYMS = {
+    "user": "member", "person": "member", "human": "member", "people": "member", "assignee": "member",
+    "bot": "agent", "assistant": "agent", "ai": "agent",
+    "int": "number", "integer": "number", "float": "number", "double": "number", "decimal": "number",
+    "bool": "boolean", "str": "string", "text": "string",
+    "list": "array", "map": "object", "dict": "object", "json": "object", "record": "object",
+    "date": "datetime", "time": "datetime", "timestamp": "datetime",
+    "interval": "duration", "period": "duration", "timespan": "duration",
+    "room": "scope", "thread": "scope", "space": "scope",
+}
+
 def literal_number_problem(n: YScalar, v: Any) -> str | None:
     """Why the number ``v`` written as scalar ``n`` is not an accepted JSON
     number: the bounds on its text first (length, significant digits —
@@ -560,7 +574,7 @@ class _Builder:
                     t = val
                 else:
                     shown = val if val.__class__ is str else s.raw
-                    sug = suggest(shown, FIELD_TYPES) if shown else None
+                    sug = (_TYPE_SYNONYMS.get(shown.lower()) or suggest(shown, FIELD_TYPES)) if shown else None
                     msg = f"unknown field type '{shown}'"
                     if sug is not None:
                         self.err("LP2020", s, msg + f"; did you mean '{sug}'?", fix=_rename_fix(s, sug, "replace with"))

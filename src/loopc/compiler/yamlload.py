@@ -554,8 +554,17 @@ def _check_header(doc: YDocument, reporter: Reporter) -> None:
     if tuple(lines) == HEADER:
         return
     bad = 0 if lines[0] != HEADER[0] else 1
+    line = lines[bad]
+    if line.startswith(HEADER[bad]) and line[len(HEADER[bad]):].lstrip(" \t").startswith("#"):
+        col = line.index("#", len(HEADER[bad])) + 1
+        reporter.report(
+            "LP1009", Span(bad + 1, col, bad + 1, max(col + 1, len(line) + 1)),
+            f"line {bad + 1} holds a comment after '{HEADER[bad]}': the header lines hold nothing "
+            "after their value; move the comment below line 2",
+        )
+        return
     reporter.report(
-        "LP1009", Span(bad + 1, 1, bad + 1, max(2, len(lines[bad]) + 1)),
+        "LP1009", Span(bad + 1, 1, bad + 1, max(2, len(line) + 1)),
         f"line {bad + 1} must be exactly '{HEADER[bad]}': the header lines come first, "
         "with no comment, '---' or other key before them",
     )
