@@ -245,9 +245,17 @@ state:
 """
 
 
+def _state_head(*used: str) -> str:
+    """:data:`_STATE_HEAD` with only the Run state fields the example uses
+    (a declared field nothing reads or writes is LP3502)."""
+    keep = [line for line in _STATE_HEAD.splitlines()
+            if not line.startswith("  ") or line.split(":")[0].strip() in used]
+    return "\n".join(keep) + "\n"
+
+
 def _race_plan(b_field: str, mode: str = "all") -> str:
     return _fork_plan(
-        mode=mode, head=_STATE_HEAD,
+        mode=mode, head=_state_head("status", b_field),
         a_node=_setvar("do_a", "{status: \"legal\"}"),
         b_node=_setvar("do_b", "{" + b_field + ": \"security\"}"))
 
@@ -256,7 +264,7 @@ def _wait_plan(writer: bool) -> str:
     wait = ("  - id: do_a\n    type: wait\n"
             "    wait: {condition: \"run.state.ready == true\", timeout: P1D}\n")
     b = _setvar("do_b", "{ready: true}") if writer else _send("do_b")
-    return _fork_plan(head=_STATE_HEAD, a_node=wait, b_node=b)
+    return _fork_plan(head=_state_head("ready"), a_node=wait, b_node=b)
 
 
 def _cycle_plan(back: bool) -> str:
@@ -530,8 +538,8 @@ register(
          "`set_variable` on a branch it may cancel may or may not have run when the join "
          "continues, so the state after the join depends on timing. Write after the join, from "
          "`winner.*`.",
-         _fork_plan(mode="any", head=_STATE_HEAD, a_node=_setvar("do_a", "{status: \"legal\"}")),
-         _fork_plan(mode="all", head=_STATE_HEAD, a_node=_setvar("do_a", "{status: \"legal\"}")), _E),
+         _fork_plan(mode="any", head=_state_head("status"), a_node=_setvar("do_a", "{status: \"legal\"}")),
+         _fork_plan(mode="all", head=_state_head("status"), a_node=_setvar("do_a", "{status: \"legal\"}")), _E),
     Code("LP4603", "wait.condition_static", "Nothing can change a wait's condition",
          "A `wait.condition` resumes on a Run-state change, and only a `set_variable` changes Run "
          "state. When no set_variable that can run while the wait waits (one in a concurrent "

@@ -13,6 +13,7 @@ Reported by :mod:`loopc.compiler.typecheck`:
   ``target``, ``responder`` inputs outside a fan-out item body.
 """
 from loopc.codes import Code, register
+from loopc.diagnostics import Severity
 
 H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
 
@@ -293,6 +294,43 @@ register(
          _base(extra_config="      responder: {ref: input.reviewer}\n",
                node_input="      topic: {type: string, required: true}\n      reviewer: {type: agent, required: true}\n",
                plan_input="  topic: {type: string, required: true}\n  reviewer: {type: agent, required: true}\n")),
+    Code("LP3501", "input.unused", "Required Plan input never used",
+         "A required Plan input field that nothing reads — no `run.input.<field>` reference and "
+         "no same-name pass-through into the entry node's input — forces every invoker to send a "
+         "value that has no effect. Remove the field, read it, or make it optional. Not reported "
+         "while the plan has errors (a mistyped reference would make its field look unused).",
+         H + "input:\n  topic: {type: string, required: true}\n  ticket: {type: string, required: true}\n"
+         "output: {}\nentry: ask\nnodes:\n  - id: ask\n    type: send_message\n    input:\n"
+         "      topic: {type: string, required: true}\n    sendMessage: {target: \"#release\", text: "
+         "\"Review {{ input.topic }}\", completion: sent}\n  - id: done\n    type: end\n"
+         "    end: {status: succeeded}\nedges:\n  - {id: e_done, from: {node: ask, port: completed}, "
+         "to: {node: done}}\n",
+         H + "input:\n  topic: {type: string, required: true}\n  ticket: {type: string, required: true}\n"
+         "output: {}\nentry: ask\nnodes:\n  - id: ask\n    type: send_message\n    input:\n"
+         "      topic: {type: string, required: true}\n    sendMessage: {target: \"#release\", text: "
+         "\"Review {{ input.topic }} ({{ run.input.ticket }})\", completion: sent}\n  - id: done\n"
+         "    type: end\n    end: {status: succeeded}\nedges:\n  - {id: e_done, from: {node: ask, "
+         "port: completed}, to: {node: done}}\n",
+         severity=Severity.WARNING, section="contracts"),
+    Code("LP3502", "state.never_read", "Run state field never used",
+         "A Run state field that nothing reads (`run.state.<field>` in a binding, configuration, "
+         "condition or merge) and no `set_variable` writes is a dead declaration: it keeps its "
+         "default for the whole Run. Remove the field or use it. A field that is written but "
+         "never read is not reported: the final Run state is part of the Run's record. Not "
+         "reported while the plan has errors.",
+         H + "input: {}\noutput: {}\nstate:\n  attempts: {type: number, default: 0}\n"
+         "  note: {type: string, default: \"\"}\nentry: count\n"
+         "nodes:\n  - id: count\n    type: set_variable\n    setVariable:\n      assign: {attempts: 1}\n"
+         "  - id: done\n    type: end\n    end: {status: succeeded}\nedges:\n"
+         "  - {id: e_done, from: {node: count, port: completed}, to: {node: done}}\n",
+         H + "input: {}\noutput: {}\nstate:\n  attempts: {type: number, default: 0}\nentry: count\n"
+         "nodes:\n  - id: count\n    type: set_variable\n    setVariable:\n      assign: {attempts: 1}\n"
+         "  - id: tell\n    type: send_message\n    sendMessage: {target: \"#ops\", text: "
+         "\"attempt {{ run.state.attempts }}\", completion: sent}\n"
+         "  - id: done\n    type: end\n    end: {status: succeeded}\nedges:\n"
+         "  - {id: e_tell, from: {node: count, port: completed}, to: {node: tell}}\n"
+         "  - {id: e_done, from: {node: tell, port: completed}, to: {node: done}}\n",
+         severity=Severity.WARNING, section="run-state"),
     Code("LP3406", "work_items.outside_graph", "work_items field where authors would supply WorkItems",
          "`work_items` is the closed, compiler-owned output of a callback that declares "
          "`workItems`; it flows through node inputs and edge bindings to a `fan_out`. The Plan "

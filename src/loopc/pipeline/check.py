@@ -209,6 +209,11 @@ def _check(src: str | bytes, path: str | None) -> CheckResult:
                 from loopc import analyzer
 
                 analysis = guard(reporter, "analyzer", lambda: analyzer.analyze(plan, scopes, reporter))
+            if types is not None:
+                from loopc.compiler.usage import check_usage
+
+                guard(reporter, "usage", lambda: check_usage(
+                    plan, types.values.values(), (b.field for b in types.entry_bindings), reporter))
     diags = finish(
         reporter.diagnostics, doc.text if doc is not None else None, path, doc.index if doc is not None else None
     )

@@ -1,0 +1,82 @@
+"""Unused declarations (docs/reference.md "Contracts", "Run state"):
+
+* LP3501 ``input.unused`` (warning): a required Plan input field that no
+  reference reads (``run.input.<f>`` anywhere) and the entry node does not
+  take by same-name pass-through — every invoker must supply a value that
+  nothing uses;
+* LP3502 ``state.never_read`` (warning): a Run state field that nothing
+  reads (no ``run.state.<f>`` in any binding, configuration, condition or
+  merge) and no ``set_variable`` writes — a dead declaration.  A field that
+  is written but never read is not reported: the final Run state is part of
+  what a Run records (journal, conformance expectations), so write-only
+  state is an intended audit trail.
+
+Runs after the analyzer, over the type pass's typed values; skipped when the
+plan has errors, since a reference that did not type (a typo) would otherwise make
+its field look unused.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from loopc.compiler.expr import ast as A
+from loopc.compiler.model import Plan, SetVariable
+from loopc.compiler.report import Reporter
+from loopc.compiler.yamlnodes import YMap
+
+__all__ = ["check_usage", "run_paths"]
+
+
+def run_paths(typed_values: Iterable[Any]) -> set[tuple[str, str]]:
+    """``{("input", f), ("state", f)}`` for every ``run.input.f`` /
+    ``run.state.f`` path inside the typed values (iterative walk over attrs
+    objects, tuples, lists and mappings; each object visited once)."""
+    out: set[tuple[str, str]] = set()
+    stack = list(typed_values)
+    seen: set[int] = set()
+    while stack:
+        v = stack.pop()
+        if v is None or isinstance(v, (str, int, float, bool)) or id(v) in seen:
+            continue
+        seen.add(id(v))
+        if isinstance(v, A.Path):
+            names = (*v.root.split("."), *v.segments)
+            if len(names) >= 3 and names[0] == "run" and names[1] in ("input", "state"):
+                out.add((names[1], names[2]))
+            continue
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, (tuple, list)):
+            stack.extend(v)
+        elif hasattr(v, "__attrs_attrs__"):
+            stack.extend(getattr(v, a.name, None) for a in v.__attrs_attrs__)
+    return out
+
+
+def check_usage(plan: Plan, typed_values: Iterable[Any], entry_fields: Iterable[str],
+                reporter: Reporter) -> None:
+    """Report LP3501/LP3502 on ``plan`` (see the module docstring)."""
+    if reporter.has_errors:
+        return
+    used = run_paths(typed_values)
+    taken = set(entry_fields)
+    src = plan.src if isinstance(plan.src, YMap) else None
+
+    def at(section: str, name: str) -> Any:
+        holder = src.get(section) if src is not None else None
+        return (holder.key_node(name) if isinstance(holder, YMap) else None) or holder or src
+
+    for name, fs in (plan.input or {}).items():
+        if fs.required and ("input", name) not in used and name not in taken:
+            reporter.report(
+                "LP3501", at("input", name),
+                f"required Plan input `{name}` is never used: nothing reads `run.input.{name}` and "
+                f"the entry node does not declare `{name}` in its input; remove it, or make it "
+                f"optional if invokers may still send it")
+    written = {k for n in plan.nodes.values() if isinstance(n.config, SetVariable) for k in n.config.assign}
+    for name in (plan.state or {}):
+        if ("state", name) not in used and name not in written:
+            reporter.report(
+                "LP3502", at("state", name),
+                f"Run state field `{name}` is never used: nothing reads `run.state.{name}` and no "
+                f"set_variable writes it; remove it, or read it")
