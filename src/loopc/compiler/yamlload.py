@@ -119,9 +119,18 @@ def decode_source(src: str | bytes, reporter: Reporter) -> str | None:
                 f"source is not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}",
             )
             return None
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return text
+    # Every leading U+FEFF is a byte-order mark: the YAML parser skips them all,
+    # so positions are counted after the last one (docs/language.md "Encoding");
+    # more than one is reported, since the header must open the file.
+    stripped = text.lstrip("\ufeff")
+    extra = len(text) - len(stripped) - 1
+    if extra > 0:
+        reporter.report(
+            "LP1009", Span.point(1, 1),
+            f"the source starts with {extra + 1} byte-order marks (U+FEFF); the header line "
+            "'apiVersion: loop.plan/v1' must follow at most one: remove the extra marks",
+        )
+    return stripped
 
 
 def _text_position(text: str, index: int) -> tuple[int, int]:
