@@ -212,8 +212,11 @@ def _check(src: str | bytes, path: str | None) -> CheckResult:
             if types is not None:
                 from loopc.compiler.usage import check_usage
 
-                guard(reporter, "usage", lambda: check_usage(
-                    plan, types.values.values(), (b.field for b in types.entry_bindings), reporter))
+                guard(
+                    reporter,
+                    "usage",
+                    lambda: check_usage(plan, types.values.values(), (b.field for b in types.entry_bindings), reporter),
+                )
     diags = finish(
         reporter.diagnostics, doc.text if doc is not None else None, path, doc.index if doc is not None else None
     )
