@@ -15,8 +15,10 @@ warm-up) of:
 * ``ir compile near`` — :func:`loopc.ir.api.compile_source` of the
   near-budget plan and its ratio to ``compose`` (``n/a`` until importable);
 * ``ir decode+digest`` — decode the compiled artifact's canonical bytes,
-  validate it against its version's closed surface and recompute the
-  semantic digest;
+  validate it against its version's closed surface, build the typed model
+  and recompute the semantic digest;
+* ``ir verify`` — :func:`loopc.ir.verify` (decode, digest and the
+  whole-artifact rules) on the same bytes;
 * ``analyze max`` — :func:`loopc.analyzer.analyze` alone on the
   max-budget plan (512 nodes, 2,048 edges), front end excluded.
 
@@ -148,17 +150,17 @@ def _decode_fn() -> tuple[str, Callable[[bytes], Any]]:
     exists, else JSON + closed surface validation + digest recomputation
     built from loopc.ir parts."""
     try:
-        from loopc.ir.decoder import verify
+        from loopc.ir.decoder import decode as strict_decode
     except Exception:  # noqa: BLE001
-        verify = None
-    if verify is not None:
+        strict_decode = None
+    if strict_decode is not None:
         def checked(data: bytes) -> Any:
-            res = verify(data)
-            if not res.ok:
-                raise NotAvailable(f"artifact does not verify: {res.message}")
-            return res
+            art = strict_decode(data)
+            if art.recompute_digest() != art.digest:
+                raise NotAvailable("recomputed digest differs from the artifact's digest")
+            return art
 
-        return "loopc.ir.decoder.verify (strict decode + digest recompute)", checked
+        return "loopc.ir.decode (strict decode to the typed model) + recompute_digest", checked
 
     from loopc.ir import surface
     from loopc.ir.digest import semantic_digest
@@ -253,6 +255,14 @@ def run(repeat: int) -> dict[str, Any]:
             methods["ir_decode_digest_ms"] = how
             sizes["near_budget_artifact_bytes"] = len(data)
             measure("ir_decode_digest_ms", lambda: decode(data))
+            try:
+                from loopc.ir.verifier import verify as full_verify
+
+                methods["ir_verify_ms"] = "loopc.ir.verify (decode, digest, whole-artifact rules)"
+                measure("ir_verify_ms", lambda: full_verify(data))
+            except ImportError:
+                rows["ir_verify_ms"] = None
+                notes["ir_verify_ms"] = "loopc.ir.verifier not importable"
         except NotAvailable as exc:
             notes["ir_decode_digest_ms"] = str(exc)
             rows["ir_decode_digest_ms"] = None
@@ -293,6 +303,7 @@ LABELS = (
     ("cli_check_small_ms", "`loopc check` small example (subprocess)"),
     ("ir_compile_near_ms", "loopc.ir compile_source, near-budget plan"),
     ("ir_decode_digest_ms", "artifact decode + digest recompute"),
+    ("ir_verify_ms", "artifact verify (loopc verify), near-budget artifact"),
     ("analyze_max_ms", "loopc.analyzer.analyze, max-budget plan"),
 )
 

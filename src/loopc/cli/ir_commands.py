@@ -5,9 +5,11 @@
   indent 2, on stdout or in OUT; on errors text diagnostics on stderr and
   exit 1.
 * ``loopc digest FILE`` — one line ``sha256:<64 hex>``; exit 1 on errors.
-* ``loopc verify ARTIFACT.json`` — strict decode plus digest recomputation;
-  exit 0 when well-formed and the digest matches, 1 with a precise message
-  when not.
+* ``loopc verify ARTIFACT.json`` — the verifier (:mod:`loopc.ir.verifier`):
+  strict decode, digest, graph/scope/disposition/instruction/bind/budget
+  rules; exit 0 when it verifies, 1 with one precise line per violation
+  when not; reads regular files (or stdin) up to 64 MiB, never a FIFO or
+  device.
 
 Unreadable input files (and an unwritable OUT) exit 2.  ``FILE`` may be
 ``-`` for stdin.  Warnings go to stderr and do not change the exit code.
@@ -98,18 +100,64 @@ def digest_cmd(file: str) -> None:
     sys.exit(0)
 
 
+def _read_artifact(path: str, cap: int) -> bytes:
+    """Read an artifact file (``-`` = stdin) up to ``cap`` + 1 bytes without
+    ever blocking on a FIFO or reading a device: only regular files (and
+    stdin) are read.  Exit 2 when unreadable or not a regular file."""
+    import os
+    import stat
+
+    if path == "-":
+        return _read(path, cap)
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            kind = ("a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
+                    else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+                    else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
+            click.echo(f"loopc: {_shown(path)}: is {kind}; an artifact must be a regular file", err=True)
+            sys.exit(2)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # swapped after the stat
+                click.echo(f"loopc: {_shown(path)}: not a regular file", err=True)
+                sys.exit(2)
+            return fh.read(cap + 1)
+    except OSError as exc:
+        click.echo(f"loopc: {_shown(path)}: {exc.strerror or exc}", err=True)
+        sys.exit(2)
+
+
+def _shown(path: str) -> str:
+    """A file name safe to print on one line (control characters escaped)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)
+
+
 @click.command("verify")
 @click.argument("artifact")
 def verify_cmd(artifact: str) -> None:
-    """Strictly decode ARTIFACT.json and recompute its digest."""
-    from loopc.ir.decoder import verify
+    """Strictly decode ARTIFACT.json and verify it (graph, scopes,
+    dispositions, instruction types, binds, budgets, digest).
 
-    data = _read(artifact)
+    Reads at most 64 MiB (the 8 MiB artifact budget applies to the
+    canonical bytes).  Exit 0 ok, 1 invalid (one line per violation on
+    stderr: pointer, message, [code]), 2 unreadable."""
+    from loopc.ir.verifier import MAX_ARTIFACT_FILE_BYTES, verify
+
+    data = _read_artifact(artifact, MAX_ARTIFACT_FILE_BYTES)
+    name = _shown(artifact)
+    if len(data) > MAX_ARTIFACT_FILE_BYTES:
+        click.echo(f"loopc: {name}: artifact file is larger than {MAX_ARTIFACT_FILE_BYTES} bytes "
+                   "(the verifier's read cap)", err=True)
+        sys.exit(1)
     res = verify(data)
     if not res.ok:
-        click.echo(f"loopc: {artifact}: {res.message}", err=True)
+        click.echo(f"loopc: {name}: {res.message}", err=True)
+        if len(res.violations) > 1:
+            for v in res.violations:
+                click.echo(f"  {v.pointer or '/'}: {v.message} [{v.code}]", err=True)
         sys.exit(1)
-    click.echo(f"{artifact}: {res.message}")
+    click.echo(f"{name}: {res.message}")
     sys.exit(0)
 
 

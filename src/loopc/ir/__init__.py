@@ -19,11 +19,12 @@ _EXPORTS = {
     "compile_checked": "loopc.pipeline",  # moved: the pipeline layer
     "CompileResult": "loopc.pipeline",  # moved: the pipeline layer
     "decode": "loopc.ir.decoder",
-    "verify": "loopc.ir.decoder",
+    "verify": "loopc.ir.verifier",
+    "Violation": "loopc.ir.verifier",
     "Artifact": "loopc.ir.model",
     "encode": "loopc.ir.model",
     "DecodeError": "loopc.ir.decoder",
-    "VerifyResult": "loopc.ir.decoder",
+    "VerifyResult": "loopc.ir.verifier",
     "canonical_bytes": "loopc.ir.canonical",
     "CanonicalizationError": "loopc.ir.canonical",
     "semantic_digest": "loopc.ir.digest",

@@ -37,7 +37,6 @@ import json
 import re
 from typing import Any, Iterator, Mapping
 
-import attrs
 
 from loopc.kinds import config_instrs as _kind_config_instrs
 from loopc.kinds import wire_source_ports
@@ -47,7 +46,7 @@ from loopc.ir.model import Artifact, from_json
 from loopc.ir.surface import SurfaceError, validate
 from loopc.ir.versions import parse_artifact_version, parse_compiler_version
 
-__all__ = ["Artifact", "DecodeError", "VerifyResult", "decode", "decode_data", "verify",
+__all__ = ["Artifact", "DecodeError", "decode", "decode_data", "verify",
            "iter_instr_roots", "config_instrs"]
 
 MAX_ENVELOPE_NESTING = 256
@@ -90,6 +89,8 @@ def _int(s: str) -> int | float:
     as that double."""
     if len(s) < 16:
         return int(s)
+    if len(s) > 400:  # beyond every double (and Python's int-conversion digit limit)
+        raise DecodeError("", f"number {s[:20]}… ({len(s)} digits) is out of range")
     v = int(s)
     if -MAX_SAFE_INT <= v <= MAX_SAFE_INT:
         return v
@@ -210,20 +211,28 @@ def decode(data: bytes | str, *, canonical: bool = False) -> Artifact:
     return art
 
 
+def _short(v: Any) -> str:
+    r = repr(v) if isinstance(v, (str, int, float, bool)) or v is None else type(v).__name__
+    return r if len(r) <= 80 else r[:60] + f"… ({len(r)} characters)"
+
+
 def decode_data(value: Any) -> Artifact:
     """Validate already-parsed JSON data as an artifact (steps 2–6)."""
     if not isinstance(value, dict):
         raise DecodeError("", "an artifact is a JSON object")
-    version = parse_artifact_version(value.get("artifactVersion"))
+    av, cv_raw = value.get("artifactVersion"), value.get("compilerVersion")
+    # a version number of thousands of digits is simply unknown (and must not
+    # reach int(), whose digit limit raises ValueError)
+    version = parse_artifact_version(av) if not (isinstance(av, str) and len(av) > 64) else None
     if version is None:
         raise DecodeError("/artifactVersion",
-                          f"unsupported artifactVersion {value.get('artifactVersion')!r} "
+                          f"unsupported artifactVersion {_short(av)} "
                           "(known: loop.plan.artifact/v1 … v5)")
-    cv = parse_compiler_version(value.get("compilerVersion"))
+    cv = parse_compiler_version(cv_raw) if not (isinstance(cv_raw, str) and len(cv_raw) > 64) else None
     if cv != version:
         raise DecodeError("/compilerVersion",
                           f"compilerVersion must be loop.plan.compiler/v{version} for "
-                          f"loop.plan.artifact/v{version}; found {value.get('compilerVersion')!r}")
+                          f"loop.plan.artifact/v{version}; found {_short(cv_raw)}")
     try:
         fast, depth = scan(value)
     except CanonicalizationError as exc:
@@ -253,32 +262,21 @@ def decode_data(value: Any) -> Artifact:
     return art
 
 
-@attrs.frozen
-class VerifyResult:
-    """Outcome of :func:`verify`: ``ok`` and a one-line ``message``;
-    ``artifact`` when decoding succeeded."""
+def verify(data: bytes | str) -> Any:
+    """The full verifier (:func:`loopc.ir.verifier.verify`; ``loopc verify``):
+    strict decode, digest recomputation and the whole-artifact rules.
+    Returns a :class:`~loopc.ir.verifier.VerifyResult`; never raises."""
+    from loopc.ir.verifier import verify as _verify
 
-    ok: bool
-    message: str
-    artifact: Artifact | None = None
-    computed_digest: str | None = None
+    return _verify(data)
 
 
-def verify(data: bytes | str) -> VerifyResult:
-    """Strict decode plus digest recomputation (``loopc verify``)."""
-    try:
-        art = decode(data)
-    except DecodeError as exc:
-        where = f" at {exc.pointer}" if exc.pointer else ""
-        return VerifyResult(False, f"invalid artifact{where}: {exc.message}")
-    try:
-        computed = art.recompute_digest()
-    except CanonicalizationError as exc:  # only reachable through decode_data-built values
-        return VerifyResult(False, f"invalid artifact: {exc}", art)
-    if computed != art.digest:
-        return VerifyResult(False, f"digest mismatch: artifact says {art.digest}, content hashes to {computed}",
-                            art, computed)
-    return VerifyResult(True, f"ok: {art.artifact_version} {computed}", art, computed)
+def __getattr__(name: str) -> Any:
+    if name == "VerifyResult":  # moved to loopc.ir.verifier
+        from loopc.ir.verifier import VerifyResult
+
+        return VerifyResult
+    raise AttributeError(name)
 
 
 # ---------------------------------------------------------------------------

@@ -439,7 +439,7 @@ def _validate(value: Any, version: int, spec: Spec, track: bool) -> int:
                 if since > version:
                     raise SurfaceError(p, _newer(f"'{v}'", since, version))
                 used = max(used, since)
-            if s.pattern is not None and not s.regex.match(v):  # type: ignore[union-attr]
+            if s.pattern is not None and not s.regex.fullmatch(v):  # type: ignore[union-attr]
                 raise SurfaceError(p, f"'{v}' does not match {s.pattern}")
             continue
         if type(s) is MapOf:
@@ -447,7 +447,7 @@ def _validate(value: Any, version: int, spec: Spec, track: bool) -> int:
                 raise SurfaceError(p, f"expected an object, found {_jtype(v)}")
             kre = _compiled(s.key_pattern) if s.key_pattern else None
             for k, x in v.items():
-                if kre is not None and not kre.match(k):
+                if kre is not None and not kre.fullmatch(k):
                     raise SurfaceError(p + "/" + _esc(k), f"key '{k}' does not match {s.key_pattern}")
                 push((x, s.values, p + "/" + _esc(k) if track else ""))
             continue
