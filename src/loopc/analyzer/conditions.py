@@ -154,9 +154,8 @@ def _representatives(atoms: Iterable[_Atom]) -> dict[str, list[Any]] | None:
             for v in others:
                 if not any(type(v) is type(s) and v == s for s in seen):
                     seen.append(v)
-            r += seen
-            if not (seen and all(isinstance(v, bool) for v in seen) and {True, False} <= set(seen)):
-                r.append(_OTHER)
+            # a value equal to no literal; for a boolean subject also both truth values
+            r += seen + [_OTHER]
             if all(isinstance(v, bool) for v in seen):
                 r += [b for b in (True, False) if not any(s is b for s in seen)]
         reps[subject] = r
