@@ -103,3 +103,19 @@ def test_explain_by_code_or_slug() -> None:
     assert run("explain", "lp1005").exit_code == 0
     assert run("explain", "yaml.duplicate_key").output.startswith("LP1005")
     assert run("explain", "nope").exit_code == 2
+
+
+def test_top_level_help_shows_every_command_summary_whole():
+    """`loopc --help` lists each command with its whole first paragraph,
+    wrapped at the terminal width, never cut at "e.g." or with "..."."""
+    from click.testing import CliRunner
+
+    from loopc.cli.main import cli, summary
+
+    out = CliRunner().invoke(cli, ["--help"], terminal_width=80).output
+    listing = " ".join(out.split("Commands:")[1].split())
+    assert "..." not in listing
+    for name, cmd in cli.commands.items():
+        text = summary(cmd)
+        assert text.endswith((".", ")")), (name, text)
+        assert f"{name} {text}" in listing, name

@@ -17,7 +17,32 @@ import click
 from loopc import __version__
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """A group whose command list shows each command's whole first paragraph
+    (wrapped, never cut at "e.g." or at a fixed width with "...")."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is None or cmd.hidden:
+                continue
+            rows.append((name, summary(cmd)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def summary(cmd: click.Command) -> str:
+    """The one-paragraph summary of ``cmd`` shown by ``loopc --help``: its
+    ``short_help`` or the first paragraph of its help text, on one line."""
+    if cmd.short_help:
+        return cmd.short_help
+    text = (cmd.help or "").split("\b")[0].strip()
+    return " ".join(text.split("\n\n")[0].split())
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="loopc")
 def cli() -> None:
     """loopc — compiler and static analyzer for loop.plan/v1 workflows."""
