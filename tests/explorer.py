@@ -588,6 +588,7 @@ class Front:
     diagnostics: tuple
     graph_ok: bool
     analysis: Any
+    scopes: Any = None
 
     @property
     def codes(self) -> list[str]:
@@ -609,6 +610,7 @@ def front(src: str, *, types: bool = False) -> Front:
     doc = yamlload.load(src, r)
     plan = schema.build_plan(doc, r) if doc is not None and doc.root is not None else None
     an = None
+    sm = None
     ok = False
     if plan is not None:
         ok = bool(graph.check_graph(plan, r))
@@ -619,7 +621,22 @@ def front(src: str, *, types: bool = False) -> Front:
             typecheck.check_types(plan, sm, r)
         if ok:
             an = analyzer.analyze(plan, sm, r)
-    return Front(plan, tuple(r.sorted()), ok, an)
+    return Front(plan, tuple(r.sorted()), ok, an, sm)
+
+
+def proof_stacks(plan: Plan, scopes: Any) -> tuple[dict, dict]:
+    """(node stacks, edge stacks) the analyzer's scope-typing proof arrives
+    at on ``plan`` (run again with a throwaway reporter): on every plan the
+    analyzer accepts they must equal the scope map's."""
+    from loopc.analyzer.context import Ctx
+    from loopc.analyzer.loops import find_cycles
+    from loopc.analyzer.scopes import type_scopes
+    from loopc.compiler.report import Reporter
+
+    ctx = Ctx(plan, Reporter())
+    cut, order = find_cycles(ctx)
+    typing = type_scopes(ctx, scopes, cut, order)
+    return dict(typing.node_stacks), {e.id: typing.edge_stacks[e.id] for e in ctx.edges if e.id in typing.edge_stacks}
 
 
 # ---------------------------------------------------------------------------

@@ -124,28 +124,33 @@ def test_failure_sinks() -> None:
 
 
 def test_failed_end_shared_across_scopes_has_per_arrival_sinks() -> None:
-    an = front((FIXTURES / "seed_all_match_ok.yaml").read_text()).analysis
+    f = front((FIXTURES / "seed_all_match_ok.yaml").read_text())
+    an = f.analysis
     assert an.end_routes["e_notify_failed"] == Sink(FAIL_PLAN)
     assert an.end_routes["e_page_failed"] == Sink(FAIL_BRANCH, "route", "page", "handled")
-    assert an.node_stacks["failed"] == ()
+    # its stack is the scopes all its arrivals share (none here)
+    assert f.scopes.node_scopes["failed"] == ()
+    assert f.scopes.is_ambiguous("failed")  # context checks stay silent on it
 
 
 def test_scope_facts() -> None:
-    an = front((FIXTURES / "seed_fork_in_loop_ok.yaml").read_text()).analysis
-    loop = an.scopes["polish"]
-    assert loop.kind == "loop" and loop.parent == ()
-    assert loop.continue_edges == ("e_next",) and loop.done_edges == ("e_done",)
-    assert set(loop.members[None]) >= {"split", "legal_ok", "security_ok", "joined"}
-    fork = an.scopes["split"]
-    assert fork.join == "joined" and fork.join_mode == "all" and fork.branches == ("legal", "security")
-    assert [f.owner for f in fork.parent] == ["polish"]
-    assert fork.members["legal"] == ("legal_ok",)
-    assert "e_legal_ok" in fork.member_edges["legal"]
+    f = front((FIXTURES / "seed_fork_in_loop_ok.yaml").read_text())
+    an, sm = f.analysis, f.scopes
+    loop = sm.owners["polish"]
+    assert loop.kind == "loop" and loop.closer is None and sm.stack("polish") == ()
+    assert set(sm.members("polish")) >= {"split", "legal_ok", "security_ok", "joined"}
+    assert "e_next" in sm.members("polish", edges=True)  # the back edge is inside the body
+    fork = sm.owners["split"]
+    assert fork.closer == "joined" and fork.branches == ("legal", "security")
+    assert [s.owner for s in sm.stack("split")] == ["polish"]
+    assert sm.members("split", "legal") == ("legal_ok",)
+    assert "e_legal_ok" in sm.members("split", "legal", edges=True)
     assert an.failure_routes[("legal_ok", "failed")] == Sink(FAIL_BRANCH, "split", "legal", "joined")
     assert an.end_routes["e_legal_no"] == Sink(FAIL_BRANCH, "split", "legal", "joined")
     assert an.back_edges == frozenset({"e_next"})
-    fan = front(ex._FAN_OK).analysis.scopes["dispatch"]
-    assert fan.kind == "fan_out" and fan.join == "collected" and fan.members[None] == ("work",)
+    fan = front(ex._FAN_OK).scopes
+    assert fan.owners["dispatch"].kind == "fan_out" and fan.owners["dispatch"].closer == "collected"
+    assert fan.members("dispatch") == ("work",)
 
 
 def test_effects() -> None:
@@ -242,5 +247,5 @@ def test_budget_plan_is_sound_and_fast() -> None:
         an = analyzer.analyze(plan, sm, r2)
         best = min(best, time.perf_counter() - t)
     assert r.diagnostics == [] and r2.diagnostics == [] and an.sound
-    assert max(len(s) for s in an.node_stacks.values()) >= 3
+    assert max(len(s) for s in sm.node_scopes.values()) >= 3
     assert best < 1.0, best  # ~35 ms on the reference machine; generous for shared CI

@@ -31,7 +31,7 @@ import networkx as nx
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from explorer import broken, explore, sound_front, well_nested
+from explorer import broken, explore, proof_stacks, sound_front, well_nested
 
 from loopc.compiler.model import End, Join
 from loopc.compiler.scopemap import build_scope_map
@@ -58,12 +58,15 @@ def test_well_nested_plans_are_accepted_and_safe(rng: random.Random) -> None:
     assert res.verdict != "bad", (res.bad, src)
     _count(f"well/{res.verdict}")
     _second_opinion(f)
-    # the front end's structural scope map (forward reach) agrees with the
-    # analyzer's scope typing on every node of a well-nested plan
+    # the one scope model (the structural map, forward reach) agrees with the
+    # analyzer's scope-typing proof on every node and edge of a well-nested
+    # plan (failed Ends shared by several scopes included: common prefix)
     sm = build_scope_map(f.plan)
-    for nid, stack in f.analysis.node_stacks.items():
-        if not isinstance(f.plan.nodes[nid].config, End):
-            assert sm.node_scopes[nid] == stack, (nid, sm.node_scopes[nid], stack)
+    nodes, edges = proof_stacks(f.plan, sm)
+    for nid, stack in nodes.items():
+        assert sm.node_scopes[nid] == stack, (nid, sm.node_scopes[nid], stack)
+    for eid, stack in edges.items():
+        assert sm.edge_scopes[eid] == stack, (eid, sm.edge_scopes[eid], stack)
 
 
 @settings(max_examples=260, **PROFILE)
@@ -113,11 +116,10 @@ def _second_opinion(f) -> None:
         if isinstance(n.config, Join) and n.config.owner in plan.nodes:
             assert dominates(n.config.owner, n.id), (n.id, n.config.owner)
         if isinstance(n.config, End) and n.config.status == "succeeded":
-            assert an.node_stacks.get(n.id, ()) == (), n.id
-    for fact in an.scopes.values():
-        for members in fact.members.values():
-            for m in members:
-                assert dominates(fact.owner, m), (fact.owner, m)
+            assert f.scopes.node_scopes.get(n.id, ()) == (), n.id
+    for owner in f.scopes.owners:
+        for m in f.scopes.members(owner):
+            assert dominates(owner, m), (owner, m)
 
 
 def test_report_rates() -> None:

@@ -437,3 +437,62 @@ def test_yaml_plan_through_schema_pass() -> None:
     sm = build_scope_map(p)
     assert sm.loop_of("tick") == "repeat" and sm.loop_of("e_next", edge=True) == "repeat"
     assert sm.loop_of("done") is None and sm.loop_of("e_done", edge=True) is None
+
+
+# ---------------------------------------------------------------------------
+# One scope model: the analyzer proves the map, lowering emits it
+# ---------------------------------------------------------------------------
+
+def test_failed_end_shared_by_scopes_gets_the_common_prefix() -> None:
+    sm = build_scope_map(mk("f", {"f": "fork:a,b", "a": "act", "b": "act", "j": "join:f", "z": "end",
+                                  "x": "fail"},
+                            ["f.a>a", "f.b>b", "a.completed>j", "b.completed>j", "j.completed>z",
+                             "a.failed>x", "j.failed>x"]))
+    assert sm.node_scopes["x"] == ()  # reached from branch a and from outside the fork
+    assert sm.is_ambiguous("x") and not sm.context_known("x")
+    assert kinds(sm, "e5", edge=True) == ["fork f:a"]
+    assert sm.owners["f"].closer == "j" and sm.owners["f"].branches == ("a", "b")
+    # a failed End inside one branch only keeps that branch's stack
+    sm2 = build_scope_map(mk("f", {"f": "fork:a,b", "a": "act", "b": "act", "j": "join:f", "z": "end",
+                                   "x": "fail"},
+                             ["f.a>a", "f.b>b", "a.completed>j", "b.completed>j", "j.completed>z",
+                              "a.failed>x"]))
+    assert kinds(sm2, "x") == ["fork f:a"] and sm2.context_known("x")
+
+
+def _repository_plans() -> list:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    return sorted([*root.glob("examples/*.yaml"), *root.glob("golden/*/*/source.yaml"),
+                   *root.glob("tests/fixtures/*/*.yaml")])
+
+
+def test_analyzer_proves_the_map_and_lowering_emits_it_on_every_accepted_plan() -> None:
+    """On every example, golden and fixture the analyzer accepts, its
+    scope-typing proof arrives at the map's stack for every reachable node
+    and edge (so lowering and the budget may read the map), and the compiled
+    artifact carries exactly the map's stacks and owners."""
+    import loopc
+    from explorer import proof_stacks
+
+    accepted = 0
+    for path in _repository_plans():
+        res = loopc.compile_source(path.read_bytes())
+        chk = res.check
+        if chk is None or chk.analysis is None or not chk.analysis.sound:
+            continue
+        accepted += 1
+        sm = chk.scopes
+        nodes, edges = proof_stacks(chk.plan, sm)
+        assert nodes and all(sm.node_scopes[n] == st for n, st in nodes.items()), path
+        assert all(sm.edge_scopes[e] == st for e, st in edges.items()), path
+        if not res.ok:
+            continue
+        art = res.artifact
+        for n in art.plan.nodes:
+            assert [(s.kind, s.owner) for s in n.scope] == [(s.kind, s.owner) for s in sm.node_scopes[n.id]], path
+        for e in art.plan.edges:
+            assert [(s.kind, s.owner) for s in e.scope] == [(s.kind, s.owner) for s in sm.edge_scopes[e.id]], path
+        assert [d.owner for d in art.plan.scopes] == sorted(sm.owners), path
+    assert accepted > 200

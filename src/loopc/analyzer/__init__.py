@@ -27,27 +27,26 @@ builds the 512-node / 2,048-edge benchmark plan.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from loopc.analyzer.facts import (
-    FAIL_BRANCH, FAIL_PLAN, ITEM_FAILED, NEVER, Analysis, Effects, ScopeFact, Sink,
+    FAIL_BRANCH, FAIL_PLAN, ITEM_FAILED, NEVER, Analysis, Effects, Sink,
 )
 from loopc.compiler.model import Plan
 from loopc.compiler.report import Reporter
+from loopc.compiler.scopemap import ScopeMap
 
 __all__ = [
-    "Analysis", "Effects", "ScopeFact", "Sink", "analyze",
+    "Analysis", "Effects", "Sink", "analyze",
     "FAIL_PLAN", "FAIL_BRANCH", "ITEM_FAILED", "NEVER",
 ]
 
 
-def analyze(plan: Plan, scopes: Any, reporter: Reporter) -> Analysis:
+def analyze(plan: Plan, scopes: ScopeMap, reporter: Reporter) -> Analysis:
     """Run passes 6–12 of seed 004 §5 on ``plan`` and report on ``reporter``.
 
-    ``scopes`` is the front end's structural
-    :class:`~loopc.compiler.scopemap.ScopeMap` (may be ``None``); the
-    analyzer proves scopes with its own scope-typing pass and uses the map
-    for nothing the proof depends on.  Returns an :class:`Analysis` whose
+    ``scopes`` is the scope model the pipeline built once for this check
+    (:func:`loopc.compiler.scopemap.build_scope_map`): the scope-typing proof
+    takes its frames, owners and closers from it and, when no error is
+    reported, has proven its stacks.  Returns an :class:`Analysis` whose
     ``sound`` is false when an error was reported.  Never raises on a
     well-typed :class:`Plan`, whatever its graph defects (the driver guards
     it anyway).  Only nodes reachable from the entry are analysed (the graph
@@ -64,7 +63,7 @@ def analyze(plan: Plan, scopes: Any, reporter: Reporter) -> Analysis:
 
     ctx = Ctx(plan, reporter)
     cut, order = find_cycles(ctx)
-    typing = type_scopes(ctx, cut, order)
+    typing = type_scopes(ctx, scopes, cut, order)
     check_fan_outs(ctx, typing)
     routes, ends = failure_routes(ctx, typing.node_stacks, typing.edge_stacks, order)
     check_switches(ctx, order)
@@ -75,9 +74,6 @@ def analyze(plan: Plan, scopes: Any, reporter: Reporter) -> Analysis:
     return Analysis(
         failure_routes=routes,
         end_routes=ends,
-        node_stacks=dict(typing.node_stacks),
-        edge_stacks={e.id: typing.edge_stacks[e.id] for e in ctx.edges if e.id in typing.edge_stacks},
-        scopes=typing.facts(),
         node_effects=eff.node_eff,
         edge_effects=eff.edge_eff,
         back_edges=ctx.back_edges,

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Iterable
 
-from loopc.compiler.model import Edge, FanOut, Fork, Join, Loop, Node, Plan, Switch
+from loopc.compiler.model import Edge, Fork, Join, Loop, Node, Plan, Switch
 from loopc.compiler.ports import source_ports, target_ports
 from loopc.compiler.report import Location, Reporter
 from loopc.compiler.yamlnodes import YMap, YNode
@@ -32,23 +32,6 @@ def _sub(m: YNode | None, *keys: str) -> YNode | None:
             return None
         m = m.get(k)
     return m
-
-
-def owner_kind(node: Node | None) -> str | None:
-    """Scope kind a node opens: ``fork``, ``all_match``, ``fan_out``,
-    ``loop`` or ``None`` (a first_match switch opens none)."""
-    if node is None:
-        return None
-    c = node.config
-    if isinstance(c, Fork):
-        return "fork"
-    if isinstance(c, Switch) and c.mode == "all_match":
-        return "all_match"
-    if isinstance(c, FanOut):
-        return "fan_out"
-    if isinstance(c, Loop):
-        return "loop"
-    return None
 
 
 class Ctx:
@@ -114,10 +97,6 @@ class Ctx:
         """Node ids in authored order."""
         idx = self.index
         return sorted(ids, key=lambda i: idx.get(i, 1 << 30))
-
-    def closer(self, owner: str) -> str | None:
-        js = self.joins_of.get(owner)
-        return js[0] if js else None
 
     # -- locations -----------------------------------------------------------
     def node_at(self, n: Node | str) -> YNode | None:

@@ -1,6 +1,7 @@
 """What the analyzer proves and records for lowering (seed 004 §5 passes
-6–12; the IR consumes :class:`Analysis` to emit explicit failure routes,
-fork/fan-out/join/loop scope metadata and state effects).
+6–12; the IR consumes :class:`Analysis` to emit explicit failure routes and
+state effects; scope stacks and declarations come from the one scope model,
+:class:`loopc.compiler.scopemap.ScopeMap`, which the analyzer's proof checks).
 
 All classes are frozen attrs classes; every mapping is keyed by node or edge
 id and iterates in authored order (deterministic output, no hash-seed
@@ -17,9 +18,10 @@ from typing import Mapping
 
 import attrs
 
-from loopc.compiler.scopemap import Scope
+from loopc.compiler.scopemap import Scope, Stack
 
-Stack = tuple[Scope, ...]
+__all__ = ["Scope", "Stack", "Sink", "Effects", "Analysis", "NO_EFFECTS", "SINK_KINDS",
+           "FAIL_PLAN", "FAIL_BRANCH", "ITEM_FAILED", "NEVER"]
 
 #: Sink kinds of a lowered failure route (syntax sheet §6).
 FAIL_PLAN = "fail_plan"        # outside every parallel scope: the Run fails
@@ -46,37 +48,6 @@ class Sink:
     owner: str | None = None
     branch: str | None = None
     join: str | None = None
-
-
-@attrs.frozen
-class ScopeFact:
-    """One parallel scope or loop body, as the IR emits it as scope metadata.
-
-    * ``kind``: ``fork``, ``all_match``, ``fan_out`` or ``loop``;
-    * ``owner``: the opening node; ``parent``: the stack the owner sits in;
-    * ``branches``: fork branch keys / all_match ports in authored order
-      (``()`` for fan-out and loop);
-    * ``join``: the closing join (``None`` for a loop, or when none names the
-      owner — then a diagnostic was reported);
-    * ``join_mode``: ``all``/``any`` (``None`` without a join);
-    * ``members``: branch key (``None`` for fan-out/loop) → node ids inside
-      that branch / item body / loop body, at any depth, in topological order;
-    * ``member_edges``: same for edges (the edges into the closing join and
-      into ``continue``/``break`` are inside);
-    * ``continue_edges`` / ``break_edges`` / ``done_edges``: loop only.
-    """
-
-    kind: str
-    owner: str
-    parent: Stack
-    branches: tuple[str, ...] = ()
-    join: str | None = None
-    join_mode: str | None = None
-    members: Mapping[str | None, tuple[str, ...]] = attrs.field(factory=dict)
-    member_edges: Mapping[str | None, tuple[str, ...]] = attrs.field(factory=dict)
-    continue_edges: tuple[str, ...] = ()
-    break_edges: tuple[str, ...] = ()
-    done_edges: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -108,26 +79,20 @@ class Analysis:
       omitted ``failed``/``timed_out`` port of a reachable node;
     * ``end_routes``: edge id → :class:`Sink` for every edge into a failed
       End (a failed End may be shared, so its meaning is per arrival);
-    * ``node_stacks`` / ``edge_stacks``: the proven scope stack of every
-      reachable node / edge (for an edge: the stack its token carries, so an
-      edge leaving a fork branch port already holds that branch's frame;
-      a join's stack is the stack outside the scope it closes);
-    * ``scopes``: owner id → :class:`ScopeFact` for every fork, all_match
-      switch, fan_out and loop that is reachable;
     * ``node_effects`` / ``edge_effects``: Run-state read/write sets
       (only non-empty entries);
     * ``back_edges``: the loop back edges (into ``continue``/``break``);
     * ``order``: reachable node ids in the topological order the scope
       typing used (loop back edges removed).
 
-    ``sound`` is true when the analyzer reported no error.
+    ``sound`` is true when the analyzer reported no error; the scope stacks
+    of the structural :class:`~loopc.compiler.scopemap.ScopeMap` are then
+    proven (the scope-typing proof arrived at the same stack for every
+    reachable node and edge).
     """
 
     failure_routes: Mapping[tuple[str, str], Sink]
     end_routes: Mapping[str, Sink]
-    node_stacks: Mapping[str, Stack]
-    edge_stacks: Mapping[str, Stack]
-    scopes: Mapping[str, ScopeFact]
     node_effects: Mapping[str, Effects]
     edge_effects: Mapping[str, Effects]
     back_edges: frozenset[str]

@@ -21,8 +21,9 @@ the structural scope map) and is not repeated here.
 """
 from __future__ import annotations
 
-from loopc.analyzer.context import Ctx, owner_kind
+from loopc.analyzer.context import Ctx
 from loopc.analyzer.scopes import ScopeTyping
+from loopc.compiler.scopemap import owner_kind
 
 
 def check_fan_outs(ctx: Ctx, typing: ScopeTyping) -> None:

@@ -58,10 +58,10 @@ from typing import Iterable
 
 import attrs
 
-from loopc.analyzer.context import Ctx, owner_kind
-from loopc.analyzer.facts import ScopeFact, Stack
+from loopc.analyzer.context import Ctx
+from loopc.analyzer.facts import Stack
 from loopc.compiler.model import End, Join, Loop, Node, Switch
-from loopc.compiler.scopemap import Scope
+from loopc.compiler.scopemap import Scope, ScopeMap, opening_scope, owner_kind
 from loopc.compiler.yamlnodes import YMap
 from loopc.diagnostics import Applicability, Fix, TextEdit
 
@@ -108,11 +108,18 @@ def _min_taint(*ts: int | None) -> int | None:
 
 
 class ScopeTyping:
-    """Runs the pass; results in ``node_stacks``, ``edge_stacks``,
-    ``facts`` and ``involved`` (owners already named by a diagnostic)."""
+    """Runs the pass over the structural :class:`ScopeMap` ``scopes`` (its
+    frames, owners and closers); results in ``node_stacks``/``node_taint``,
+    ``edge_stacks``/``edge_taint`` (the proof's stacks: on a plan the pass
+    accepts they equal the map's) and ``involved`` (owners already named by a
+    diagnostic).  After a defect the proof continues with the stack that
+    names no second diagnostic (the inside of a scope after an ingress, the
+    outside after a leak), which is why it keeps its own stacks rather than
+    the map's first-arrival ones."""
 
-    def __init__(self, ctx: Ctx, cut: set[str], order: list[str]) -> None:
+    def __init__(self, ctx: Ctx, scopes: ScopeMap, cut: set[str], order: list[str]) -> None:
         self.ctx = ctx
+        self.closers = scopes.closers
         self.cut = cut
         self.order = order
         self.pos = {n: i for i, n in enumerate(order)}
@@ -184,14 +191,7 @@ class ScopeTyping:
         return out
 
     def opening(self, node: Node, port: str) -> Scope | None:
-        kind = owner_kind(node)
-        if kind is None:
-            return None
-        if kind == "fork" or kind == "all_match":
-            return Scope(kind, node.id, port, self.ctx.closer(node.id))
-        if kind == "fan_out":
-            return Scope(kind, node.id, None, self.ctx.closer(node.id)) if port == "item" else None
-        return Scope("loop", node.id, None, None) if port == "body" else None
+        return opening_scope(node, port, self.closers)
 
     # ----------------------------------------------------------- join owners
     def check_owners(self) -> None:
@@ -682,48 +682,11 @@ class ScopeTyping:
 
         return branch_ports(node)
 
-    # ---------------------------------------------------------------- facts
-    def facts(self) -> dict[str, ScopeFact]:
-        """ScopeFact per reachable owner (members from the proven stacks)."""
-        ctx = self.ctx
-        members: dict[str, dict[str | None, list[str]]] = {}
-        medges: dict[str, dict[str | None, list[str]]] = {}
-        for nid in self.order:
-            for f in self.node_stacks.get(nid, ()):
-                members.setdefault(f.owner, {}).setdefault(f.branch, []).append(nid)
-        for e in ctx.edges:
-            for f in self.edge_stacks.get(e.id, ()):
-                medges.setdefault(f.owner, {}).setdefault(f.branch, []).append(e.id)
-        out: dict[str, ScopeFact] = {}
-        for nid in self.order:
-            node = ctx.nodes[nid]
-            kind = owner_kind(node)
-            if kind is None:
-                continue
-            parent = self.node_stacks.get(nid, ())
-            if kind == "loop":
-                cont = tuple(e.id for e in ctx.inc.get(nid, ()) if e.to_port == "continue")
-                brk = tuple(e.id for e in ctx.inc.get(nid, ()) if e.to_port == "break")
-                done = tuple(e.id for e in ctx.out.get(nid, ()) if e.from_port == "done")
-                out[nid] = ScopeFact("loop", nid, parent, (), None, None,
-                                     {None: tuple(members.get(nid, {}).get(None, ()))},
-                                     {None: tuple(medges.get(nid, {}).get(None, ()))},
-                                     cont, brk, done)
-                continue
-            join = ctx.closer(nid)
-            jn = ctx.nodes.get(join) if join else None
-            mode = jn.config.mode if jn is not None and isinstance(jn.config, Join) else None
-            keys: tuple[str | None, ...] = tuple(self.branch_keys(node)) if kind != "fan_out" else (None,)
-            out[nid] = ScopeFact(
-                kind, nid, parent, tuple(k for k in keys if k is not None), join, mode,
-                {k: tuple(members.get(nid, {}).get(k, ())) for k in keys},
-                {k: tuple(medges.get(nid, {}).get(k, ())) for k in keys})
-        return out
 
-
-def type_scopes(ctx: Ctx, cut: set[str], order: list[str]) -> ScopeTyping:
-    """Run the scope-typing pass (seed 004 §4.6–§4.9, §5 passes 8–10) and
-    report its findings on ``ctx``; returns the pass with its stacks."""
-    st = ScopeTyping(ctx, cut, order)
+def type_scopes(ctx: Ctx, scopes: ScopeMap, cut: set[str], order: list[str]) -> ScopeTyping:
+    """Run the scope-typing pass (seed 004 §4.6–§4.9, §5 passes 8–10) over
+    the structural map ``scopes`` and report its findings on ``ctx``;
+    returns the pass with its proof stacks."""
+    st = ScopeTyping(ctx, scopes, cut, order)
     st.run()
     return st

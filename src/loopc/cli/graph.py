@@ -4,7 +4,7 @@
 * nodes by kind (shape per kind; a succeeded End is a double circle, a
   failed End an octagon), labelled ``id`` and kind;
 * scopes — fork and all_match branches, fan-out item bodies, loop bodies —
-  as nested clusters, from the analyzer's proven scope stacks;
+  as nested clusters, from the check's scope model (proven by the analyzer);
 * edges labelled with their source port (and target port when it is not
   ``in``); implicit failure routes (omitted ``failed``/``timed_out`` ports
   the compiler lowers) dashed, to the closing join or to a "plan fails" node;
@@ -63,16 +63,14 @@ class Drawing:
                 label = e.from_port if e.to_port == "in" else f"{e.from_port} → {e.to_port}"
                 self.edges.append((e.from_node, e.to_node, label, False))
         analysis = res.analysis
-        stacks: dict[str, tuple] = {}
+        # clusters from the check's scope model (proven by the analyzer when it reports no error)
+        stacks: dict[str, tuple] = dict(res.scopes.node_scopes) if res.scopes is not None else {}
         if analysis is not None:
-            stacks = dict(analysis.node_stacks)
             for (nid, port), sink in sorted(analysis.failure_routes.items()):
                 if sink.kind == "never":
                     continue
                 target = sink.join if sink.kind in ("fail_branch", "item_failed") and sink.join else _FAIL
                 self.edges.append((nid, target, f"{port} (implicit)", True))
-        elif res.scopes is not None:
-            stacks = {k: v for k, v in res.scopes.node_scopes.items()}
         self.fails = any(t == _FAIL for _, t, _, _ in self.edges)
         # cluster tree: frame key (kind, owner, branch) -> children / members
         self.members: dict[tuple, list[str]] = {(): []}

@@ -1,19 +1,29 @@
-"""Structural scope map (seed 004 §4.4 context legality; §4.7, §4.8).
+"""The scope model (seed 004 §4.4 context legality; §4.7, §4.8): which
+fork/all_match branch, fan-out item body and counted-loop body each node and
+edge belongs to, and which scopes the plan declares.
 
-Which fork/all_match branch, fan-out item body and counted-loop body each
-node and edge belongs to.  Built once by the front end and shared by the type
-pass (context legality of ``item.*``, ``loop.*``) and the analyzer's
-soundness proofs (issue 3).
+This is loopc's one scope model.  The pipeline builds it once per check
+(:func:`build_scope_map`) and passes the same :class:`ScopeMap` to the type
+pass (context legality of ``item.*``, ``loop.*``), the analyzer (whose
+scope-typing proof uses its frames, owners and closers and, on a plan it
+accepts, proves these stacks sound), the artifact budget (scope records per
+node and edge) and lowering (each node's and edge's ``scope`` and the
+artifact's scope declarations).  What the analyzer derives on top of it
+(failure routes, effects, soundness) is in :class:`loopc.analyzer.Analysis`,
+keyed by the same node and edge ids.
 
 Membership is forward reach from the opening port (fork branch port,
 ``all_match`` switch port, fan_out ``item``, loop ``body``) up to the closing
 join (the join whose ``forkId``/``fanOutId`` names the owner) or, for loops,
 the edges into the loop's ``continue``/``break`` ports.  The opening node and
 the closing join are outside the scope; the edges into the closing join (and
-into ``continue``/``break``) are inside.
+into ``continue``/``break``) are inside.  A failed End is a terminal of each
+arriving edge (it may be shared by several scopes): its own stack is the
+common prefix of its arrivals' stacks.
 
 Where regions overlap without nesting, the affected nodes are listed in
 ``ambiguous`` and context checks stay silent: the analyzer names that defect.
+A failed End reached with different stacks is listed there too.
 
 Algorithm (:func:`build_scope_map`): one breadth-first worklist from the
 entry.  Leaving a node with stack ``s`` through an opening port gives the
@@ -28,7 +38,8 @@ result depends only on authored order.
 
 A join closes every scope its ``forkId``/``fanOutId`` names, whichever key
 names it (a mismatched key is the analyzer's finding); ``Scope.closer`` is
-the first such join in authored order.  A join never closes a loop.
+the first such join in authored order (:attr:`ScopeMap.closers`).  A join
+never closes a loop.
 
 Nodes the entry cannot reach (the graph pass reports them), and nodes behind
 a node the schema pass rejected, get a best-effort stack from a second sweep
@@ -42,7 +53,8 @@ from typing import Mapping
 
 import attrs
 
-from loopc.compiler.model import Edge, FanOut, Fork, Join, Loop, Node, Plan, Switch
+from loopc.compiler.model import Edge, End, FanOut, Fork, Join, Loop, Node, Plan, Switch
+from loopc.compiler.ports import branch_ports
 
 SCOPE_KINDS = ("fork", "all_match", "fan_out", "loop")
 #: Target ports of a loop that close one iteration of its body.
@@ -65,12 +77,46 @@ Stack = tuple[Scope, ...]
 
 
 @attrs.frozen
+class ScopeOwner:
+    """A scope the plan declares: ``kind`` ∈ SCOPE_KINDS, ``owner`` the
+    opening node id, ``branches`` its fork branch keys / all_match ports in
+    authored order (``()`` for fan-out and loop), ``closer`` its first
+    closing join (``None`` for a loop, or when no join names it)."""
+
+    kind: str
+    owner: str
+    branches: tuple[str, ...] = ()
+    closer: str | None = None
+
+
+def owner_kind(node: Node | None) -> str | None:
+    """Scope kind a node opens: ``fork``, ``all_match``, ``fan_out``,
+    ``loop`` or ``None`` (a first_match switch opens none)."""
+    if node is None:
+        return None
+    c = node.config
+    if isinstance(c, Fork):
+        return "fork"
+    if isinstance(c, Switch) and c.mode == "all_match":
+        return "all_match"
+    if isinstance(c, FanOut):
+        return "fan_out"
+    if isinstance(c, Loop):
+        return "loop"
+    return None
+
+
+@attrs.frozen
 class ScopeMap:
     """``node_scopes``/``edge_scopes`` map ids to their scope stack, outermost
     first.  Ids in ``ambiguous`` (nodes) and ``ambiguous_edges`` have no single
     consistent stack; ids in ``unreached`` (nodes) / ``unreached_edges`` are
     not reachable from the entry through well-formed nodes and carry only a
-    best-effort stack.  Every node and edge of the plan has an entry."""
+    best-effort stack.  Every node and edge of the plan has an entry.
+    ``closers`` maps an owner id to its first closing join (authored order;
+    any join naming it, reachable or not) and ``owners`` every fork,
+    all_match switch, fan_out and loop of the plan to its
+    :class:`ScopeOwner`, in authored order."""
 
     node_scopes: Mapping[str, tuple[Scope, ...]]
     edge_scopes: Mapping[str, tuple[Scope, ...]]
@@ -78,6 +124,8 @@ class ScopeMap:
     ambiguous_edges: frozenset[str] = frozenset()
     unreached: frozenset[str] = frozenset()
     unreached_edges: frozenset[str] = frozenset()
+    closers: Mapping[str, str] = attrs.field(factory=dict)
+    owners: Mapping[str, ScopeOwner] = attrs.field(factory=dict)
 
     def innermost(self, element_id: str, kind: str, *, edge: bool = False) -> Scope | None:
         """Innermost enclosing scope of ``kind`` for a node (or edge) id."""
@@ -134,8 +182,10 @@ class ScopeMap:
         return tuple(out)
 
 
-def _opening_scope(node: Node, port: str, closers: Mapping[str, str]) -> Scope | None:
-    """The scope opened by leaving ``node`` through ``port``, if any."""
+def opening_scope(node: Node, port: str, closers: Mapping[str, str]) -> Scope | None:
+    """The scope frame opened by leaving ``node`` through source ``port``, if
+    any (``closers``: :attr:`ScopeMap.closers`).  The one rule for opening a
+    scope: the map's builder and the analyzer's scope typing both use it."""
     c = node.config
     if isinstance(c, Fork):
         if port in c.branches:
@@ -175,6 +225,8 @@ class _Builder:
         self.edge_alt: dict[str, Stack] = {}
         self.ambiguous: set[str] = set()
         self.ambiguous_edges: set[str] = set()
+        self.failed_ends = frozenset(
+            n.id for n in plan.nodes.values() if isinstance(n.config, End) and n.config.status == "failed")
         self.queue: deque[tuple[str, Stack]] = deque()
         self.sweep = False  # second sweep: best effort, no ambiguity
 
@@ -188,6 +240,11 @@ class _Builder:
             return
         else:
             self.ambiguous.add(nid)
+            if nid in self.failed_ends:  # a terminal of each arrival: the scopes they all share
+                k = 0
+                while k < len(prev) and k < len(st) and prev[k] == st[k]:
+                    k += 1
+                self.node_scopes[nid] = prev[:k]
             if nid not in self.alt:
                 self.alt[nid] = st
                 self.queue.append((nid, st))
@@ -229,7 +286,7 @@ class _Builder:
                 continue  # a node the schema pass rejected: a sink until the sweep
             for e in out.get(nid, ()):
                 # a rejected node passes its stack through unchanged (best effort)
-                sc = _opening_scope(node, e.from_port, closers) if node is not None else None
+                sc = opening_scope(node, e.from_port, closers) if node is not None else None
                 est = st + (sc,) if sc is not None else st
                 self.give_edge(e.id, est)
                 tst = self.target_stack(e, est)
@@ -272,7 +329,18 @@ class _Builder:
             ambiguous_edges=frozenset(self.ambiguous_edges),
             unreached=frozenset(n for n in self.nodes if n not in reached_nodes),
             unreached_edges=frozenset(e for e in self.edges if e not in reached_edges),
+            closers=self.closers,
+            owners=self.owners(),
         )
+
+    def owners(self) -> dict[str, ScopeOwner]:
+        out: dict[str, ScopeOwner] = {}
+        for n in self.nodes.values():
+            kind = owner_kind(n)
+            if kind is not None:
+                out[n.id] = ScopeOwner(kind, n.id, tuple(branch_ports(n)),
+                                       self.closers.get(n.id) if kind != "loop" else None)
+        return out
 
 
 def build_scope_map(plan: Plan) -> ScopeMap:

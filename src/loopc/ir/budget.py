@@ -450,9 +450,11 @@ def final_gates(depth: int, nbytes: int, max_expr_depth: tuple[int, Any], report
     return ok
 
 
-def check_budget(plan: Any, scopes: Any, types: Any, reporter: Any, limits: Limits = LIMITS) -> bool:
+def check_budget(plan: Plan, scopes: ScopeMap | None, types: TypeInfo | None, reporter: Any,
+                 limits: Limits = LIMITS) -> bool:
     """The pre-lowering projection as a check pass: report LP5001–LP5004 on
-    ``reporter`` and return true when within budget.  For a driver that wants
+    ``reporter`` and return true when within budget.  ``scopes`` is the
+    check's one scope model (scope records per node and edge).  For a driver that wants
     validation to report the same budget diagnostics as compile (seed 004
     §2.2 "Validation ... returns the same structured diagnostics used by
     save and publish"); the final gates need the artifact and stay in

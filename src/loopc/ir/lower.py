@@ -1,7 +1,7 @@
 """Lowering: checked model → canonical artifact (seed 004 §5 pass 13; issue 4).
 
-Input is a clean :class:`~loopc.compiler.driver.CheckResult` (plan, scope
-map, type info, analysis); output is the typed IR model
+Input is a clean :class:`~loopc.pipeline.CheckResult` (plan, the scope
+model, type info, analysis); output is the typed IR model
 (:class:`loopc.ir.model.Plan`, the same classes :func:`loopc.ir.decode`
 returns; :func:`loopc.ir.model.to_json` is the one encoder; every field in
 docs/ir.md).  Principles:
@@ -13,7 +13,9 @@ docs/ir.md).  Principles:
   edges with explicit bindings (same-name pass-through expanded);
 * expressions and templates as typed instruction trees (:mod:`loopc.ir.exprs`);
 * scope metadata (each node's and edge's scope stack, one declaration per
-  fork / all_match switch / fan-out / loop) and Run-state read/write effects;
+  fork / all_match switch / fan-out / loop), read from the check's one scope
+  model (:class:`~loopc.compiler.scopemap.ScopeMap`, proven by the analyzer
+  on a plan without errors), and Run-state read/write effects;
 * nodes, edges and scopes sorted by id; every other list in authored order;
   durations, datetimes and all other strings verbatim;
 * a feature of artifact version N appears only when the plan uses it, so a
@@ -123,10 +125,11 @@ class _Lowerer:
         return None if obj is None else self.value(obj)
 
     def scope_stack(self, element_id: str, *, edge: bool = False) -> tuple[ScopeRef, ...]:
-        """The analyzer's proven scope stack of a node or edge, outermost first."""
-        stacks = self.analysis.edge_stacks if edge else self.analysis.node_stacks
+        """The scope stack of a node or edge from the scope model, outermost first."""
+        scopes = self.scopes
+        stacks = (scopes.edge_scopes if edge else scopes.node_scopes) if scopes is not None else {}
         if element_id not in stacks:
-            raise LoweringError(f"the analyzer has no scope stack for {'edge' if edge else 'node'} "
+            raise LoweringError(f"the scope map has no scope stack for {'edge' if edge else 'node'} "
                                 f"'{element_id}'")
         return tuple(ScopeRef(s.kind, s.owner, s.branch if s.kind in ("fork", "all_match") else None)
                      for s in stacks[element_id])
@@ -161,13 +164,13 @@ class _Lowerer:
 
     def scope_decls(self) -> tuple[ScopeDecl, ...]:
         """One declaration per fork / all_match switch / fan-out / loop, from
-        the analyzer's scope facts, sorted by owner id."""
+        the scope model's owners, sorted by owner id."""
+        owners = self.scopes.owners if self.scopes is not None else {}
         out = []
-        facts = self.analysis.scopes
-        for owner in sorted(facts):
-            f = facts[owner]
-            out.append(ScopeDecl(f.kind, owner, tuple(f.branches) if f.kind in ("fork", "all_match") else None,
-                                 f.join if f.kind != "loop" else None))
+        for owner in sorted(owners):
+            f = owners[owner]
+            out.append(ScopeDecl(f.kind, owner, f.branches if f.kind in ("fork", "all_match") else None,
+                                 f.closer if f.kind != "loop" else None))
         return tuple(out)
 
     # -- nodes -----------------------------------------------------------------
@@ -294,8 +297,8 @@ def lower_plan(check: Any) -> IRPlan:
     needs is missing (a pass did not run, an expression was not typed); the
     caller turns it into LP5010.  Seed 004 §5 pass 13.
     """
-    if check.plan is None or check.types is None or check.analysis is None:
-        raise LoweringError("the plan was not fully checked (type information or analysis missing)")
+    if check.plan is None or check.scopes is None or check.types is None or check.analysis is None:
+        raise LoweringError("the plan was not fully checked (scope map, type information or analysis missing)")
     return _Lowerer(check).run()
 
 

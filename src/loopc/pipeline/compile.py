@@ -135,7 +135,7 @@ def _lower(check: CheckResult, reporter: Reporter, limits: Limits | None) -> tup
     from loopc.ir.versions import SOURCE_API_VERSION, artifact_version, compiler_version, structural_version
 
     lim = limits or budget.LIMITS
-    if check.plan is None or check.types is None or check.analysis is None:
+    if check.plan is None or check.scopes is None or check.types is None or check.analysis is None:
         reporter.report("LP5010", None, "cannot compile: the type pass or the analyzer did not run for this plan")
         return None
     if limits is not None or not getattr(check, "budget_checked", False):
