@@ -249,3 +249,31 @@ def test_budget_plan_is_sound_and_fast() -> None:
     assert r.diagnostics == [] and r2.diagnostics == [] and an.sound
     assert max(len(s) for s in sm.node_scopes.values()) >= 3
     assert best < 1.0, best  # ~35 ms on the reference machine; generous for shared CI
+
+
+def test_static_wait_message_fits_each_case() -> None:
+    """LP4603 says what the wait does in each case: the condition keeps its
+    value once the wait starts, so it passes at once or takes its timeout
+    route (or waits forever without one); a field set before the wait is
+    named as such, never promised to time out."""
+    timed = _diag((FIXTURES / "wait_condition_static.yaml").read_text(), "LP4603").message
+    assert "no set_variable writes it" in timed
+    assert "if that value is true the wait passes at once, otherwise it takes its `timed_out` route" in timed
+    before = _diag((FIXTURES / "wait_condition_set_before.yaml").read_text(), "LP4603").message
+    assert "set_variable `mark` writes it, but never while the wait waits" in before
+    assert "otherwise it waits forever (it has no `timeout`)" in before and "timed_out" not in before
+    for m in (timed, before):
+        assert m.endswith("in a branch that runs concurrently with `" + ("do_a" if m is timed else "hold") + "`")
+
+
+def test_token_place_reads_as_a_sentence() -> None:
+    """LP4302/LP4403/LP4404/LP4504 say where the token is: "in" a scope, or
+    "outside every scope"."""
+    from loopc.analyzer.scopes import token_place
+    from loopc.compiler.scopemap import Scope
+
+    d = _diag((FIXTURES / "loop_back_edge_outside_body.yaml").read_text(), "LP4504")
+    assert "(the token is outside every scope)" in d.message
+    st = (Scope("fork", "split", "a"), Scope("fan_out", "dispatch", "item"))
+    assert token_place(st) == "the token is in branch `a` of fork `split` › the item body of fan_out `dispatch`"
+    assert token_place(()) == "the token is outside every scope"

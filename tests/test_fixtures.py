@@ -4,6 +4,7 @@ without a position) must equal ``X.out``
 (an empty ``.out`` means the near-miss checks clean)."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,18 @@ def test_fixture(path: Path) -> None:
         f"{_at(d)} {d.code} {d.message}" for d in res.diagnostics
     )
     assert not any(d.code == "LP5999" for d in res.diagnostics)
+    for d in res.diagnostics:
+        for text in (d.message, *(r.message for r in d.related)):
+            assert _well_formed(text), f"{d.code}: {text!r}"
+
+
+# a message is one sentence in loopc's words: no dangling space, separator or
+# fragment left where a clause was removed (``would stay open ; end``)
+_MALFORMED = re.compile(r"^\s|\s$|  |\s[,;.:](\s|$)|[,;:]$|\(\s+\)")
+
+
+def _well_formed(text: str) -> bool:
+    return _MALFORMED.search(text) is None
 
 
 def test_every_fixture_has_a_sidecar() -> None:

@@ -143,6 +143,29 @@ def test_excerpt_widths_tabs_and_unsafe_characters() -> None:
     assert caret == "   ^"
 
 
+@pytest.mark.parametrize("line,col,end,caret", [
+    ("e\u0301e\u0301 x", 5, 6, "  ^"),          # combining marks add no column
+    ("e\u0301e\u0301 x", 2, 3, "^"),            # a column inside a cluster: the whole cluster
+    ("👩\u200d💻 x", 3, 4, "^~"),                # inside a ZWJ sequence: the sequence, two columns
+    ("🇯🇵🇫🇷 x", 3, 5, "  ^~"),                   # regional-indicator pairs are one flag each
+    ("漢字 x", 1, 3, "^~~~"),                    # East Asian wide: two columns each
+    ("ก\u0e31 x", 4, 5, "  ^"),                  # a Thai vowel sign joins its consonant
+    ("a\u200bb x", 5, 6, "   ^"),                # a zero-width space takes no column
+])
+def test_excerpt_columns_are_grapheme_clusters(line: str, col: int, end: int, caret: str) -> None:
+    shown, got = text_format.excerpt(line, col, end)
+    assert shown == line and got == caret
+
+
+def test_excerpt_window_never_splits_a_cluster() -> None:
+    line = "👩\u200d💻" * 200 + " x"  # three code points, two columns each
+    shown, caret = text_format.excerpt(line, 302, 303)  # inside the 101st sequence
+    body = shown.strip("…")
+    assert body.startswith("👩\u200d💻") and body.endswith("👩\u200d💻")
+    # the window opens at a sequence boundary 60 code points back (20 sequences)
+    assert caret == " " * (1 + 20 * 2) + "^~"
+
+
 def test_source_lines_split_where_positions_split() -> None:
     assert text_format.source_lines("a\u2028b\x85c\r\nd\re\nf") == ["a\u2028b\x85c", "d", "e", "f"]
 

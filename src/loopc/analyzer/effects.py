@@ -441,16 +441,32 @@ class EffectAnalysis:
                     break
             if live:
                 continue
-            tail = ("it will take its `timed_out` route" if c.timeout is not None
-                    else "without a `timeout` it would wait forever")
+            # the condition is fixed once the wait starts: what it does then
+            # depends on that value, never on a write the wait could see
+            otherwise = ("it takes its `timed_out` route when the timeout expires" if c.timeout is not None
+                         else "it waits forever (it has no `timeout`)")
+            outcome = (f"the condition keeps the value it has when `{nid}` starts waiting: if that "
+                       f"value is true the wait passes at once, otherwise {otherwise}")
             if eff.wait_reads:
-                watched = ", ".join(f"`run.state.{f}`" for f in sorted(eff.wait_reads))
-                why = (f"wait `{nid}` watches {watched}, but no set_variable that can run while it "
-                       f"waits writes {'it' if len(eff.wait_reads) == 1 else 'them'}")
+                reads = sorted(eff.wait_reads)
+                one = len(reads) == 1
+                watched = ", ".join(f"`run.state.{f}`" for f in reads)
+                ws = sorted({w for f in reads for w in writers.get(f, ())})
+                if ws:
+                    who = ", ".join(f"`{w}`" for w in ws)
+                    why = (f"wait `{nid}` watches {watched}; set_variable {who} "
+                           f"write{'s' if len(ws) == 1 else ''} {'it' if one else 'them'}, but never "
+                           f"while the wait waits")
+                else:
+                    why = (f"wait `{nid}` watches {watched}, and no set_variable writes "
+                           f"{'it' if one else 'them'}")
+                hint = (f"to wait for a change, write {'it' if one else 'one of them'} in a branch "
+                        f"that runs concurrently with `{nid}`")
             else:
                 why = f"the condition of wait `{nid}` reads no Run state"
+                hint = ("to wait for a change, make the condition read a Run-state field that a "
+                        "concurrent branch writes")
             ctx.report(
                 "LP4603", ctx.config_at(node, "condition"),
-                f"{why}: the condition cannot change, so the wait either passes at once or never "
-                f"({tail}); a waited-on field is written by a concurrent branch",
+                f"{why}, so {outcome}; {hint}",
                 node=nid)

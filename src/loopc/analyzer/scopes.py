@@ -87,6 +87,12 @@ def stack_text(st: Stack) -> str:
     return " › ".join(describe(f) for f in st) if st else "outside every scope"
 
 
+def token_place(st: Stack) -> str:
+    """Where a token with stack ``st`` is, as a clause: ``the token is in
+    branch `a` of fork `f` › …`` or ``the token is outside every scope``."""
+    return f"the token is in {stack_text(st)}" if st else "the token is outside every scope"
+
+
 @attrs.define
 class Arrival:
     """A token arriving over ``edge`` with ``stack``; frames at index ≥
@@ -392,9 +398,8 @@ class ScopeTyping:
         ctx.report(
             "LP4302", ctx.edge_to(a.edge),
             f"edge `{a.edge.id}` reaches join `{join.id}` from outside the scope of its owner, {what} "
-            f"`{owner}` (the token is {stack_text(a.stack)}); a join correlates arrivals by the owner's "
-            f"activation, so this one could never be matched and the join could wait forever "
-            f"",
+            f"`{owner}` ({token_place(a.stack)}); a join correlates arrivals by the owner's "
+            f"activation, so this one could never be matched and the join could wait forever",
             node=join.id, edge=a.edge.id,
             related=[(f"the join names `{owner}` here", ctx.config_at(join, key)),
                      (f"{what} `{owner}`", ctx.node_at(owner))])
@@ -519,8 +524,8 @@ class ScopeTyping:
         ctx.report(
             "LP4503", ctx.edge_to(a.edge),
             f"a path in the body of loop `{f.owner}` {where} over edge `{a.edge.id}` without passing "
-            f"the loop's `continue` or `break` port: the loop activation would stay open "
-            f"; end the iteration at `{f.owner}` port `continue` or "
+            f"the loop's `continue` or `break` port: the loop activation would stay open; "
+            f"end the iteration at `{f.owner}` port `continue` or "
             f"`break`",
             key=(a.edge.id,), node=node.id, edge=a.edge.id,
             related=[(f"loop `{f.owner}`", ctx.node_at(f.owner))])
@@ -531,7 +536,7 @@ class ScopeTyping:
             ctx.report(
                 "LP4403", ctx.edge_to(outside.edge),
                 f"edge `{outside.edge.id}` enters the item body of fan_out `{f.owner}` at `{node.id}` "
-                f"from outside it (the token is {stack_text(outside.stack)}); an item body is entered "
+                f"from outside it ({token_place(outside.stack)}); an item body is entered "
                 f"only through `{f.owner}` port `item`",
                 key=(outside.edge.id,), node=node.id, edge=outside.edge.id,
                 related=[(f"`{node.id}` is in the item body: reached from it over `{inside.edge.id}`",
@@ -542,7 +547,7 @@ class ScopeTyping:
         ctx.report(
             "LP4307", ctx.edge_to(outside.edge),
             f"edge `{outside.edge.id}` enters {describe(f)} at `{node.id}` from outside the scope "
-            f"(the token is {stack_text(outside.stack)}); a scope is entered only through {entry}, "
+            f"({token_place(outside.stack)}); a scope is entered only through {entry}, "
             f"otherwise its join or loop never correlates the token",
             key=(outside.edge.id,), node=node.id, edge=outside.edge.id,
             related=[(f"`{node.id}` is inside {describe(f)}: reached from it over `{inside.edge.id}`",
@@ -599,7 +604,7 @@ class ScopeTyping:
                 ctx.report(
                     "LP4504", ctx.edge_to(e),
                     f"edge `{e.id}` leads to loop `{loop_id}` port `{e.to_port}` from outside the "
-                    f"loop's body (the token is {stack_text(st)}); only a path that started at "
+                    f"loop's body ({token_place(st)}); only a path that started at "
                     f"`{loop_id}` port `body` can continue or break that loop",
                     edge=e.id, node=loop_id,
                     related=[(f"loop `{loop_id}`", ctx.node_at(loop_id))])
@@ -653,8 +658,8 @@ class ScopeTyping:
                     ctx.report(
                         "LP4309", ctx.config_at(ctx.nodes[j], "forkId"),
                         f"join `{j}` closes `{nid}`, which join `{valid[0]}` already closes; a fork or "
-                        f"all_match switch has exactly one join, so its scope is properly nested "
-                        f"",
+                        f"all_match switch has exactly one join, so scopes nest properly: "
+                        f"remove this join or point it at the scope it should close",
                         node=j, related=[(f"first join of `{nid}`", ctx.config_at(first, "forkId"))])
                 self.involved.add(nid)
             if not valid or nid in self.involved or nid in self.tainted_arrivals:

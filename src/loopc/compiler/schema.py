@@ -1144,8 +1144,8 @@ class _Builder:
         fan_out_id = self.get_str(c, "fanOutId", what) if fo is not None else None
         mode = self.get_choice(c, "mode", _JOIN_MODES, what)
         if mode == "any" and fo is not None:
-            self.err("LP2061", c.get("mode"), "a fan-out join waits for every item: use mode: all "
-                     "", fix=_rename_fix(c.get("mode"), "all", "replace with"))
+            self.err("LP2061", c.get("mode"), "a fan-out join waits for every item: use mode: all",
+                     fix=_rename_fix(c.get("mode"), "all", "replace with"))
         result: dict[str, FieldSchema] | None = {}
         rn = c.get("result")
         if rn is not None:

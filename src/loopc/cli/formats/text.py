@@ -21,7 +21,7 @@ import io
 import re
 from typing import IO, Iterable, Sequence
 
-from wcwidth import width as _wcwidth
+from wcwidth import grapheme_boundary_before, iter_graphemes, wcswidth
 
 from loopc.cli.formats import FileReport, Format, summary
 from loopc.cli.textsafe import UNSAFE, escape_text
@@ -41,6 +41,31 @@ def _shown_unsafe(ch: str) -> str:
     return f"<U+{ord(ch):04X}>"
 
 
+#: How far back (in code points) a window edge looks for the start of the
+#: grapheme cluster it falls in; keeps the work per diagnostic bounded.
+_CLUSTER_LOOKBACK = 32
+
+
+def _cluster_start(src: str, i: int) -> int:
+    """Start of the grapheme cluster holding ``src[i]`` (``i`` itself at
+    either end of ``src``), looking back at most :data:`_CLUSTER_LOOKBACK`
+    code points."""
+    if i <= 0 or i >= len(src):
+        return max(0, min(i, len(src)))
+    base = max(0, i - _CLUSTER_LOOKBACK)
+    return base + grapheme_boundary_before(src[base:i + 1], i + 1 - base)
+
+
+def _cluster_end(src: str, i: int) -> int:
+    """End of the grapheme cluster holding ``src[i - 1]`` (``i`` when it
+    is a boundary), looking ahead at most :data:`_CLUSTER_LOOKBACK`."""
+    if i <= 0 or i >= len(src):
+        return max(0, min(i, len(src)))
+    start = _cluster_start(src, i - 1)
+    first = next(iter_graphemes(src, start, min(len(src), i + _CLUSTER_LOOKBACK)), "")
+    return max(i, start + len(first))
+
+
 def _piece(text: str, blank: bool) -> str:
     """Display form of an excerpt piece; ``blank``: the same width in
     spaces (tabs kept), for the caret line."""
@@ -53,11 +78,19 @@ def _piece(text: str, blank: bool) -> str:
             shown = _shown_unsafe(bad)
             out.append(" " * len(shown) if blank else shown)
         else:
-            out.append(" " * max(0, _wcwidth(run)) if blank else run)
+            out.append(" " * _run_width(run) if blank else run)
     return "".join(out)
 
 
+def _run_width(run: str) -> int:
+    """Display width of a run of safe text: :func:`wcwidth.wcswidth`, which
+    measures whole grapheme clusters (a combining mark adds nothing, a ZWJ
+    emoji sequence or an East Asian wide character takes two columns)."""
+    return len(run) if run.isascii() else max(0, wcswidth(run))
+
+
 def _width(text: str) -> int:
+    """Display width of an excerpt piece (a tab counts one)."""
     n = 0
     for m in _TOKEN.finditer(text):
         tab, bad, run = m.groups()
@@ -66,27 +99,32 @@ def _width(text: str) -> int:
         elif bad is not None:
             n += len(_shown_unsafe(bad))
         else:
-            n += max(0, _wcwidth(run))
+            n += _run_width(run)
     return n
 
 
 def excerpt(src: str, col: int, end_col: int) -> tuple[str, str]:
     """(shown line, caret line) underlining code points ``col..end_col``
-    (1-based, end exclusive) of ``src``.  Lines longer than
-    :data:`EXCERPT_WIDTH` are windowed around ``col``; the work is bounded by
-    the window, not the line."""
+    (1-based, end exclusive) of ``src``.  Columns are display columns of
+    whole grapheme clusters: the caret starts under the cluster that holds
+    ``col`` and underlines every cluster the range touches.  Lines longer
+    than :data:`EXCERPT_WIDTH` are windowed around ``col`` (the window's
+    edges never split a cluster); the work is bounded by the window, not
+    the line."""
     n = len(src)
     col = max(1, min(col, n + 1))
     end_col = max(col + 1, min(end_col, n + 2))
     lo, hi = 0, n
     if n > EXCERPT_WIDTH:
-        lo = max(0, min(col - 1 - EXCERPT_LEAD, n - EXCERPT_WIDTH))
-        hi = min(n, lo + EXCERPT_WIDTH)
+        lo = _cluster_start(src, max(0, min(col - 1 - EXCERPT_LEAD, n - EXCERPT_WIDTH)))
+        hi = _cluster_end(src, min(n, lo + EXCERPT_WIDTH))
     head = "…" if lo > 0 else ""
     tail = "…" if hi < n else ""
     shown = head + _piece(src[lo:hi], False) + tail
-    prefix = (" " if head else "") + _piece(src[lo:col - 1], True)
-    width = max(1, _width(src[col - 1:min(end_col - 1, hi)]))
+    first = max(lo, _cluster_start(src, col - 1))
+    last = max(first, min(hi, _cluster_end(src, min(end_col - 1, hi))))
+    prefix = (" " if head else "") + _piece(src[lo:first], True)
+    width = max(1, _width(src[first:last]))
     return shown, prefix + "^" + "~" * (width - 1)
 
 
