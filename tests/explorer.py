@@ -42,11 +42,24 @@ owner activation already closed), ``unsafe_merge`` (one ordinary node visited
 by two sibling branches of one fork/all_match activation — the seed's
 "exact activation identity"), ``duplicate_activation``, ``nested_fan_out``,
 ``nonterminating`` (a reachable cycle in the state graph, or a scope
-re-activated inside its own activation: a cycle outside counted loops).
+re-activated inside its own activation: a cycle outside counted loops),
+``race`` (see below).
 
-Not modelled (they are data or naming rules, not control flow): Run-state
-races (LP46xx), first_match condition order (LP42xx), the ``forkId`` /
-``fanOutId`` key matching the owner kind (LP4311).
+Run state is modelled as data: each state field holds its declared default,
+a ``set_variable`` step writes its literal values (anything else writes an
+unknown value); a condition ``wait`` that reads Run state can take
+``completed`` only when its condition holds (three-valued: unknown counts as
+may-hold), or has held after some write since it started waiting — the
+write and the wait it releases commit together.  A ``race`` is a state in
+which two tokens can each take a step, one writing a field the other's step
+reads or writes (node configuration, the binds of the edge it takes, a
+join's merge when the arrival completes it; a wait's condition is not a
+read).  Steps that touch Run state are never reduced by the partial-order
+reduction below.
+
+Not modelled (they are naming or order rules, not behaviour): first_match
+condition order (LP42xx), the ``forkId`` / ``fanOutId`` key matching the
+owner kind (LP4311), writes an ``any`` join may cancel (LP4602).
 
 Exploration is a depth-first search over states with duplicate detection
 and a state cap (hitting it gives ``inconclusive`` — never a pass). Partial
@@ -69,11 +82,14 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import re
 from typing import Any, Iterator
 
 import attrs
 
-from loopc.compiler.model import End, FanOut, Fork, Join, Loop, Plan, Switch
+from loopc.compiler.model import (
+    End, Expr, FanOut, FieldSchema, Fork, Join, Literal, Loop, Plan, Ref, SetVariable, Switch, Template, Wait,
+)
 from loopc.compiler.ports import OPTIONAL_PORTS, source_ports
 
 PARALLEL = ("fork", "all_match", "fan_out")
@@ -105,6 +121,7 @@ class State:
     records: tuple
     visits: frozenset
     status: str  # run | ok | failed
+    data: tuple = ()  # Run state: sorted (field, value) pairs
 
 
 def arrived(ok: tuple) -> set:
@@ -132,10 +149,27 @@ class _World:
         self.records = dict(st.records)
         self.visits = set(st.visits)
         self.status = st.status
+        self.data = dict(st.data)
+        self.acc: set[tuple[str, bool]] = set()  # Run-state accesses of this step: (field, is_write)
 
     def freeze(self) -> State:
         return State(tuple(sorted(self.tokens)), tuple(sorted(self.records.items(), key=lambda kv: kv[0])),
-                     frozenset(self.visits), self.status)
+                     frozenset(self.visits), self.status, tuple(sorted(self.data.items(), key=repr)))
+
+    def read(self, fields) -> None:
+        self.acc.update((f, False) for f in fields)
+
+    def write(self, values: dict) -> None:
+        """Commit a set_variable's writes and release every condition wait
+        whose condition may now hold (the write and the resumed wait commit
+        together: a released wait completes even if a later write makes the
+        condition false again)."""
+        self.acc.update((f, True) for f in values)
+        self.data.update(values)
+        ex = self.ex
+        for k, (tn, tp, tl) in enumerate(self.tokens):
+            if tp == "in" and tn in ex.cond_waits and ex.holds(tn, self.data) is not False:
+                self.tokens[k] = (tn, "in*", tl)
 
     def bad(self, kind: str, detail: str) -> None:
         raise _Found(Bad(kind, detail))
@@ -144,6 +178,7 @@ class _World:
     def emit(self, node: str, port: str, lin: tuple) -> None:
         ex = self.ex
         tgt = ex.out.get((node, port))
+        self.read(ex.edge_reads.get((node, port), ()))
         if tgt is None:
             if port in OPTIONAL_PORTS:
                 self.fail(lin)
@@ -232,6 +267,7 @@ class _World:
             self.bad("stranded", f"join {join} completes while work of {owner}'s activation is live")
         self.cancel_owner(owner, parent)
         self.records.pop((owner, parent), None)
+        self.read(self.ex.reads.get(join, ()))  # the merge is evaluated when the join completes
         self.emit(join, "completed", parent)
 
     def join_failed(self, join: str, owner: str, parent: tuple) -> None:
@@ -276,6 +312,39 @@ class Explorer:
         self.merge_nodes = frozenset(
             nid for nid, d in indeg.items()
             if d >= 2 and nid in plan.nodes and not isinstance(plan.nodes[nid].config, (Join, End)))
+        # Run state (data, not control): what each step reads and writes
+        fields = tuple(plan.state)
+        self.init_data = tuple(sorted(((f, fs.default if fs.has_default else None)
+                                       for f, fs in plan.state.items()), key=repr))
+        self.reads: dict[str, frozenset] = {}
+        self.writes: dict[str, dict] = {}
+        self.cond_waits: dict[str, Any] = {}
+        for n in plan.nodes.values():
+            c = n.config
+            if isinstance(c, SetVariable):
+                self.writes[n.id] = {f: (v.value if isinstance(v, Literal) else UNKNOWN) for f, v in c.assign.items()}
+                r = state_reads(list(c.assign.values()), fields)
+            elif isinstance(c, Wait):
+                r = state_reads([c.duration, c.timeout], fields)
+                if c.condition is not None and state_reads([c.condition], fields):
+                    self.cond_waits[n.id] = _parse(c.condition.text)
+            else:
+                r = state_reads([c], fields)
+            if r:
+                self.reads[n.id] = r
+        self.edge_reads: dict[tuple[str, str], frozenset] = {}
+        for e in plan.edges.values():
+            if (e.from_node, e.from_port) not in self.edge_reads:
+                r = state_reads(list((e.bind or {}).values()), fields)
+                if r:
+                    self.edge_reads[(e.from_node, e.from_port)] = r
+        self.touch = (frozenset(self.reads) | frozenset(self.writes) | frozenset(self.cond_waits)
+                      | frozenset(n for n, _ in self.edge_reads))
+        self.racy = bool(self.writes) and bool(self.touch)
+
+    def holds(self, wait: str, data: dict) -> bool | None:
+        """Three-valued truth of a condition wait's condition."""
+        return _truth(self.cond_waits[wait], data)
 
     # -- transitions ---------------------------------------------------------
     def local(self, st: State, i: int) -> bool:
@@ -284,6 +353,12 @@ class Explorer:
         node, port, lin = st.tokens[i]
         n = self.nodes[node]
         c = n.config
+        if node in self.touch:
+            return False  # a Run-state access commutes with nothing that touches the field
+        if self.racy and (isinstance(c, (End, Join))
+                          or not isinstance(c, (Fork, Switch, FanOut, Loop))
+                          and not all((node, p) in self.out for p in source_ports(n))):
+            return False  # closing a join evaluates its merge
         if isinstance(c, (Fork, Switch, FanOut)):
             return True
         if isinstance(c, End):
@@ -374,6 +449,13 @@ class Explorer:
         return True
 
     def step(self, st: State, i: int) -> Iterator[State | Bad]:
+        """The successors of firing token ``i`` (one per enabled choice)."""
+        for r, _acc in self._steps(st, i):
+            yield r
+
+    def _steps(self, st: State, i: int) -> Iterator[tuple[State | Bad, frozenset]]:
+        """Like :meth:`step`, each successor with the Run-state accesses the
+        step made (``(field, is_write)`` pairs)."""
         tok = st.tokens[i]
         rest = st.tokens[:i] + st.tokens[i + 1:]
         node, port, lin = tok
@@ -385,20 +467,22 @@ class Explorer:
             w.tokens = list(rest)
             return w
 
-        def run(fn) -> State | Bad:
+        def run(fn) -> tuple[State | Bad, frozenset]:
             w = world()
+            if not isinstance(c, Join):  # a join reads its merge when it completes
+                w.read(self.reads.get(node, ()))
             try:
                 fn(w)
             except _Found as f:
-                return f.bad
-            return w.freeze()
+                return f.bad, frozenset(w.acc)
+            return w.freeze(), frozenset(w.acc)
 
         if isinstance(c, End):
             if c.status == "succeeded":
                 if lin or rest or st.records:
                     what = (f"lineage {lin}" if lin else f"{len(rest)} live token(s)" if rest
                             else f"open activations {[k for k, _ in st.records]}")
-                    yield Bad("stranded", f"succeeded End {node} with {what}")
+                    yield Bad("stranded", f"succeeded End {node} with {what}"), frozenset()
                     return
 
                 def finish(w: _World) -> None:
@@ -432,8 +516,15 @@ class Explorer:
         if isinstance(c, Loop):
             yield run(lambda w: self.loop(w, node, port, lin, c.iterations))
             return
+        writes = self.writes.get(node)
         for p in source_ports(n):
-            yield run(lambda w, p=p: w.emit(node, p, lin))
+            if p == "completed" and node in self.cond_waits and port != "in*" \
+                    and self.holds(node, dict(st.data)) is False:
+                continue  # the condition does not hold: the wait waits
+            if p == "completed" and writes is not None:
+                yield run(lambda w, p=p: (w.write(writes), w.emit(node, p, lin)))
+            else:
+                yield run(lambda w, p=p: w.emit(node, p, lin))
 
     @staticmethod
     def reenter(w: _World, owner: str, lin: tuple) -> None:
@@ -526,8 +617,36 @@ class Explorer:
             w.complete(j.id, owner, parent)
 
     # -- search ----------------------------------------------------------------
+    def race(self, st: State) -> Bad | None:
+        """A Run-state race: two tokens can each take a step now, one writes
+        a field and the other reads or writes it — the outcome depends on
+        which goes first.  (A wait's condition is not a read: the write
+        and the wait it releases commit together.)"""
+        acc: list[tuple[str, set, set]] = []
+        for i, (node, _p, _l) in enumerate(st.tokens):
+            if node not in self.touch and not isinstance(self.nodes[node].config, (End, Join)) \
+                    and all((node, p) in self.out for p in source_ports(self.nodes[node])):
+                continue
+            rd: set = set()
+            wr: set = set()
+            for _r, a in self._steps(st, i):
+                for f, is_w in a:
+                    (wr if is_w else rd).add(f)
+            if rd or wr:
+                acc.append((node, rd, wr))
+        for k, (n1, r1, w1) in enumerate(acc):
+            for n2, r2, w2 in acc[k + 1:]:
+                hit = (w1 & (r2 | w2)) or (w2 & r1)
+                if hit:
+                    return Bad("race", f"{n1} and {n2} access run.state.{min(hit)} concurrently")
+        return None
+
     def successors(self, st: State) -> Iterator[State | Bad]:
         toks = st.tokens
+        if self.racy:
+            race = self.race(st)
+            if race is not None:
+                yield race
         if self.por:
             for i in range(len(toks)):
                 if self.local(st, i):
@@ -538,7 +657,7 @@ class Explorer:
 
     def run(self) -> Result:
         """Explore every reachable state (see the module docstring)."""
-        start = State(((self.plan.entry, "in", ()),), (), frozenset(), "run")
+        start = State(((self.plan.entry, "in", ()),), (), frozenset(), "run", self.init_data)
         found: dict[str, Bad] = {}
         color: dict[State, int] = {start: 0}  # 0 on stack, 1 done
         stack = [(start, self.successors(start))]
@@ -571,6 +690,86 @@ class Explorer:
                 continue
             stack.append((nxt, self.successors(nxt)))
         return Result("bad" if found else "ok", tuple(sorted(found.values(), key=lambda b: b.kind)), count)
+
+
+class _Unknown:
+    """A Run-state value written from data (not a literal)."""
+
+    def __repr__(self) -> str:
+        return "<unknown>"
+
+
+UNKNOWN = _Unknown()
+_STATE = re.compile(r"(?<![\w.])run\s*\.\s*state\b(?:\s*\.\s*([A-Za-z_][A-Za-z0-9_]*))?")
+
+
+def state_reads(values: list, fields: tuple) -> frozenset:
+    """Run-state fields mentioned by ValueExprs or configuration objects
+    (any ``{ref: run.state...}``, any ``run.state...`` in expression or
+    template text; ``run.state`` alone reads every field)."""
+    out: set = set()
+    todo = list(values)
+    while todo:
+        x = todo.pop()
+        if x is None or isinstance(x, (bool, int, float, FieldSchema)):
+            continue
+        if isinstance(x, Ref):
+            if x.path[:2] == ("run", "state"):
+                out.update(x.path[2:3] or fields)
+        elif isinstance(x, (Expr, Template)):
+            for m in _STATE.finditer(x.text):
+                out.update((m.group(1),) if m.group(1) else fields)
+        elif isinstance(x, str):
+            continue
+        elif isinstance(x, dict) or hasattr(x, "items") and callable(x.items):
+            todo.extend(x.values())
+        elif isinstance(x, (list, tuple)):
+            todo.extend(x)
+        elif attrs.has(type(x)):
+            todo.extend(getattr(x, a.name) for a in attrs.fields(type(x)) if a.name != "src")
+    return frozenset(out)
+
+
+def _parse(text: str) -> Any:
+    from loopc.compiler.expr import parse_expression
+
+    tree, errs = parse_expression(text)
+    return None if errs else tree
+
+
+def _truth(tree: Any, data: dict) -> bool | None:
+    """Three-valued evaluation of a condition over Run state (``None``:
+    unknown — anything but literal comparisons of ``run.state`` fields and
+    boolean connectives, or an unknown value)."""
+    from loopc.compiler.expr.ast import And, Compare, Lit, Not, Or, Path
+
+    def val(n: Any) -> Any:
+        if isinstance(n, Lit):
+            return n.value
+        if isinstance(n, Path) and n.root == "run.state" and len(n.segments) == 1:
+            v = data.get(n.segments[0], UNKNOWN)
+            return v
+        return UNKNOWN
+
+    def ev(n: Any) -> bool | None:
+        if isinstance(n, Not):
+            v = ev(n.operand)
+            return None if v is None else not v
+        if isinstance(n, And):
+            vs = [ev(k) for k in n.operands]
+            return False if False in vs else (None if None in vs else True)
+        if isinstance(n, Or):
+            vs = [ev(k) for k in n.operands]
+            return True if True in vs else (None if None in vs else False)
+        if isinstance(n, Compare) and n.op in ("==", "!="):
+            a, b = val(n.left), val(n.right)
+            if a is UNKNOWN or b is UNKNOWN or isinstance(a, bool) != isinstance(b, bool):
+                return None
+            return (a == b) == (n.op == "==")
+        v = val(n)
+        return v if isinstance(v, bool) else None
+
+    return None if tree is None else ev(tree)
 
 
 def explore(plan: Plan, **kw: Any) -> Result:
@@ -646,11 +845,11 @@ def proof_stacks(plan: Plan, scopes: Any) -> tuple[dict, dict]:
 HEADER = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
 
 
-def emit_yaml(nodes: list[dict], edges: list[dict], entry: str) -> str:
+def emit_yaml(nodes: list[dict], edges: list[dict], entry: str, state: dict | None = None) -> str:
     """A plan source from node/edge dicts (JSON flow style is YAML)."""
     lines = [HEADER.rstrip("\n"),
              'input: {"approver": {"type": "member", "required": true}, "flag": {"type": "boolean"}}',
-             "output: {}", f"entry: {entry}", "nodes:"]
+             "output: {}"] + ([f"state: {json.dumps(state)}"] if state else []) + [f"entry: {entry}", "nodes:"]
     lines += ["  - " + json.dumps(n) for n in nodes]
     lines.append("edges:" if edges else "edges: []")
     lines += ["  - " + json.dumps(e) for e in edges]
@@ -663,10 +862,11 @@ class PlanGen:
     backwards), failures omitted or routed to failed Ends (shared across
     scopes), no Run-state access (races are data, not control)."""
 
-    def __init__(self, rng: random.Random, budget: int = 14, fan_out: bool = True) -> None:
+    def __init__(self, rng: random.Random, budget: int = 14, fan_out: bool = True, state: bool = False) -> None:
         self.rng = rng
         self.budget = budget
         self.fan = fan_out
+        self.state = state  # Run-state accesses of one field `d` (see :func:`with_state`)
         self.nodes: list[dict] = []
         self.edges: list[dict] = []
         self.k = 0
@@ -708,9 +908,15 @@ class PlanGen:
         kinds = ["action"] * 3
         if depth < 3 and len(self.nodes) < self.budget:
             kinds += ["switch", "fork", "all_match", "loop"] + (["fan_out"] if self.fan and not in_fan else [])
+        if self.state and depth < 3 and len(self.nodes) < self.budget:
+            kinds += ["handshake"] * 2
         kind = rng.choice(kinds)
+        if kind == "handshake":
+            return self.handshake(target, depth, in_fan)
         if kind == "action":
-            a = rng.choice(("send", "wait", "approval"))
+            a = rng.choice(("send", "wait", "approval") + (("set", "set", "wait_state", "read") if self.state else ()))
+            if a in ("set", "wait_state", "read"):
+                return self.state_action(a, target)
             if a == "send":
                 nid = self.new("s", "send_message",
                                sendMessage={"target": "#ops", "text": "x", "completion": "sent"})
@@ -788,6 +994,47 @@ class PlanGen:
         self.edge(nid, "body", self.block(cont, depth + 1, in_fan))
         return (nid, "in")
 
+    def state_action(self, a: str, target: tuple[str, str]) -> tuple[str, str]:
+        rng = self.rng
+        if a == "set":
+            nid = self.new("v", "set_variable", setVariable={"assign": {"d": rng.choice(STATE_VALUES)}})
+        elif a == "read":
+            nid = self.new("r", "send_message",
+                           sendMessage={"target": "#ops", "text": "d={{ run.state.d }}", "completion": "sent"})
+        else:
+            wait: dict = {"condition": rng.choice(STATE_CONDITIONS)}
+            if rng.random() < 0.6:
+                wait["timeout"] = "P1D"
+            nid = self.new("w", "wait", wait=wait)
+            if "timeout" in wait and rng.random() < 0.3:
+                self.edge(nid, "timed_out", target if rng.random() < 0.3 else self.fail_end())
+        self.edge(nid, "completed", target)
+        if a != "set":
+            self.maybe_fail(nid, "failed")
+        return (nid, "in")
+
+    def handshake(self, target: tuple[str, str], depth: int, in_fan: bool) -> tuple[str, str]:
+        """The writer/waiter shape: fork [watch, act]; ``watch`` waits on
+        ``run.state.d`` and goes on (reading it, maybe), ``act`` is any
+        block (writes, approvals with a writer per decision, ...)."""
+        rng = self.rng
+        nid = self.new("f", "fork", fork={"branches": ["watch", "act"]})
+        j = self.new("j", "join", join={"forkId": nid, "mode": "all", "result": {}, "merge": {}})
+        self.edge(j, "completed", target)
+        after = self.block((j, "in"), depth + 1, in_fan) if rng.random() < 0.5 else (j, "in")
+        if rng.random() < 0.7:
+            after = self.state_action("read", after)
+        self.edge(nid, "watch", self.state_action("wait_state", after))
+        if rng.random() < 0.5:
+            ask = self.new("a", "request_approval",
+                           requestApproval={"assignee": "{{ run.input.approver }}", "summary": "ok?"})
+            for port in ("approved", "rejected"):
+                self.edge(ask, port, self.state_action("set", (j, "in")) if rng.random() < 0.8 else (j, "in"))
+            self.edge(nid, "act", (ask, "in"))
+        else:
+            self.edge(nid, "act", self.block((j, "in"), depth + 1, in_fan))
+        return (nid, "in")
+
     def build(self) -> tuple[list[dict], list[dict], str]:
         done = self.new("done", "end", end={"status": "succeeded"})
         entry = self.block((done, "in"), 0, False)
@@ -798,6 +1045,23 @@ def well_nested(rng: random.Random, budget: int = 14) -> str:
     """A random well-nested plan source."""
     nodes, edges, entry = PlanGen(rng, budget).build()
     return emit_yaml(nodes, edges, entry)
+
+
+STATE_VALUES = ("approved", "rejected", "pending")
+STATE_CONDITIONS = ("run.state.d != 'pending'", "run.state.d == 'approved'", "run.state.d == 'pending'",
+                    "run.state.d != 'pending' && run.input.flag == true")
+
+
+def with_state(rng: random.Random, budget: int = 12) -> str:
+    """A random well-nested plan whose actions also write, wait on and read
+    the Run-state field ``d`` (default chosen at random), with writer/waiter
+    forks: structurally sound, racy or not."""
+    gen = PlanGen(rng, budget, state=True)
+    nodes, edges, entry = gen.build()
+    text = json.dumps(nodes)
+    state = {"d": {"type": "string", "default": rng.choice(("pending", "pending", "approved"))}} \
+        if "run.state.d" in text or '"set_variable"' in text else None
+    return emit_yaml(nodes, edges, entry, state)
 
 
 MUTATIONS = ("retarget", "add_failure_edge", "swap_owner", "drop_join", "flip_switch", "to_done",

@@ -14,7 +14,12 @@ token game over the runtime lineage semantics).  Required:
   scopes whose leak an enclosing `any` join happens to cancel, a merge of an
   all_match case with its exclusive default, a fan-out without a join that
   an `any` join masks);
-* partial-order reduction agrees with full interleaving;
+* plans that write, wait on and read Run state: no false accepts either —
+  the explorer runs the state values and the waits and finds every race
+  (two tokens that can step now, one writing what the other accesses), so
+  the wait rule of docs/language.md "Concurrency" is judged by behaviour;
+  plans accepted only thanks to that rule are counted and must occur;
+* partial-order reduction agrees with full interleaving (with Run state too);
 * dominators (networkx) as a second opinion: on every accepted plan each
   join's owner dominates the join and every node of the owner's scope; on
   well-nested plans the front end's structural scope map (forward reach)
@@ -31,7 +36,11 @@ import networkx as nx
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from explorer import broken, explore, proof_stacks, sound_front, well_nested
+from unittest import mock
+
+from explorer import broken, explore, proof_stacks, sound_front, well_nested, with_state
+
+from loopc.analyzer.ordering import Ordering
 
 from loopc.compiler.model import End, Join
 from loopc.compiler.scopemap import build_scope_map
@@ -95,6 +104,40 @@ def test_partial_order_reduction_agrees_with_full_exploration(rng: random.Random
     assert por.verdict == full.verdict, (por, full, src)
 
 
+@settings(max_examples=200, **PROFILE)
+@given(st.randoms(use_true_random=False))
+def test_no_false_accepts_on_run_state_plans(rng: random.Random) -> None:
+    """Plans that write, wait on and read Run state (writer/waiter forks,
+    one writer per approval decision, writes before forks and in loops):
+    when the analyzer reports no error, the explorer — which runs the
+    state values and the waits — finds no race and no other bad state.
+    Plans accepted only thanks to the wait rule are counted."""
+    src = with_state(rng)
+    f = sound_front(src)
+    assert f is not None, src
+    res = explore(f.plan, max_states=MAX_STATES)
+    if not f.errors:
+        assert res.verdict != "bad", (res.bad, src)
+        with mock.patch.object(Ordering, "ordered_frame", lambda self, field, frame: None):
+            plain = sound_front(src)
+        if plain is not None and "LP4601" in plain.errors:
+            _count("state/accept/by_wait_rule")
+    verdict = "reject" if f.errors else "accept"
+    _count(f"state/{verdict}/{res.verdict}")
+
+
+@settings(max_examples=25, **PROFILE)
+@given(st.randoms(use_true_random=False))
+def test_partial_order_reduction_agrees_on_run_state_plans(rng: random.Random) -> None:
+    src = with_state(rng, budget=8)
+    f = sound_front(src)
+    assume(f is not None)
+    por = explore(f.plan, max_states=MAX_STATES)
+    full = explore(f.plan, max_states=20000, por=False)
+    assume("inconclusive" not in (por.verdict, full.verdict))
+    assert por.kinds == full.kinds, (por, full, src)
+
+
 def _second_opinion(f) -> None:
     """Dominators: in an accepted plan every join's owner dominates it and
     every node of the owner's scope; no succeeded End sits in a scope."""
@@ -128,6 +171,9 @@ def test_report_rates() -> None:
     print("\noracle statistics:", dict(sorted(STATS.items())))
     assert not any(k.startswith("well/") and "reject" in k for k in STATS)
     assert "broken/accept/bad" not in STATS
+    assert "state/accept/bad" not in STATS
+    if any(k.startswith("state/") for k in STATS):
+        assert STATS.get("state/accept/by_wait_rule", 0) > 0  # the wait rule is exercised
     rejects = sum(v for k, v in STATS.items() if k.startswith("broken/reject/") and not k.endswith("inconclusive"))
     false = STATS.get("broken/reject/ok", 0)
     if rejects:

@@ -16,7 +16,8 @@ per analysis, run in this order on a shared :class:`~loopc.analyzer.context.Ctx`
 4. :mod:`~loopc.analyzer.terminals` — lowered failure routes (pass 6);
 5. :mod:`~loopc.analyzer.switches` — first_match order, defaults (pass 7);
 6. :mod:`~loopc.analyzer.effects` — Run-state read/write sets and races
-   (pass 11);
+   (pass 11), with :mod:`~loopc.analyzer.ordering` for accesses a
+   condition wait orders after the concurrent writes;
 7. :mod:`~loopc.analyzer.consistency` — outcome-port/callback consistency
    (pass 12).
 

@@ -30,7 +30,7 @@ from typing import Any, Iterable, Sequence
 
 import attrs
 
-__all__ = ["MAX_ASSIGNMENTS", "CaseVerdicts", "analyze_cases", "formula"]
+__all__ = ["MAX_ASSIGNMENTS", "CaseVerdicts", "analyze_cases", "false_when", "formula"]
 
 #: Largest number of representative combinations examined for one switch.
 MAX_ASSIGNMENTS = 4096
@@ -256,3 +256,32 @@ def analyze_cases(formulas: Sequence[Any | None]) -> CaseVerdicts | None:
     covered = {i: tuple(sorted(overlaps[i])) for i in range(n)
                if formulas[i] is not None and can_match[i] and not escapes[i]}
     return CaseVerdicts(never, covered, exhaustive)
+
+
+def false_when(f: Any, subject: str, value: Any) -> bool:
+    """True when formula ``f`` is false whenever ``subject`` holds ``value``
+    (a scalar: ``None``, a boolean, a number or a string), whatever the
+    other subjects and free atoms are.  ``False`` (no claim) when ``value``
+    is not a scalar or the representative space exceeds
+    :data:`MAX_ASSIGNMENTS`."""
+    if not (value is None or isinstance(value, (bool, int, float, str))):
+        return False
+    atoms: list[Any] = []
+    _atoms(f, atoms)
+    reps = _representatives(a[1] for a in atoms if a[0] == "atom" and a[1].subject != subject)
+    if reps is None:
+        return False
+    reps[subject] = [value]
+    frees = sorted({a[1] for a in atoms if a[0] == "free"})
+    subjects = sorted(reps)
+    size = 2 ** len(frees)
+    for s in subjects:
+        size *= len(reps[s])
+        if size > MAX_ASSIGNMENTS:
+            return False
+    for combo in itertools.product(*(reps[s] for s in subjects)):
+        env = dict(zip(subjects, combo))
+        for bits in itertools.product((False, True), repeat=len(frees)):
+            if _eval(f, env, dict(zip(frees, bits))):
+                return False
+    return True

@@ -17,6 +17,9 @@ when no case matches, so it is concurrent with none of the cases.  Per state fie
 inserted into a trie keyed by their stacks; at every trie node, the children
 that are different branches of one owner conflict when one holds a write
 and another any access.  That is linear in the total size of the stacks.
+An access ordered after the concurrent writes by a condition wait
+(:mod:`loopc.analyzer.ordering`, docs/language.md "A wait orders what
+follows it") does not conflict with them.
 
 Findings: LP4601 ``state.race`` (both racing points, both locations),
 LP4602 ``state.cancellable_write`` (a write in a branch an ``any`` join may
@@ -229,6 +232,7 @@ class EffectAnalysis:
         self.edge_eff: dict[str, Effects] = {}
         self.defaults = {n.id: n.config.default for n in ctx.nodes.values()
                          if isinstance(n.config, Switch) and n.config.mode == "all_match"}
+        self._order: Any = None
 
     def run(self) -> None:
         ctx = self.ctx
@@ -335,26 +339,20 @@ class EffectAnalysis:
             self._field_races(field, pts, reported)
 
     def _field_races(self, field: str, pts: list[_Point], reported: set) -> None:
-        # trie over stacks; node = [children dict, writers list, first access]
-        root: list = [{}, [], None]
-        for p in pts:
-            t = root
-            for f in p.stack:
-                if f.kind == "fan_out":
-                    break  # items: reads only (writes are LP4406); nothing below conflicts
-                t = t[0].setdefault(f, [{}, [], None])
-            # the point sits at t (or at its fan-out boundary)
-        # aggregate bottom-up: writers and first access per subtree
-        summary: dict[int, tuple[list[_Point], _Point | None]] = {}
+        # trie over stacks; node = [children dict]; points sit at the node of
+        # their stack (or at its fan-out boundary: items are reads only, the
+        # writes are LP4406, so nothing below conflicts)
+        root: list = [{}]
         at: dict[int, list[_Point]] = {}
         for p in pts:
             t = root
             for f in p.stack:
                 if f.kind == "fan_out":
                     break
-                t = t[0][f]
+                t = t[0].setdefault(f, [{}])
             at.setdefault(id(t), []).append(p)
-        # iterative post-order
+        # iterative post-order; per subtree: its writers, first access, first read
+        summary: dict[int, tuple[list[_Point], _Point | None, _Point | None]] = {}
         stack: list[tuple[list, bool]] = [(root, False)]
         while stack:
             t, done = stack.pop()
@@ -366,40 +364,74 @@ class EffectAnalysis:
             own = sorted(at.get(id(t), []), key=lambda p: p.order)
             writers = [p for p in own if p.write]
             first = own[0] if own else None
-            groups: dict[str, list[tuple[object, list[_Point], _Point | None]]] = {}
+            first_read = next((p for p in own if not p.write), None)
+            groups: dict[str, list[tuple[Any, list]]] = {}
             for f, k in t[0].items():
-                w, a = summary[id(k)]
+                w, a, r = summary[id(k)]
                 writers = writers + w
                 if a is not None and (first is None or a.order < first.order):
                     first = a
+                if r is not None and (first_read is None or r.order < first_read.order):
+                    first_read = r
                 if f.kind == "fork" or f.kind == "all_match" and f.branch != self.defaults.get(f.owner):
-                    groups.setdefault(f.owner, []).append((f, w, a))  # an all_match default is exclusive
-            summary[id(t)] = (writers, first)
-            for owner, kids in groups.items():
-                if len(kids) < 2:
+                    groups.setdefault(f.owner, []).append((f, k))  # an all_match default is exclusive
+            summary[id(t)] = (writers, first, first_read)
+            for kids in groups.values():
+                if len(kids) >= 2:
+                    self._group_races(field, [self._kid(field, f, k, summary, at) for f, k in kids], reported)
+
+    def _kid(self, field: str, f: Any, k: list, summary: dict, at: dict) -> tuple:
+        """One branch of a race group: ``(frame, writers, exempt ids, first
+        non-exempt write, first non-exempt access, first non-exempt read)``;
+        a point is exempt when it is ordered after the writes of the
+        concurrent branches (:mod:`loopc.analyzer.ordering`)."""
+        w, a, r = summary[id(k)]
+        waits = self._ordering().ordered_frame(field, f) if w or a is not None else None
+        if waits is None:
+            return (f, w, frozenset(), min(w, key=lambda p: p.order) if w else None, a, r)
+        sub: list[_Point] = []
+        todo = [k]
+        while todo:
+            t = todo.pop()
+            sub.extend(at.get(id(t), ()))
+            todo.extend(t[0].values())
+        order = self._ordering()
+        ex = frozenset(p.order for p in sub if (order.after_wait(waits, f.owner, edge=p.id) if p.is_edge
+                                                else order.after_wait(waits, f.owner, node=p.id)))
+        live = sorted((p for p in sub if p.order not in ex), key=lambda p: p.order)
+        return (f, w, ex, next((p for p in live if p.write), None), live[0] if live else None,
+                next((p for p in live if not p.write), None))
+
+    def _ordering(self) -> Any:
+        if self._order is None:
+            from loopc.analyzer.ordering import Ordering
+
+            self._order = Ordering(self.ctx, self.ns, self.nt, self.node_eff, self.defaults, concurrent)
+        return self._order
+
+    def _group_races(self, field: str, kids: list[tuple], reported: set) -> None:
+        """Report each writer of one branch against the first conflicting
+        access of a sibling branch (a write preferred, else the earliest
+        access), skipping pairs a wait orders."""
+        for f, w, ex, _fw, _fa, _fr in kids:
+            for wp in sorted(w, key=lambda p: p.order):
+                waited = wp.order in ex  # then only reads of a sibling branch can race with it
+                best = None
+                for g, _w2, _ex2, fw2, fa2, fr2 in kids:
+                    if g is f:
+                        continue
+                    cand = fr2 if waited else (fw2 or fa2)
+                    if cand is not None and (best is None or cand.order < best[1].order):
+                        best = (g, cand)
+                if best is None:
                     continue
-                for f, w, _a in kids:
-                    for wp in sorted(w, key=lambda p: p.order):
-                        others = [(g, a) for g, _w, a in kids if g is not f and a is not None]
-                        if not others:
-                            continue
-                        # prefer a conflicting write, else the earliest access
-                        best = None
-                        for g, _w2, a in kids:
-                            if g is f:
-                                continue
-                            cand = min(_w2, key=lambda p: p.order) if _w2 else a
-                            if cand is not None and (best is None or cand.order < best[1].order):
-                                best = (g, cand)
-                        if best is None:
-                            continue
-                        g, other = best
-                        pair = tuple(sorted((wp.id, other.id)))
-                        if pair in reported or (wp.id, field) in reported:
-                            continue
-                        reported.add(pair)
-                        reported.add((wp.id, field))
-                        self._report_race(field, wp, f, other, g)
+                g, other = best
+                pair = tuple(sorted((wp.id, other.id)))
+                if pair in reported or (wp.id, field) in reported:
+                    continue
+                reported.add(pair)
+                reported.add((wp.id, field))
+                self._report_race(field, wp, f, other, g)
 
     def _report_race(self, field: str, w: _Point, fw, other: _Point, fo) -> None:
         ctx = self.ctx

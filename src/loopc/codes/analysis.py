@@ -531,7 +531,12 @@ register(
          "depends on arrival order (\"the compiler rejects parallel state access that can race or "
          "produce arrival-order-dependent results\"). Ordinary reads (bindings, templates, switch "
          "conditions) count; a `wait.condition` watching a field a concurrent branch writes is the "
-         "intended synchronization and does not. Both points are reported.",
+         "intended synchronization and does not. An access that runs only after such a wait is "
+         "ordered after the concurrent write when the wait cannot pass before it: the condition "
+         "is false at the field's default, nothing writes the field before the fork or in the "
+         "waiting branch before the wait, and at most one concurrent write runs (its writers sit "
+         "on exclusive paths, such as the approved and rejected ports of one approval). Both "
+         "points are reported.",
          _race_plan("status"), _race_plan("owner"), _E),
     Code("LP4602", "state.cancellable_write", "Run-state write in a branch an `any` join may cancel",
          "An `any` join accepts the first successful branch and cancels the others; a "

@@ -1,0 +1,255 @@
+"""Happens-before through condition waits (docs/language.md "Concurrency";
+issue 14).
+
+A read or write of ``run.state.F`` in branch ``X`` of a fork or all_match
+switch ``O`` is *ordered after* the writes of ``F`` in the branches of ``O``
+that run concurrently with ``X`` — so it does not race with them — when:
+
+1. it runs only after the ``completed`` port of a condition ``wait`` in
+   ``X`` (every path from the entry to it passes that port);
+2. that wait's condition is false while ``F`` holds its declared default,
+   whatever the other values it reads (:func:`loopc.analyzer.conditions.false_when`);
+3. ``F`` holds its default when ``O`` opens and nothing outside ``O``
+   writes it while ``O`` is open: no writer of ``F`` can run before ``O``
+   (a path leads from it to ``O``, earlier loop iterations included) or
+   concurrently with ``O``;
+4. every writer of ``F`` in ``X`` itself runs only after such a wait;
+5. at most one of the concurrent writers runs per activation of ``O``: no
+   two of them are concurrent, none can reach another, and none lies in a
+   loop or fan-out body inside ``O``.
+
+Then the first write of ``F`` in an activation of ``O`` is a concurrent
+writer; no qualifying wait completes before it (its condition is false
+until then), and no concurrent write follows it.  Writers in a branch
+exclusive with ``X`` (an all_match default beside a case) never run in the
+same activation and are ignored.
+
+"Can reach" follows the authored edges plus, for every node inside a
+parallel scope, an edge to that scope's closing join (an omitted failure
+route or a failed End ends the branch at the join); dominance uses the same
+graph, with each condition wait's ``completed`` port as a node of its own
+(networkx dominators, computed once, only when a race candidate has a wait
+that could order it).  Everything is cached per (field, frame).
+"""
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Mapping
+
+from loopc.analyzer.context import Ctx
+from loopc.analyzer.facts import Effects, Stack
+from loopc.compiler.model import Wait
+
+#: Largest number of concurrent writers the rule examines (pairwise).
+MAX_WRITERS = 16
+
+_DONE = "completed"
+
+
+def _condition(config: Any) -> Any:
+    """A wait's condition expression, else ``None``."""
+    return config.condition if isinstance(config, Wait) else None
+
+
+def _subject(field: str) -> str:
+    return f"run.state.{field}"
+
+
+class Ordering:
+    """Answers :meth:`ordered_frame` and :meth:`after_wait` for the race
+    check (see the module docstring).  ``concurrent`` is the race check's
+    stack relation."""
+
+    def __init__(self, ctx: Ctx, node_stacks: Mapping[str, Stack], node_taint: Mapping[str, int | None],
+                 node_eff: Mapping[str, Effects], defaults: Mapping[str, str], concurrent: Any) -> None:
+        self.ctx = ctx
+        self.ns = node_stacks
+        self.nt = node_taint
+        self.defaults = defaults
+        self.concurrent = concurrent
+        self.eff = node_eff
+        self.writers: dict[str, list[str]] = {}
+        for nid, eff in node_eff.items():
+            for f in eff.writes:
+                self.writers.setdefault(f, []).append(nid)
+        self.waits = [nid for nid in ctx.ordered(node_eff) if _condition(ctx.nodes[nid].config) is not None]
+        self._succ: dict[Any, list[Any]] | None = None
+        self._idom: dict[Any, Any] | None = None
+        self._pre: dict[str, set[Any]] = {}
+        self._quals: dict[tuple[str, Any], frozenset[str] | None] = {}
+        self._false: dict[tuple[str, str], bool] = {}
+
+    # ------------------------------------------------------------------ graph
+    def _graph(self) -> dict[Any, list[Any]]:
+        """Successors over the reachable plan: authored edges (a condition
+        wait's ``completed`` edges leave the node ``(wait, 'completed')``)
+        plus node → closing join of its innermost parallel scope."""
+        if self._succ is not None:
+            return self._succ
+        ctx = self.ctx
+        waits = set(self.waits)
+        succ: dict[Any, list[Any]] = {nid: [] for nid in ctx.reached}
+        for e in ctx.edges:
+            if e.from_node in waits and e.from_port == _DONE:
+                v = (e.from_node, _DONE)
+                if v not in succ:
+                    succ[v] = []
+                    succ[e.from_node].append(v)
+                succ[v].append(e.to_node)
+            else:
+                succ[e.from_node].append(e.to_node)
+        for nid, st in self.ns.items():
+            for fr in reversed(st):
+                if fr.kind in ("fork", "all_match", "fan_out"):
+                    if fr.closer is not None and fr.closer in succ:
+                        succ.setdefault(nid, []).append(fr.closer)
+                    break
+        self._succ = succ
+        return succ
+
+    def _reach_from(self, start: Any) -> set[Any]:
+        succ = self._graph()
+        seen = {start}
+        q = deque([start])
+        while q:
+            n = q.popleft()
+            for t in succ.get(n, ()):
+                if t not in seen:
+                    seen.add(t)
+                    q.append(t)
+        return seen
+
+    def _precedes(self, owner: str) -> set[Any]:
+        """Nodes from which a path leads to ``owner`` (``owner`` excluded
+        unless it lies on a cycle)."""
+        got = self._pre.get(owner)
+        if got is not None:
+            return got
+        succ = self._graph()
+        pred: dict[Any, list[Any]] = {}
+        for n, ts in succ.items():
+            for t in ts:
+                pred.setdefault(t, []).append(n)
+        seen: set[Any] = set()
+        q = deque([owner])
+        while q:
+            n = q.popleft()
+            for p in pred.get(n, ()):
+                if p not in seen:
+                    seen.add(p)
+                    q.append(p)
+        self._pre[owner] = seen
+        return seen
+
+    def _dominators(self) -> dict[Any, Any]:
+        if self._idom is None:
+            import networkx as nx  # lazily: only a plan with a wait-ordered candidate pays
+
+            g = nx.DiGraph()
+            succ = self._graph()
+            g.add_nodes_from(succ)
+            g.add_edges_from((n, t) for n, ts in succ.items() for t in ts)
+            entry = self.ctx.plan.entry
+            self._idom = dict(nx.immediate_dominators(g, entry)) if entry in g else {}
+        return self._idom
+
+    # ------------------------------------------------------------------- rule
+    def _cond_false_at_default(self, wait: str, field: str) -> bool:
+        key = (wait, field)
+        got = self._false.get(key)
+        if got is not None:
+            return got
+        from loopc.analyzer.conditions import false_when, formula
+        from loopc.compiler.expr import parse_expression
+
+        ok = False
+        fs = self.ctx.plan.state.get(field)
+        cond = _condition(self.ctx.nodes[wait].config)
+        if fs is not None and cond is not None:
+            default = fs.default if fs.has_default else None
+            try:
+                tree, errs = parse_expression(cond.text)
+                bad = bool(errs)
+            except Exception:  # noqa: BLE001 - never trust a parser on hostile input
+                tree, bad = None, True
+            if tree is not None and not bad:
+                ok = false_when(formula(tree, cond.text), _subject(field), default)
+        self._false[key] = ok
+        return ok
+
+    def _dominated(self, node: str, waits: frozenset[str], stop: str) -> bool:
+        """Every path from the entry to ``node`` passes the ``completed``
+        port of one of ``waits`` (walking the dominator tree up to ``stop``)."""
+        idom = self._dominators()
+        n: Any = node
+        while True:
+            d = idom.get(n)
+            if d is None or d == n or d == stop:
+                return False
+            if isinstance(d, tuple) and d[0] in waits:
+                return True
+            n = d
+
+    def ordered_frame(self, field: str, frame: Any) -> frozenset[str] | None:
+        """The qualifying waits of branch ``frame`` (a fork/all_match frame)
+        when conditions 2–5 hold for ``field``, else ``None``."""
+        key = (field, frame)
+        if key in self._quals:
+            return self._quals[key]
+        got = self._check(field, frame)
+        self._quals[key] = got
+        return got
+
+    def _check(self, field: str, frame: Any) -> frozenset[str] | None:
+        ns, owner = self.ns, frame.owner
+        if frame.kind not in ("fork", "all_match") or owner not in ns:
+            return None
+        waits = frozenset(w for w in self.waits
+                          if self.nt.get(w) is None and frame in ns.get(w, ())
+                          and field in self.eff[w].wait_reads and self._cond_false_at_default(w, field))
+        if not waits:
+            return None
+        writers = self.writers.get(field, [])
+        if any(self.nt.get(t) is not None or t not in ns for t in writers):
+            return None
+        ost = ns[owner]
+        depth = len(ost)
+        pre = self._precedes(owner)
+        exclusive = self.defaults.get(owner)
+        conc: list[str] = []
+        for t in writers:
+            st = ns[t]
+            if t in pre or self.concurrent(st, ost, self.defaults):
+                return None  # may write before the scope opens, or while it is open
+            if frame in st:
+                if not self._dominated(t, waits, owner):
+                    return None
+                continue
+            if len(st) > depth and st[depth].owner == owner:
+                other = st[depth].branch
+                if frame.kind == "all_match" and exclusive in (other, frame.branch):
+                    continue  # never in the same activation
+                if any(f.kind in ("loop", "fan_out") for f in st[depth + 1:]):
+                    return None
+                conc.append(t)
+        if len(conc) > MAX_WRITERS:
+            return None
+        for i, a in enumerate(conc):
+            reach = self._reach_from(a)
+            for b in conc:
+                if b != a and (b in reach or (b in conc[:i] and self.concurrent(ns[a], ns[b], self.defaults))):
+                    return None
+        return waits
+
+    def after_wait(self, waits: frozenset[str], owner: str, node: str | None = None,
+                   edge: str | None = None) -> bool:
+        """The point (a node, or an edge's bind) runs only after the
+        ``completed`` port of one of ``waits``."""
+        if edge is not None:
+            e = self.ctx.edge_by_id.get(edge)
+            if e is None:
+                return False
+            if e.from_node in waits and e.from_port == _DONE:
+                return True
+            node = e.from_node
+        return node is not None and self._dominated(node, waits, owner)
