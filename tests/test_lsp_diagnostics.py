@@ -209,6 +209,29 @@ async def test_survives_malformed_input_mid_edit(client: LanguageClient) -> None
     assert await diagnostics(client, uri, pull, until=lambda d: d == []) == []
 
 
+async def test_over_budget_document_one_diagnostic_no_analysis(client: LanguageClient) -> None:
+    """A document over the 1 MiB source budget gets one LP1010 diagnostic
+    and no analysis: hover, completion, symbols answer nothing — not even
+    from the last good version."""
+    _, _, encoding, pull = prof(client)
+    uri = new_uri()
+    open_doc(client, uri, GOOD)
+    await diagnostics(client, uri, pull, until=lambda d: d == [])
+    big = GOOD + "# " + "x" * (1024 * 1024) + "\n"
+    change_doc(client, uri, 2, None, big)
+    got = await diagnostics(client, uri, pull, until=lambda d: len(d) > 0)
+    assert [d.code for d in got] == ["LP1010"] and "not analysed" in got[0].message
+    where = lsp.TextDocumentIdentifier(uri=uri)
+    at = pos_of(GOOD, "send_message", encoding)
+    assert await client.text_document_hover_async(lsp.HoverParams(text_document=where, position=at)) is None
+    comp = await client.text_document_completion_async(lsp.CompletionParams(text_document=where, position=at))
+    assert comp is None or not (comp.items if isinstance(comp, lsp.CompletionList) else comp)
+    syms = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(text_document=where))
+    assert not syms
+    change_doc(client, uri, 3, None, GOOD)
+    assert await diagnostics(client, uri, pull, until=lambda d: d == []) == []
+
+
 WARN_PLAN = (Path(__file__).parent / "fixtures" / "analysis" / "callback_work_items_unconsumed.yaml").read_text()
 
 

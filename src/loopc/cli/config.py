@@ -26,6 +26,13 @@ def _toml() -> Any:
     return tomllib
 
 
+def _present(path: str) -> bool:
+    """A configuration file is there: anything but a directory, so that a
+    FIFO, a device or a symbolic-link loop is reported (precisely, by
+    :func:`loopc.boundedio.read_bounded`) instead of skipped silently."""
+    return os.path.lexists(path) and not os.path.isdir(path)
+
+
 def find_config(start: str | None = None) -> tuple[str | None, dict[str, Any], list[str]]:
     """``(path, table, problems)`` of the configuration that applies in
     ``start`` (default: the current directory); ``(None, {}, [])`` when
@@ -34,10 +41,10 @@ def find_config(start: str | None = None) -> tuple[str | None, dict[str, Any], l
     while True:
         dot = os.path.join(d, ".loopc.toml")
         pyproject = os.path.join(d, "pyproject.toml")
-        if os.path.isfile(dot):
+        if _present(dot):
             table, problems = _read(dot)
             return dot, table, problems
-        if os.path.isfile(pyproject):
+        if _present(pyproject):
             table, problems = _read(pyproject)
             sub = table.get("tool", {}).get("loopc") if isinstance(table.get("tool"), dict) else None
             if sub is not None:
@@ -54,14 +61,26 @@ def find_config(start: str | None = None) -> tuple[str | None, dict[str, Any], l
         d = parent
 
 
+#: Byte budget of a configuration file (``.loopc.toml``, ``pyproject.toml``).
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
 def _read(path: str) -> tuple[dict[str, Any], list[str]]:
+    from loopc.boundedio import read_bounded
+    from loopc.cli.textsafe import escape_text
+
+    shown = escape_text(path)
     try:
-        with open(path, "rb") as fh:
-            return _toml().load(fh), []
+        data = read_bounded(path, MAX_CONFIG_BYTES)  # never blocks on a FIFO or device
+        if len(data) > MAX_CONFIG_BYTES:
+            return {}, [f"{shown}: larger than {MAX_CONFIG_BYTES:,} bytes"]
+        return _toml().loads(data.decode("utf-8")), []
     except OSError as exc:
-        return {}, [f"{path}: {exc.strerror or exc}"]
+        return {}, [f"{shown}: {getattr(exc, 'reason', None) or exc.strerror or exc}"]
+    except UnicodeDecodeError:
+        return {}, [f"{shown}: invalid TOML: not UTF-8 text"]
     except Exception as exc:  # noqa: BLE001 - tomllib.TOMLDecodeError
-        return {}, [f"{path}: invalid TOML: {exc}"]
+        return {}, [f"{shown}: invalid TOML: {escape_text(str(exc))}"]
 
 
 def load_config(start: str | None = None) -> tuple[Any, list[str]]:

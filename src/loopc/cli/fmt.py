@@ -88,40 +88,50 @@ def format_source(text: str) -> str:
 @click.argument("files", nargs=-1, required=True)
 def fmt_command(check_only: bool, files: tuple[str, ...]) -> None:
     """Format plans canonically, keeping comments (idempotent; never changes the digest)."""
+    from loopc.boundedio import read_bounded
+    from loopc.cli.inputs import reason_of
+    from loopc.cli.textsafe import escape_text
+    from loopc.compiler.yamlload import MAX_SOURCE_BYTES
+
     would_change = failed = 0
     for path in files:
+        shown = escape_text(path)
         try:
-            with open(path, "rb") as fh:
-                data = fh.read()
+            data = read_bounded(path, MAX_SOURCE_BYTES)
             text = data.decode("utf-8")
         except OSError as exc:
-            click.echo(f"loopc: {path}: {exc.strerror or exc}", err=True)
+            click.echo(f"loopc: {shown}: {reason_of(exc)}", err=True)
             failed += 1
             continue
         except UnicodeDecodeError:
-            click.echo(f"loopc: {path}: not UTF-8 text (LP1002); fix it first (loopc check)", err=True)
+            click.echo(f"loopc: {shown}: not UTF-8 text (LP1002); fix it first (loopc check)", err=True)
+            failed += 1
+            continue
+        if len(data) > MAX_SOURCE_BYTES:
+            click.echo(f"loopc: {shown}: larger than the {MAX_SOURCE_BYTES:,}-byte source budget (LP1010); "
+                       "left unchanged", err=True)
             failed += 1
             continue
         try:
             new = format_source(text)
         except FormatError as exc:
-            click.echo(f"loopc: {path}: {exc}", err=True)
+            click.echo(f"loopc: {shown}: {escape_text(str(exc))}", err=True)
             failed += 1
             continue
         if new == text:
             continue
         would_change += 1
         if check_only:
-            click.echo(f"would reformat {path}")
+            click.echo(f"would reformat {shown}")
             continue
         try:
             with open(path, "wb") as fh:
                 fh.write(new.encode("utf-8"))
         except OSError as exc:
-            click.echo(f"loopc: {path}: cannot write: {exc.strerror or exc}", err=True)
+            click.echo(f"loopc: {shown}: cannot write: {exc.strerror or exc}", err=True)
             failed += 1
             continue
-        click.echo(f"reformatted {path}")
+        click.echo(f"reformatted {shown}")
     verb = "would be reformatted" if check_only else "reformatted"
     click.echo(f"{would_change} file(s) {verb}, {len(files) - would_change - failed} unchanged", err=True)
     if failed:

@@ -198,17 +198,19 @@ def graph_command(fmt: str, output: str | None, file: str) -> None:
     from loopc.compiler.driver import check_source
     from loopc.compiler.yamlload import MAX_SOURCE_BYTES
 
-    try:
-        with open(file, "rb") as fh:
-            data = fh.read(MAX_SOURCE_BYTES + 1)
-    except OSError as exc:
-        click.echo(f"loopc: {file}: {exc.strerror or exc}", err=True)
-        sys.exit(2)
+    from loopc.cli.inputs import read_input
+
+    data = read_input(file, MAX_SOURCE_BYTES)
+    from loopc.cli.textsafe import escape_text
+
+    shown = escape_text(file)
     res = check_source(data, path=file, lint=False)
     if res.plan is None:
         n = len(res.errors)
+        first = f", first {res.errors[0].code}: {escape_text(res.errors[0].message)}" if res.errors else ""
         click.echo(
-            f"loopc: {file}: cannot draw this plan: {n} error(s) before its graph exists (run: loopc check {file})",
+            f"loopc: {shown}: cannot draw this plan: {n} error(s) before its graph exists{first} "
+            f"(run: loopc check {shown})",
             err=True,
         )
         sys.exit(1)
@@ -243,7 +245,7 @@ def graph_command(fmt: str, output: str | None, file: str) -> None:
         with open(output, "wb") as fh:
             fh.write(payload)
     if res.errors:
-        click.echo(f"loopc: note: {file} has {len(res.errors)} error(s); the picture may be incomplete", err=True)
+        click.echo(f"loopc: note: {shown} has {len(res.errors)} error(s); the picture may be incomplete", err=True)
 
 
 def register(cli: click.Group) -> None:

@@ -22,25 +22,12 @@ from typing import Any
 import click
 
 
-def _read(path: str, limit: int | None = None) -> bytes:
-    """Read ``path`` (``-`` = stdin) as bytes; exit 2 when unreadable.  With
-    ``limit``, at most ``limit + 1`` bytes and only a regular file (never
-    blocking on a FIFO or device: :func:`loopc.boundedio.read_bounded`)."""
-    from loopc.boundedio import read_bounded, read_stream_bounded
-    from loopc.cli.textsafe import escape_text
+def _read(path: str, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of ``path`` (``-`` = stdin); exit 2 when
+    unreadable (:func:`loopc.cli.inputs.read_input`)."""
+    from loopc.cli.inputs import read_input
 
-    try:
-        if path == "-":
-            stream = sys.stdin.buffer
-            return read_stream_bounded(stream, limit) if limit is not None else stream.read()
-        if limit is not None:
-            return read_bounded(path, limit)
-        with open(path, "rb") as fh:
-            return fh.read()
-    except OSError as exc:
-        reason = getattr(exc, "reason", None) or exc.strerror or str(exc)
-        click.echo(f"loopc: {escape_text(path)}: {reason}", err=True)
-        sys.exit(2)
+    return read_input(path, limit)
 
 
 def _compile(path: str) -> Any:
@@ -101,36 +88,17 @@ def digest_cmd(file: str) -> None:
 
 
 def _read_artifact(path: str, cap: int) -> bytes:
-    """Read an artifact file (``-`` = stdin) up to ``cap`` + 1 bytes without
-    ever blocking on a FIFO or reading a device: only regular files (and
-    stdin) are read.  Exit 2 when unreadable or not a regular file."""
-    import os
-    import stat
-
-    if path == "-":
-        return _read(path, cap)
-    try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            kind = ("a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
-                    else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
-                    else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
-            click.echo(f"loopc: {_shown(path)}: is {kind}; an artifact must be a regular file", err=True)
-            sys.exit(2)
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # swapped after the stat
-                click.echo(f"loopc: {_shown(path)}: not a regular file", err=True)
-                sys.exit(2)
-            return fh.read(cap + 1)
-    except OSError as exc:
-        click.echo(f"loopc: {_shown(path)}: {exc.strerror or exc}", err=True)
-        sys.exit(2)
+    """Read an artifact file (``-`` = stdin) up to ``cap`` + 1 bytes, only
+    from a regular file, never blocking on a FIFO or device; exit 2 with the
+    precise reason when unreadable."""
+    return _read(path, cap)
 
 
 def _shown(path: str) -> str:
-    """A file name safe to print on one line (control characters escaped)."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)
+    """A file name safe to print on one line (:func:`loopc.cli.textsafe.escape_text`)."""
+    from loopc.cli.textsafe import escape_text
+
+    return escape_text(path)
 
 
 @click.command("verify")

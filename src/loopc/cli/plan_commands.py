@@ -22,14 +22,11 @@ PROFILE_CHOICES = ("embedded_before_save", "bounded_atomic", "durable_orchestrat
 
 
 def _read(path: str, limit: int) -> bytes:
-    try:
-        if path == "-":
-            return sys.stdin.buffer.read(limit + 1)
-        with open(path, "rb") as fh:
-            return fh.read(limit + 1)
-    except OSError as exc:
-        click.echo(f"loopc: {path}: {exc.strerror or exc}", err=True)
-        sys.exit(2)
+    """At most ``limit + 1`` bytes of ``path`` (``-`` = stdin); exit 2 when
+    unreadable (:func:`loopc.cli.inputs.read_input`)."""
+    from loopc.cli.inputs import read_input
+
+    return read_input(path, limit)
 
 
 def _catalog(path: str | None) -> Any:
@@ -37,22 +34,25 @@ def _catalog(path: str | None) -> Any:
     if path is None:
         return None
     from loopc.cli.formats.text import format_text, source_lines
-    from loopc.plan.catalog import load_catalog
+    from loopc.cli.textsafe import escape_text
+    from loopc.plan.catalog import MAX_CATALOG_BYTES, load_catalog
 
-    data = _read(path, 1024 * 1024)
+    data = _read(path, MAX_CATALOG_BYTES)
     res = load_catalog(data, path=path)
     if res.diagnostics:
         click.echo(format_text(path, res.diagnostics, source_lines(data.decode("utf-8", "replace"))), err=True)
     if not res.ok:
-        click.echo(f"loopc: {path}: catalog rejected", err=True)
+        click.echo(f"loopc: {escape_text(path)}: catalog rejected", err=True)
         sys.exit(1)
     return res.catalog
 
 
 def _text_plan(path: str, res: Any) -> str:
+    from loopc.cli.textsafe import escape_text
+
     plan = res.plan
     out = [
-        f"{path}: {plan.profile or 'no profile'} (requested: {plan.requested_profile or 'none'})",
+        f"{escape_text(path)}: {plan.profile or 'no profile'} (requested: {plan.requested_profile or 'none'})",
         f"  artifact {plan.artifact_digest}",
         f"  plan     {plan.identity or '-'}",
         f"  catalog  {plan.catalog.digest}",
@@ -99,6 +99,7 @@ def _text_plan(path: str, res: Any) -> str:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def plan_cmd(file: str, catalog_path: str | None, profile: str | None, fmt: str) -> None:
     """Derive the execution plan of FILE."""
+    from loopc.cli.formats.json import utf8_json
     from loopc.cli.formats.text import format_text, source_lines
     from loopc.compiler.yamlload import MAX_SOURCE_BYTES
     from loopc.plan.api import plan_source
@@ -107,7 +108,7 @@ def plan_cmd(file: str, catalog_path: str | None, profile: str | None, fmt: str)
     data = _read(file, MAX_SOURCE_BYTES)
     res = plan_source(data, catalog=catalog, profile=profile, path=None if file == "-" else file)
     if fmt == "json":
-        click.echo(json.dumps(res.to_json(), ensure_ascii=False, indent=2, sort_keys=True))
+        click.echo(json.dumps(utf8_json(res.to_json()), ensure_ascii=False, indent=2, sort_keys=True))
     if res.diagnostics:
         doc = getattr(getattr(res.compile, "check", None), "document", None)
         click.echo(format_text(file, res.diagnostics, source_lines(doc.text if doc is not None else None)), err=True)
@@ -138,10 +139,12 @@ def _plan_files(root: str) -> list[str]:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def inventory_cmd(directory: str, catalog_path: str | None, fmt: str) -> None:
     """Compile-only inventory of every plan under DIRECTORY."""
+    from loopc.cli.formats.json import utf8_json
+    from loopc.cli.textsafe import escape_lines, escape_text
     from loopc.plan.inventory import inventory
 
     if not os.path.isdir(directory):
-        click.echo(f"loopc: {directory}: not a directory", err=True)
+        click.echo(f"loopc: {escape_text(directory)}: not a directory", err=True)
         sys.exit(2)
     catalog = _catalog(catalog_path)
     files = _plan_files(directory)
@@ -159,11 +162,14 @@ def inventory_cmd(directory: str, catalog_path: str | None, fmt: str) -> None:
         report = inventory(files, catalog=catalog)
     if report.unreadable:
         for p, msg in report.unreadable:
-            click.echo(f"loopc: {p}: {msg}", err=True)
+            click.echo(f"loopc: {escape_text(p)}: {msg}", err=True)
     if fmt == "json":
-        click.echo(json.dumps(report.to_json(), ensure_ascii=False, indent=2, sort_keys=True))
+        click.echo(json.dumps(utf8_json(report.to_json()), ensure_ascii=False, indent=2, sort_keys=True))
     else:
-        click.echo(report.to_text())
+        import attrs
+
+        shown = attrs.evolve(report, items=tuple(attrs.evolve(i, path=escape_text(i.path)) for i in report.items))
+        click.echo(escape_lines(shown.to_text()))
     sys.exit(2 if report.unreadable else 0)
 
 

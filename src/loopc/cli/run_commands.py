@@ -38,10 +38,8 @@ def scenario_paths(paths: tuple[str, ...]) -> Iterator[tuple[str, str | None]]:
                         yield full, None
             if not found:
                 yield p, "no scenario files found"
-        elif os.path.isfile(p):
-            yield p, None
         else:
-            yield p, "no such file or directory"
+            yield p, None  # the runner reads it (or says precisely why it cannot)
 
 
 def _trace(journal: list[dict[str, Any]]) -> str:
@@ -70,6 +68,8 @@ def register(cli: click.Group) -> None:
     @click.argument("paths", nargs=-1, required=True)
     def run_cmd(fmt: str, trace: bool, paths: tuple[str, ...]) -> None:
         """Run scenarios against the reference interpreter."""
+        from loopc.cli.formats.json import utf8_json
+        from loopc.cli.textsafe import escape_lines, escape_text
         from loopc.interpreter.runner import run_file
 
         items = list(scenario_paths(paths))
@@ -78,14 +78,14 @@ def register(cli: click.Group) -> None:
         malformed = failed = passed = 0
         for path, err in items:
             if err is not None:
-                click.echo(f"loopc: {path}: {err}", err=True)
+                click.echo(f"loopc: {escape_text(path)}: {err}", err=True)
                 malformed += 1
                 continue
             rep = run_file(path)
             if isinstance(rep, list):
                 malformed += 1
                 for p in rep:
-                    click.echo(p.render(), err=True)
+                    click.echo(escape_text(p.render()), err=True)
                 if fmt == "json":
                     obj_m = _malformed_object(rep)
                     results.append(obj_m if single else {"scenario": path, **obj_m})
@@ -98,17 +98,17 @@ def register(cli: click.Group) -> None:
             if fmt == "json":
                 results.append(obj if single else {"scenario": path, **obj})
             else:
-                click.echo(f"{'PASS' if rep.ok else 'FAIL'} {path} ({rep.status})")
+                click.echo(f"{'PASS' if rep.ok else 'FAIL'} {escape_text(path)} ({rep.status})")
                 for d in rep.differences:
-                    click.echo(f"  - {d}")
+                    click.echo(f"  - {escape_text(d)}")
                 if trace:
-                    click.echo(_trace(rep.journal))
+                    click.echo(escape_lines(_trace(rep.journal)))
         if fmt == "json":
             if single and results:
-                click.echo(json.dumps(results[0], ensure_ascii=False, sort_keys=False))
+                click.echo(json.dumps(utf8_json(results[0]), ensure_ascii=False, sort_keys=False))
             else:
-                click.echo(json.dumps({"scenarios": results, "passed": passed, "failed": failed + malformed},
-                                      ensure_ascii=False))
+                doc = {"scenarios": results, "passed": passed, "failed": failed + malformed}
+                click.echo(json.dumps(utf8_json(doc), ensure_ascii=False))
         elif not single:
             click.echo(f"{passed} passed, {failed} failed" + (f", {malformed} malformed" if malformed else ""))
         sys.exit(2 if malformed else 1 if failed else 0)
@@ -121,6 +121,8 @@ def register(cli: click.Group) -> None:
         """Check an external runtime against the reference interpreter."""
         import shlex
 
+        from loopc.cli.formats.json import utf8_json
+        from loopc.cli.textsafe import escape_text
         from loopc.interpreter.conform import RuntimeError_, RuntimeProcess, conform_file
 
         items = list(scenario_paths(paths or (GOLDEN_DIR,)))
@@ -134,7 +136,7 @@ def register(cli: click.Group) -> None:
         bad = malformed = 0
         for path, err in items:
             if err is not None:
-                click.echo(f"loopc: {path}: {err}", err=True)
+                click.echo(f"loopc: {escape_text(path)}: {err}", err=True)
                 malformed += 1
                 continue
             if proc.proc.poll() is not None:  # the runtime died on an earlier scenario: start a fresh one
@@ -147,19 +149,19 @@ def register(cli: click.Group) -> None:
             if isinstance(res, list):
                 malformed += 1
                 for p in res:
-                    click.echo(p.render(), err=True)
+                    click.echo(escape_text(p.render()), err=True)
                 continue
             out.append({"scenario": path, **res})
             if not res["conforms"]:
                 bad += 1
             if fmt == "text":
-                click.echo(f"{'OK  ' if res['conforms'] else 'DIFF'} {path}")
+                click.echo(f"{'OK  ' if res['conforms'] else 'DIFF'} {escape_text(path)}")
                 if res.get("divergence"):
-                    click.echo(f"  - {res['divergence']}")
+                    click.echo(f"  - {escape_text(str(res['divergence']))}")
         proc.close()
         if fmt == "json":
-            click.echo(json.dumps({"scenarios": out, "conforming": len(out) - bad, "diverging": bad},
-                                  ensure_ascii=False))
+            doc = {"scenarios": out, "conforming": len(out) - bad, "diverging": bad}
+            click.echo(json.dumps(utf8_json(doc), ensure_ascii=False))
         else:
             click.echo(f"{len(out) - bad} conforming, {bad} diverging" + (f", {malformed} malformed" if malformed else ""))
         sys.exit(2 if malformed else 1 if bad else 0)

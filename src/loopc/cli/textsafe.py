@@ -34,3 +34,9 @@ def escape_text(s: str) -> str:
     if UNSAFE_RE.search(s) is None:
         return s
     return UNSAFE_RE.sub(lambda m: escape_char(m.group()), s)
+
+
+def escape_lines(s: str) -> str:
+    """:func:`escape_text` of each line of ``s`` (split at ``\n`` only), the
+    line breaks kept: for multi-line reports whose lines hold file names."""
+    return "\n".join(escape_text(line) for line in s.split("\n"))

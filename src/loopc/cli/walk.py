@@ -25,6 +25,11 @@ from typing import Any, Iterator, Sequence
 
 import attrs
 
+from loopc.boundedio import read_bounded
+
+#: A ``.gitignore`` is read up to this many bytes (the rest is ignored).
+GITIGNORE_BYTES = 1024 * 1024
+
 _PLAN_HEAD = re.compile(rb"^(?:\xef\xbb\xbf)?apiVersion:[ \t]*([\"']?)loop\.(?:plan|workflow)/v1\1[ \t]*(?:#.*)?\r?$")
 
 
@@ -70,10 +75,9 @@ class _Ignores:
         if directory not in self._cache:
             spec = None
             gi = os.path.join(directory, ".gitignore")
-            try:
-                with open(gi, encoding="utf-8", errors="replace") as fh:
-                    lines = fh.read().splitlines()
-                spec = _spec(lines)
+            try:  # bounded, never blocking on a FIFO or device
+                data = read_bounded(gi, GITIGNORE_BYTES)[:GITIGNORE_BYTES]
+                spec = _spec(data.decode("utf-8", "replace").splitlines())
             except OSError:
                 pass
             self._cache[directory] = spec
@@ -149,14 +153,13 @@ def discover(paths: Sequence[str], *, include: Sequence[str] = (), exclude: Sequ
                 yield Entry(str(err.filename or p), why)
             if not found:
                 yield Entry(p, "no *.yaml or *.yml files found")
-        elif os.path.lexists(p):
-            # files, and also FIFOs, devices, dangling links and link loops:
-            # reading reports precisely what they are (loopc.boundedio)
+        else:
+            # files, and also FIFOs, devices, dangling links, link loops and
+            # paths that do not exist: reading reports precisely what they
+            # are (loopc.boundedio)
             if exc is not None and exc.match_file(_rel(p)):
                 continue
             yield Entry(p)
-        else:
-            yield Entry(p, "no such file or directory")
 
 
 def _between(base: str, root: str) -> list[str]:

@@ -22,14 +22,17 @@ _EXTS = (".yaml", ".yml", ".json")
 
 def is_scenario_file(path: str) -> bool:
     """A ``*.yaml``/``*.yml``/``*.json`` file that is not a plan source (whose
-    first line is ``apiVersion: ...``) and not a journal pin."""
+    first line is ``apiVersion: ...``) and not a journal pin.  A file that
+    cannot be read (a FIFO, a device, a symbolic link loop, ...) counts, so
+    that the runner reports it instead of skipping it silently."""
     if not path.endswith(_EXTS) or path.endswith(".journal.jsonl"):
         return False
+    from loopc.boundedio import read_bounded
+
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(64)
+        head = read_bounded(path, 63)  # never blocks on a FIFO or device
     except OSError:
-        return False
+        return True  # the runner reports precisely why it cannot be read
     return not head.lstrip(b"\xef\xbb\xbf").startswith(b"apiVersion:")
 
 

@@ -99,13 +99,18 @@ def verify_artifact(data: bytes) -> tuple[Any, str | None]:
     return res.artifact, None
 
 
-def prepare(sc: Scenario, plan_bytes: bytes | None, plan_path: str) -> Prepared | list[ScenarioProblem]:
-    """Compile and verify the scenario's plan; check the Plan input."""
+def prepare(sc: Scenario, plan_bytes: bytes | None, plan_path: str,
+            unreadable: str = "") -> Prepared | list[ScenarioProblem]:
+    """Compile and verify the scenario's plan; check the Plan input.
+    ``plan_bytes`` is ``None`` when the plan could not be read
+    (``unreadable`` says why)."""
     from loopc.diagnostics import Span
     from loopc.ir.api import compile_source
 
     if plan_bytes is None:
-        return [ScenarioProblem(sc.path, Span(1, 1, 1, 2), f"cannot read plan '{sc.plan}'", "scenario.plan_unreadable")]
+        because = f": {unreadable}" if unreadable else ""
+        return [ScenarioProblem(sc.path, Span(1, 1, 1, 2), f"cannot read plan '{sc.plan}'{because}",
+                                "scenario.plan_unreadable")]
     res = compile_source(plan_bytes, path=plan_path)
     if not res.ok:
         out = [ScenarioProblem(plan_path, d.span or Span(1, 1, 1, 2), d.message, d.code) for d in res.errors]
@@ -129,22 +134,25 @@ def prepare_file(path: str) -> Prepared | list[ScenarioProblem]:
     """Read a scenario file and its plan (relative to the scenario file)."""
     from loopc.diagnostics import Span
 
+    from loopc.boundedio import read_bounded
+    from loopc.compiler.yamlload import MAX_SOURCE_BYTES
+
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_SCENARIO_BYTES + 1)
+        data = read_bounded(path, MAX_SCENARIO_BYTES)  # budget + 1 byte, never a FIFO or device
     except OSError as exc:
-        return [ScenarioProblem(path, Span(1, 1, 1, 2), f"cannot read: {exc.strerror or exc}", "scenario.unreadable")]
+        reason = getattr(exc, "reason", None) or exc.strerror or str(exc)
+        return [ScenarioProblem(path, Span(1, 1, 1, 2), f"cannot read: {reason}", "scenario.unreadable")]
     if len(data) > MAX_SCENARIO_BYTES:
         return [ScenarioProblem(path, Span(1, 1, 1, 2), "the scenario is larger than 1 MiB", "scenario.too_large")]
     sc = load_scenario(data, path)
     if isinstance(sc, list):
         return sc
     plan_path = os.path.normpath(os.path.join(os.path.dirname(path), sc.plan))
+    plan_why = ""
     try:
-        with open(plan_path, "rb") as fh:
-            plan_bytes: bytes | None = fh.read(MAX_SCENARIO_BYTES + 1)
-    except OSError:
-        plan_bytes = None
+        plan_bytes: bytes | None = read_bounded(plan_path, MAX_SOURCE_BYTES)
+    except OSError as exc:
+        plan_bytes, plan_why = None, getattr(exc, "reason", None) or exc.strerror or str(exc)
     key = (plan_path, plan_bytes or b"")
     cached = _CACHE.get(key)
     if cached is not None and plan_bytes is not None:
@@ -154,7 +162,7 @@ def prepare_file(path: str) -> Prepared | list[ScenarioProblem]:
             return [ScenarioProblem(path, Span(1, 1, 1, 2),
                                     f"the scenario input does not match the Plan input: {r}", "scenario.input")]
         return Prepared(sc, prog, raw)
-    out = prepare(sc, plan_bytes, plan_path)
+    out = prepare(sc, plan_bytes, plan_path, plan_why)
     if isinstance(out, Prepared) and len(_CACHE) < 256:
         _CACHE[key] = (out.program, out.artifact_bytes)
     return out

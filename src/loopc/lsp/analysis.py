@@ -25,7 +25,8 @@ class Analysis:
     ``active`` (is a plan), ``result`` (the :class:`~loopc.CheckResult`, or
     ``None`` when not active) and ``diagnostics`` (protocol diagnostics)."""
 
-    __slots__ = ("uri", "version", "text", "index", "active", "result", "diagnostics", "config_problems", "_cache")
+    __slots__ = ("uri", "version", "text", "index", "active", "result", "diagnostics", "config_problems", "_cache",
+                 "over_budget")
 
     def __init__(self, uri: str, version: int | None, text: str, index: EditorIndex, active: bool,
                  result: Any, diagnostics: list[lsp.Diagnostic]) -> None:
@@ -38,6 +39,9 @@ class Analysis:
         self.diagnostics = diagnostics
         self.config_problems: list[str] = []
         self._cache: dict[str, Any] = {}
+        #: the document is larger than the source budget: one LP1010
+        #: diagnostic, no analysis and no features
+        self.over_budget = False
 
     @property
     def plan(self) -> Any:
@@ -59,9 +63,11 @@ def analyse(uri: str, text: str, version: int | None, encoding: str,
     """Check ``text`` when it is a plan and convert its diagnostics.  With
     ``project``, the document's project configuration applies as in
     ``loopc check`` (:mod:`loopc.lsp.project`)."""
-    index = EditorIndex(text, encoding)
     if not is_plan_text(text):
-        return Analysis(uri, version, text, index, False, None, [])
+        return Analysis(uri, version, text, EditorIndex(text, encoding), False, None, [])
+    if source_over_budget(text):
+        return _over_budget(uri, version, text, encoding, overrides)
+    index = EditorIndex(text, encoding)
     from loopc.compiler.driver import check_source
 
     path = _path_of(uri)
@@ -79,6 +85,37 @@ def analyse(uri: str, text: str, version: int | None, encoding: str,
     a = Analysis(uri, version, text, index, True, result, diags)
     if project:
         a.config_problems = problems
+    return a
+
+
+def source_over_budget(text: str) -> bool:
+    """Whether ``text`` is larger than the 1 MiB source budget in UTF-8
+    bytes (as :func:`loopc.check_source` counts; encoded only when the
+    length alone cannot tell)."""
+    from loopc.compiler.yamlload import MAX_SOURCE_BYTES
+
+    if len(text) > MAX_SOURCE_BYTES:
+        return True
+    if len(text) * 4 <= MAX_SOURCE_BYTES:
+        return False
+    return len(text.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES
+
+
+def _over_budget(uri: str, version: int | None, text: str, encoding: str,
+                 overrides: Mapping[str, str] | None) -> Analysis:
+    """An over-budget document: one LP1010 diagnostic at the start, no
+    check, no model (so no features), no line index over the text."""
+    from loopc import codes
+    from loopc.compiler.yamlload import MAX_SOURCE_BYTES
+    from loopc.diagnostics import Diagnostic
+
+    c = codes.get("LP1010")
+    d = Diagnostic("LP1010", c.name, c.severity,
+                   f"source exceeds the limit of {MAX_SOURCE_BYTES:,} bytes (1 MiB); not analysed", None)
+    index = EditorIndex("", encoding)
+    ld = to_lsp(d, index, uri, overrides)
+    a = Analysis(uri, version, text, index, True, None, [ld] if ld is not None else [])
+    a.over_budget = True
     return a
 
 

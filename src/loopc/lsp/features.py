@@ -401,7 +401,7 @@ def register(server: Any) -> None:
 
     def active(uri: str) -> Analysis | None:
         a = server.analysis(uri)
-        return a if a is not None and a.active else None
+        return a if a is not None and a.active and not a.over_budget else None
 
     @server.feature(lsp.TEXT_DOCUMENT_COMPLETION,
                     lsp.CompletionOptions(trigger_characters=C.TRIGGER_CHARACTERS))

@@ -21,17 +21,24 @@ from typing import Any
 
 _cache: dict[str, tuple[float, Any, list[str]]] = {}
 
+#: Byte budget of a configuration file (``.loopc.toml``, ``pyproject.toml``).
+MAX_CONFIG_BYTES = 1024 * 1024
+
 
 def _toml_load(path: str) -> tuple[dict[str, Any], list[str]]:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.10
         import tomli as tomllib
+    from loopc.boundedio import read_bounded
+
     try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh), []
+        data = read_bounded(path, MAX_CONFIG_BYTES)  # never blocks on a FIFO or device
+        if len(data) > MAX_CONFIG_BYTES:
+            return {}, [f"{path}: larger than {MAX_CONFIG_BYTES:,} bytes; ignored"]
+        return tomllib.loads(data.decode("utf-8")), []
     except OSError as exc:
-        return {}, [f"{path}: {exc.strerror or exc}"]
+        return {}, [f"{path}: {getattr(exc, 'reason', None) or exc.strerror or exc}"]
     except Exception as exc:  # noqa: BLE001 - TOMLDecodeError
         return {}, [f"{path}: invalid TOML: {exc}"]
 
@@ -42,7 +49,10 @@ def _table(path: str, pyproject: bool) -> tuple[Any, list[str]] | None:
     try:
         mtime = os.stat(path).st_mtime
     except OSError:
-        return None
+        try:  # a dangling link or a link loop: reported by _toml_load
+            mtime = os.lstat(path).st_mtime
+        except OSError:
+            return None
     hit = _cache.get(path)
     if hit is None or hit[0] != mtime:
         data, problems = _toml_load(path)
@@ -69,7 +79,7 @@ def config_for(doc_path: str | None) -> tuple[Any, list[str]]:
     for _ in range(64):
         for name, pyproject in ((".loopc.toml", False), ("pyproject.toml", True)):
             p = os.path.join(d, name)
-            if os.path.isfile(p):
+            if os.path.lexists(p) and not os.path.isdir(p):  # a FIFO or a link loop is reported
                 got = _table(p, pyproject)
                 if got is not None:
                     table, problems = got

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import traceback
 from typing import Any, Callable
 
@@ -125,7 +126,7 @@ class LoopcServer(LanguageServer):
         plan = a.plan
         if plan is not None and not plan.malformed_nodes and not plan.malformed_edges:
             self.last_good[uri] = a
-        elif not a.active:
+        elif not a.active or a.over_budget:
             self.last_good.pop(uri, None)
         return a
 
@@ -133,7 +134,7 @@ class LoopcServer(LanguageServer):
         """The current analysis when it has a plan model, else the last one
         that had (positions in it may be stale: callers re-locate by text)."""
         a = self.analysis(uri)
-        if a is None or not a.active:
+        if a is None or not a.active or a.over_budget:
             return None
         if a.plan is not None:
             return a
@@ -381,6 +382,57 @@ def create_server() -> LoopcServer:
     return server
 
 
+class _ProtocolOut:
+    """Standard output for the protocol: when it cannot be written (the
+    client closed the pipe, a full device), nothing more can ever reach the
+    client, so the server stops at once with one short line on standard
+    error, ``loopc: cannot write to standard output: <reason>``, and exit
+    status 2 — the same as every other ``loopc`` command
+    (:mod:`loopc.cli.iofail`) — instead of logging a traceback per
+    message."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+
+    def write(self, data: bytes) -> None:
+        try:
+            self.raw.write(data)
+        except OSError as exc:
+            _output_lost(exc)
+
+    def flush(self) -> None:
+        try:
+            self.raw.flush()
+        except OSError as exc:
+            _output_lost(exc)
+
+    def close(self) -> None:
+        try:
+            self.raw.close()
+        except OSError:
+            pass
+
+
+def _output_lost(exc: OSError) -> None:
+    import os
+
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1)
+        os.close(fd)
+    except OSError:
+        pass
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    try:
+        sys.stderr.write(f"loopc: cannot write to standard output: {reason}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(2)
+
+
 def serve() -> None:
-    """Run the server over stdio until the client says ``exit``."""
-    create_server().start_io()
+    """Run the server over stdio until the client says ``exit``.  A
+    standard output that cannot be written ends the process with exit
+    status 2 and one line on standard error (:class:`_ProtocolOut`)."""
+    create_server().start_io(sys.stdin.buffer, _ProtocolOut(sys.stdout.buffer))  # type: ignore[arg-type]

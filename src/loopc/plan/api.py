@@ -148,12 +148,15 @@ def plan_source(
 
 
 def plan_file(path: str, *, catalog: Catalog | None = None, profile: str | None = None) -> PlanResult:
-    """Read ``path`` (at most 1 MiB + 1 byte) and :func:`plan_source` it;
-    ``OSError`` propagates (the CLI maps it to exit code 2)."""
+    """Read ``path`` (at most 1 MiB + 1 byte, only a regular file, never
+    blocking on a FIFO or device: :func:`loopc.boundedio.read_bounded`) and
+    :func:`plan_source` it; :class:`loopc.boundedio.ReadError` (an
+    ``OSError`` with a precise ``reason``) propagates (the CLI maps it to
+    exit code 2)."""
+    from loopc.boundedio import read_bounded
     from loopc.compiler.yamlload import MAX_SOURCE_BYTES
 
-    with open(path, "rb") as fh:
-        data = fh.read(MAX_SOURCE_BYTES + 1)
+    data = read_bounded(path, MAX_SOURCE_BYTES)
     return plan_source(data, catalog=catalog, profile=profile, path=path)
 
 

@@ -648,9 +648,17 @@ def _diag(code: str, span: Span | None, pointer: str, message: str) -> Diagnosti
     return Diagnostic(code, c.name, c.severity, message, span, pointer)
 
 
+#: Byte budget of a catalog file (a larger one is LP1010 from
+#: :func:`load_catalog`'s YAML layer; readers read at most one byte more).
+MAX_CATALOG_BYTES = 1024 * 1024
+
+
 def load_catalog_file(path: str) -> CatalogLoad:
-    """Read ``path`` as bytes (at most 1 MiB + 1 byte) and :func:`load_catalog`
-    it; ``OSError`` propagates (the CLI maps it to exit code 2)."""
-    with open(path, "rb") as fh:
-        data = fh.read(1024 * 1024 + 1)
-    return load_catalog(data, path=path)
+    """Read ``path`` (at most :data:`MAX_CATALOG_BYTES` + 1 bytes, only a
+    regular file, never blocking on a FIFO or device:
+    :func:`loopc.boundedio.read_bounded`) and :func:`load_catalog` it;
+    :class:`loopc.boundedio.ReadError` (an ``OSError`` with a precise
+    ``reason``) propagates (the CLI maps it to exit code 2)."""
+    from loopc.boundedio import read_bounded
+
+    return load_catalog(read_bounded(path, MAX_CATALOG_BYTES), path=path)

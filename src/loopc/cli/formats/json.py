@@ -13,6 +13,7 @@ exactly, base64-encoded, in ``pathBytes``.  Streams one file at a time
 from __future__ import annotations
 
 import base64
+import re
 import io
 import json
 import os
@@ -31,6 +32,48 @@ def path_json(path: str) -> dict[str, Any]:
         raw = os.fsencode(path)
         return {"path": raw.decode("utf-8", "replace"),
                 "pathBytes": base64.b64encode(raw).decode("ascii")}
+
+
+#: Keys whose string values are file names (given a ``<key>Bytes`` beside
+#: them when not valid UTF-8) in :func:`utf8_json`.
+PATH_KEYS = ("path", "scenario")
+
+
+def _repair(s: str) -> str:
+    """``s`` with undecodable file-name bytes (``surrogateescape``) and lone
+    surrogates shown as U+FFFD."""
+    try:
+        s.encode("utf-8")
+        return s
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", s)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def utf8_json(doc: Any) -> Any:
+    """A copy of the JSON value ``doc`` that encodes as valid UTF-8: every
+    file name under a :data:`PATH_KEYS` key that is not valid UTF-8 is shown
+    with U+FFFD and its raw bytes beside it, base64, as ``<key>Bytes``
+    (``pathBytes``, as in :func:`path_json`); any other string with
+    undecodable bytes shows them as U+FFFD.  Linear in the size of ``doc``."""
+    if isinstance(doc, str):
+        return _repair(doc)
+    if isinstance(doc, list):
+        return [utf8_json(x) for x in doc]
+    if isinstance(doc, dict):
+        out: dict[str, Any] = {}
+        for k, v in doc.items():
+            if k in PATH_KEYS and isinstance(v, str):
+                shown = path_json(v)
+                out[k] = shown["path"]
+                if "pathBytes" in shown:
+                    out[f"{k}Bytes"] = shown["pathBytes"]
+            else:
+                out[_repair(k) if isinstance(k, str) else k] = utf8_json(v)
+        return out
+    return doc
 
 
 def file_json(r: FileReport) -> dict[str, Any]:

@@ -1,0 +1,364 @@
+"""Hostile paths and streams for every ``loopc`` command (docs/language.md
+"Command-line output"):
+
+* every command that reads a file reads at most its budget + 1 byte, only
+  from a regular file, never blocks on a FIFO or device, and names special
+  files precisely (exit 2, one line, no traceback);
+* every command whose standard output is a full device or a closed pipe ends
+  with one short line on standard error and exit 2 — the language server
+  included;
+* file names that are not UTF-8 or hold control characters are escaped in
+  text and valid UTF-8 (U+FFFD plus ``pathBytes``) in JSON, for every
+  command that prints names;
+* an over-budget editor document gets one diagnostic and no analysis.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import loopc
+from loopc.cli.main import cli
+from loopc.compiler.yamlload import MAX_SOURCE_BYTES
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "fork_all_join.yaml"
+SCENARIO = ROOT / "golden" / "scenarios" / "agent_capacity_fifo.yaml"
+SCENARIO_PLAN = ROOT / "golden" / "scenarios" / "plans" / "fork_all.yaml"
+
+
+def _invoke(*args: str) -> tuple[int, str]:
+    r = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    return r.exit_code, r.output + (r.stderr if r.stderr_bytes is not None else "")
+
+
+# --- every reading command ---------------------------------------------------------
+
+#: (command line with {} for the path under test); each reads that path.
+READERS = [
+    ("check", "{}"), ("check", "--format", "json", "{}"), ("compile", "{}"), ("digest", "{}"),
+    ("verify", "{}"), ("plan", "{}"), ("plan", "--catalog", "{}", str(EXAMPLE)),
+    ("inventory", "--catalog", "{}", str(ROOT / "examples")), ("graph", "{}"), ("fmt", "--check", "{}"),
+    ("run", "{}"),
+]
+
+
+@pytest.fixture
+def specials(tmp_path: Path) -> dict[str, tuple[str, str]]:
+    """name -> (path, the precise reason every command must print)."""
+    fifo = tmp_path / "plan.yaml"
+    os.mkfifo(fifo)
+    loop = tmp_path / "loop.yaml"
+    loop.symlink_to("loop.yaml")
+    dangling = tmp_path / "dangling.yaml"
+    dangling.symlink_to("nowhere.yaml")
+    return {
+        "fifo": (str(fifo), "is a FIFO (named pipe)"),
+        "dev_null": ("/dev/null", "is a character device"),
+        "dev_zero": ("/dev/zero", "is a character device"),
+        "symlink_loop": (str(loop), "is a symbolic link loop"),
+        "dangling": (str(dangling), "is a dangling symbolic link"),
+        "directory": (str(tmp_path), "is a directory"),
+        "missing": (str(tmp_path / "missing.yaml"), "no such file or directory"),
+        "not_a_directory": (str(EXAMPLE / "x.yaml"), "a component of the path is not a directory"),
+    }
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("cmd", READERS, ids=[" ".join(c) for c in READERS])
+def test_special_files_refused_precisely_by_every_reader(cmd: tuple[str, ...], specials) -> None:
+    for name, (path, reason) in specials.items():
+        if name == "directory" and cmd[0] in ("check", "run"):
+            continue  # these walk directories
+        code, out = _invoke(*[path if a == "{}" else a for a in cmd])
+        assert code == 2, (name, code, out)
+        if "json" in cmd:
+            (entry,) = json.loads(out[out.index("{"):])["files"]
+            assert entry["path"] == path and entry["error"].startswith(reason), (name, entry)
+        else:
+            assert (f"{path}: {reason}" in out
+                    or f"{path}:1:1: error[scenario.unreadable]: cannot read: {reason}" in out), (name, out)
+        assert "Traceback" not in out
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file")
+@pytest.mark.parametrize("cmd", READERS, ids=[" ".join(c) for c in READERS])
+def test_permission_denied_by_every_reader(cmd: tuple[str, ...], tmp_path: Path) -> None:
+    p = tmp_path / "secret.yaml"
+    p.write_bytes(EXAMPLE.read_bytes())
+    p.chmod(0)
+    code, out = _invoke(*[str(p) if a == "{}" else a for a in cmd])
+    assert code == 2 and f"{p}: permission denied" in out or "cannot read: permission denied" in out, out
+
+
+def _sparse(path: Path, size: int) -> Path:
+    with open(path, "wb") as fh:
+        fh.truncate(size)
+    return path
+
+
+@pytest.mark.timeout(60)
+def test_over_budget_files_read_to_budget_plus_one(tmp_path: Path, monkeypatch) -> None:
+    """A sparse 512 MiB file is refused by every reader after budget + 1
+    bytes (reading it all would take seconds and half a gigabyte)."""
+    import loopc.boundedio as bio
+
+    reads: list[int] = []
+    real = bio.read_bounded
+
+    def spy(path, limit):
+        out = real(path, limit)
+        if os.path.basename(path).startswith("big"):
+            reads.append(len(out))
+        return out
+
+    monkeypatch.setattr(bio, "read_bounded", spy)
+    big = _sparse(tmp_path / "big.yaml", 512 * 1024 * 1024)
+    for cmd in (("check", "{}"), ("compile", "{}"), ("digest", "{}"), ("plan", "{}"), ("graph", "{}")):
+        reads.clear()
+        code, out = _invoke(*[str(big) if a == "{}" else a for a in cmd])
+        assert code in (1, 2) and "LP1010" in out, (cmd, out)
+        assert reads == [MAX_SOURCE_BYTES + 1], (cmd, reads)
+    reads.clear()
+    code, out = _invoke("fmt", str(big))
+    assert code == 2 and "larger than the 1,048,576-byte source budget (LP1010)" in out
+    assert reads == [MAX_SOURCE_BYTES + 1]
+    from loopc.plan.catalog import MAX_CATALOG_BYTES
+
+    reads.clear()
+    code, out = _invoke("plan", "--catalog", str(big), str(EXAMPLE))
+    assert code == 1 and "LP1010" in out and reads[0] == MAX_CATALOG_BYTES + 1
+    from loopc.ir.verifier import MAX_ARTIFACT_FILE_BYTES
+
+    reads.clear()
+    code, out = _invoke("verify", str(big))
+    assert code == 1 and f"larger than {MAX_ARTIFACT_FILE_BYTES} bytes" in out
+    assert reads == [MAX_ARTIFACT_FILE_BYTES + 1]
+    reads.clear()
+    scen = tmp_path / "big_scenario.yaml"
+    _sparse(scen, 512 * 1024 * 1024)
+    code, out = _invoke("run", str(scen))
+    assert code == 2 and "larger than 1 MiB" in out and reads == [1024 * 1024 + 1]
+
+
+@pytest.mark.timeout(60)
+def test_scenario_whose_plan_is_special(tmp_path: Path) -> None:
+    """The plan a scenario names is read like any source: a FIFO is named,
+    not waited on."""
+    sc = tmp_path / "s.yaml"
+    sc.write_text(SCENARIO.read_text(encoding="utf-8").replace("plans/fork_all.yaml", "plan.yaml"), encoding="utf-8")
+    os.mkfifo(tmp_path / "plan.yaml")
+    code, out = _invoke("run", str(sc))
+    assert code == 2 and "cannot read plan 'plan.yaml': is a FIFO (named pipe)" in out
+
+
+@pytest.mark.timeout(60)
+def test_directories_with_special_files(tmp_path: Path) -> None:
+    """Walking commands (run, inventory) name a FIFO or a symbolic-link loop
+    in a directory instead of blocking or skipping it silently."""
+    (tmp_path / "plans").mkdir()
+    shutil.copy(SCENARIO, tmp_path / "ok.yaml")
+    shutil.copy(SCENARIO_PLAN, tmp_path / "plans" / "fork_all.yaml")
+    os.mkfifo(tmp_path / "fifo.yaml")
+    (tmp_path / "loop.yaml").symlink_to("loop.yaml")
+    code, out = _invoke("run", str(tmp_path))
+    assert code == 2
+    assert "fifo.yaml:1:1: error[scenario.unreadable]: cannot read: is a FIFO" in out
+    assert "loop.yaml:1:1: error[scenario.unreadable]: cannot read: is a symbolic link loop" in out
+    assert "1 passed, 0 failed, 2 malformed" in out
+    code, out = _invoke("inventory", str(tmp_path))
+    assert code == 2 and "fifo.yaml: is a FIFO" in out and "loop.yaml: is a symbolic link loop" in out
+
+
+@pytest.mark.timeout(60)
+def test_special_configuration_and_gitignore_never_block(tmp_path: Path) -> None:
+    """A FIFO as .loopc.toml or .gitignore is reported or ignored, never
+    waited on (check walks the directory; config reads the file)."""
+    shutil.copy(EXAMPLE, tmp_path / "p.yaml")
+    os.mkfifo(tmp_path / ".gitignore")
+    os.mkfifo(tmp_path / ".loopc.toml")
+    r = subprocess.run([sys.executable, "-m", "loopc", "check", "."], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2 and ".loopc.toml: is a FIFO (named pipe)" in r.stderr, r.stderr
+    r = subprocess.run([sys.executable, "-m", "loopc", "config"], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 2 and ".loopc.toml: is a FIFO (named pipe)" in r.stderr
+    from loopc.lsp.project import config_for
+
+    _cfg, problems = config_for(str(tmp_path / "p.yaml"))
+    assert any("is a FIFO" in p for p in problems), problems
+
+
+def test_library_file_helpers_raise_read_errors(tmp_path: Path) -> None:
+    """plan_file / load_catalog_file / check_file / compile_file read bounded
+    and raise ReadError (an OSError) with the precise reason."""
+    from loopc.boundedio import ReadError
+    from loopc.plan.api import plan_file
+    from loopc.plan.catalog import load_catalog_file
+
+    fifo = tmp_path / "f.yaml"
+    os.mkfifo(fifo)
+    for fn in (plan_file, load_catalog_file, loopc.check_file, loopc.compile_file):
+        with pytest.raises(ReadError) as info:
+            fn(str(fifo))
+        assert "FIFO" in info.value.reason
+
+
+# --- output failures for every command ----------------------------------------------
+
+def _cmds(tmp: Path) -> list[list[str]]:
+    bad = tmp / "bad.yaml"
+    bad.write_text("apiVersion: loop.plan/v1\nkind: PlanVersion\n" + "".join(f"x{i}: 1\n" for i in range(300)))
+    ugly = tmp / "ugly.yaml"
+    ugly.write_text(EXAMPLE.read_text(encoding="utf-8").replace("input:", "input:  ", 1), encoding="utf-8")
+    art = tmp / "a.json"
+    art.write_bytes(loopc.compile_source(EXAMPLE.read_bytes()).bytes)
+    ex, sc = str(EXAMPLE), str(SCENARIO)
+    return [
+        ["--help"], ["--version"], ["check", "--help"],
+        ["explain", "--list"], ["explain", "LP1005"],
+        *(["check", "--no-cache", "--format", f, str(bad)] for f in ("text", "json", "sarif", "github", "gitlab",
+                                                                      "junit")),
+        ["compile", ex], ["compile", "--pretty", ex], ["digest", ex], ["verify", str(art)],
+        ["plan", ex], ["plan", "--format", "json", ex], ["catalog"],
+        ["inventory", str(ROOT / "examples")], ["inventory", "--format", "json", str(ROOT / "examples")],
+        ["graph", ex], ["graph", "--format", "dot", ex],
+        ["fmt", "--check", str(ugly)],
+        ["run", sc], ["run", "--format", "json", sc], ["run", "--trace", sc],
+        ["run", str(ROOT / "golden" / "scenarios" / "plans" / ".." )],
+        ["config"],
+    ]
+
+
+def _lsp_input() -> bytes:
+    msg = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})
+    return f"Content-Length: {len(msg)}\r\n\r\n{msg}".encode()
+
+
+def _run_to(args: list[str], target: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    argv = [sys.executable, "-m", "loopc", *args]
+    if target == "full":
+        with open("/dev/full", "wb") as full:
+            return subprocess.run(argv, stdout=full, stderr=subprocess.PIPE, input=stdin, timeout=120)
+    rfd, wfd = os.pipe()
+    os.close(rfd)  # the reader is gone before the first write: EPIPE
+    try:
+        return subprocess.run(argv, stdout=wfd, stderr=subprocess.PIPE, input=stdin, timeout=120)
+    finally:
+        os.close(wfd)
+
+
+@pytest.mark.timeout(600)
+def test_every_command_with_full_or_closed_stdout(tmp_path: Path) -> None:
+    cmds = _cmds(tmp_path)
+    failures = []
+    for args in [*cmds, ["lsp"]]:
+        for target, reason in (("full", "No space left on device"), ("pipe", "Broken pipe")):
+            r = _run_to(args, target, _lsp_input() if args == ["lsp"] else None)
+            err = r.stderr.decode("utf-8", "replace")
+            ok = (r.returncode == 2 and f"loopc: cannot write to standard output: {reason}" in err
+                  and "Traceback" not in err and "Exception ignored" not in err)
+            if not ok:
+                failures.append((args, target, r.returncode, err[-300:]))
+    assert not failures, failures
+
+
+def test_head_of_a_long_listing_is_quiet() -> None:
+    """``loopc explain --list | head -1``: the reader goes away after one
+    line; loopc says so in one line and exits 2, nothing else."""
+    p = subprocess.Popen([sys.executable, "-m", "loopc", "explain", "--list"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    assert p.stdout is not None and p.stderr is not None
+    first = p.stdout.readline()
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=60) in (0, 2)  # 0 when everything fit in the pipe before the reader left
+    assert first.startswith(b"LP")
+    assert "Traceback" not in err and "Exception ignored" not in err
+    assert err in ("", "loopc: cannot write to standard output: Broken pipe\n")
+
+
+# --- file names in every command's output ---------------------------------------------
+
+@pytest.mark.skipif(sys.platform != "linux", reason="needs byte file names")
+@pytest.mark.timeout(300)
+def test_hostile_file_names_in_every_command(tmp_path: Path) -> None:
+    base = os.fsencode(str(tmp_path)) + b"/bad\xff\x1b[31m\n"
+    plan = base + b".yaml"
+    shutil.copy(EXAMPLE, plan)
+    (tmp_path / "plans").mkdir()
+    shutil.copy(SCENARIO_PLAN, tmp_path / "plans" / "fork_all.yaml")
+    scen = base + b"scenario.yaml"
+    shutil.copy(SCENARIO, scen)
+    art = base + b".json"
+    with open(art, "wb") as fh:
+        fh.write(loopc.compile_source(EXAMPLE.read_bytes()).bytes)
+    missing = base + b".missing"
+    d = os.fsencode(str(tmp_path))
+    text_cmds = [["compile", missing], ["digest", missing], ["verify", art], ["verify", missing],
+                 ["plan", plan], ["plan", "--catalog", missing, plan], ["graph", missing], ["fmt", "--check", missing],
+                 ["inventory", d], ["run", scen], ["run", d], ["run", missing], ["check", missing]]
+    for args in text_cmds:
+        r = subprocess.run([sys.executable, "-m", "loopc", *args], capture_output=True, timeout=120)
+        for stream in (r.stdout, r.stderr):
+            text = stream.decode("utf-8")  # valid UTF-8
+            assert "\x1b" not in text and "Traceback" not in text, (args, text)
+        both = (r.stdout + r.stderr).decode()
+        assert "bad\\xff\\x1b[31m\\x0a" in both, (args, both)
+    raw_ok = base64.b64encode(plan).decode()
+    for args, key in ((["inventory", "--format", "json", d], "plans"), (["run", "--format", "json", d], "scenarios"),
+                      (["check", "--format", "json", plan], "files")):
+        r = subprocess.run([sys.executable, "-m", "loopc", *args], capture_output=True, timeout=120)
+        doc = json.loads(r.stdout.decode("utf-8"))
+        entries = doc[key]
+        named = [e for e in entries if "bad\ufffd\x1b[31m\n" in (e.get("path") or e.get("scenario") or "")]
+        assert named, (args, entries)
+        for e in named:
+            k = "pathBytes" if "path" in e else "scenarioBytes"
+            raw = base64.b64decode(e[k])
+            assert raw.startswith(base) and os.path.exists(raw), e
+        if key != "scenarios":
+            assert any(e.get("pathBytes") == raw_ok for e in entries)
+
+
+def test_utf8_json_repairs_every_string() -> None:
+    from loopc.cli.formats.json import utf8_json
+
+    name = os.fsdecode(b"x\xff.yaml")
+    doc = utf8_json({"path": name, "scenario": name, "list": [name, "\ud800ok"], "n": 1, name: "v"})
+    text = json.dumps(doc, ensure_ascii=False)
+    text.encode("utf-8")
+    assert doc["path"] == doc["scenario"] == "x\ufffd.yaml"
+    assert base64.b64decode(doc["pathBytes"]) == base64.b64decode(doc["scenarioBytes"]) == b"x\xff.yaml"
+    assert doc["list"] == ["x\ufffd.yaml", "\ufffdok"] and doc["x\ufffd.yaml"] == "v"
+
+
+# --- the language server's over-budget document -------------------------------------
+
+def test_lsp_over_budget_document_gets_one_diagnostic_and_no_analysis(monkeypatch) -> None:
+    from loopc.lsp import analysis as A
+
+    called: list[int] = []
+    import loopc.compiler.driver as drv
+
+    real = drv.check_source
+    monkeypatch.setattr(drv, "check_source", lambda *a, **k: called.append(1) or real(*a, **k))
+    head = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
+    for text in (head + "x: " + "a" * MAX_SOURCE_BYTES + "\n",  # over by characters
+                 head + "x: " + "漢" * (MAX_SOURCE_BYTES // 3) + "\n"):  # under by characters, over in UTF-8
+        a = A.analyse("file:///big.yaml", text, 1, "utf-16")
+        assert a.over_budget and a.result is None and a.plan is None and called == []
+        (d,) = a.diagnostics
+        assert d.code == "LP1010" and "not analysed" in d.message
+        assert (d.range.start.line, d.range.start.character) == (0, 0)
+    small = head + "x: " + "漢" * 1000 + "\n"
+    assert not A.source_over_budget(small) and not A.analyse("file:///s.yaml", small, 1, "utf-16").over_budget
+    assert called == [1]
