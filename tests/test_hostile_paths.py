@@ -362,3 +362,53 @@ def test_lsp_over_budget_document_gets_one_diagnostic_and_no_analysis(monkeypatc
     small = head + "x: " + "漢" * 1000 + "\n"
     assert not A.source_over_budget(small) and not A.analyse("file:///s.yaml", small, 1, "utf-16").over_budget
     assert called == [1]
+
+
+# --- output hygiene in every check format ------------------------------------------------
+
+@pytest.mark.skipif(sys.platform != "linux", reason="needs byte file names")
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "gitlab", "junit"])
+def test_every_format_escapes_names_and_stays_utf8(tmp_path: Path, fmt: str) -> None:
+    """A name with a non-UTF-8 byte, ESC and a newline, and a source line
+    holding U+2028 and NEL: every format is valid UTF-8 (valid JSON / XML
+    where it is one), never carries a raw ESC, and keeps one record per line
+    where it is line-based; JSON formats carry the raw name as pathBytes."""
+    import xml.etree.ElementTree as ET
+
+    raw = os.fsencode(str(tmp_path)) + b"/bad\xff\x1b[31m\n.yaml"
+    with open(raw, "w", encoding="utf-8") as fh:
+        fh.write("apiVersion: loop.plan/v1\nkind: PlanVersion\nx1: 'a\u2028b\x85c'\nx2: 1\n")
+    r = subprocess.run([sys.executable, "-m", "loopc", "check", "--no-cache", "--format", fmt, os.fsdecode(raw)],
+                       capture_output=True, timeout=60)
+    assert r.returncode == 1, r.stderr
+    out = r.stdout.decode("utf-8")
+    assert "\x1b" not in out
+    b64 = base64.b64encode(raw).decode()
+    if fmt == "text":
+        heads = [ln for ln in out.split("\n") if "error[" in ln]
+        assert len(heads) == 4 and all(ln.startswith(f"{tmp_path}/bad\\xff\\x1b[31m\\x0a.yaml:") for ln in heads)
+        (shown,) = [ln for ln in out.split("\n") if "x1:" in ln]
+        assert "<U+2028>" in shown and "<U+0085>" in shown and "\u2028" not in out and "\x85" not in out
+    elif fmt == "json":
+        (f,) = json.loads(out)["files"]
+        assert f["pathBytes"] == b64 and f["path"].endswith("bad\ufffd\x1b[31m\n.yaml")
+    elif fmt == "gitlab":
+        issues = json.loads(out)
+        assert len(issues) == 4 and all(i["location"]["pathBytes"] == b64 for i in issues)
+        assert all("\ufffd" in i["location"]["path"] for i in issues)
+    elif fmt == "sarif":
+        doc = json.loads(out)
+        uris = {loc["physicalLocation"]["artifactLocation"]["uri"]
+                for res in doc["runs"][0]["results"] for loc in res["locations"]}
+        assert uris == {"file://" + str(tmp_path) + "/bad%FF%1B%5B31m%0A.yaml"}, uris
+    elif fmt == "github":
+        lines = out.splitlines()
+        assert len(lines) == 4 and all(ln.startswith("::error file=") for ln in lines)
+        assert all("bad\\xff\\x1b[31m%0A.yaml," in ln for ln in lines)
+    else:
+        root = ET.fromstring(r.stdout)
+        (case,) = root.iter("testcase")
+        failure = case.find("failure")
+        assert failure is not None and failure.text is not None
+        assert len(failure.text.split("\n")) == 4 and "bad\\xff\\x1b[31m\\x0a.yaml:3:1" in failure.text

@@ -2,7 +2,10 @@
 per diagnostic: ``::error file=…,line=…,col=…,endLine=…,endColumn=…,title=LP…::message``
 (``warning`` for warnings, ``notice`` for infos).  A path that could not be
 read is an ``::error file=…,title=loopc::`` annotation.  Values are escaped
-as the runner expects (``%``, CR, LF; also ``:`` and ``,`` in properties).
+as the runner expects (``%``, CR, LF; also ``:`` and ``,`` in properties);
+other control characters, bidi controls and undecodable file-name bytes are
+shown as ``\\xNN``/``\\uNNNN`` (:func:`loopc.cli.textsafe.escape_text`), so
+the output is valid UTF-8 and inert in a log viewer.
 """
 
 from __future__ import annotations
@@ -10,13 +13,16 @@ from __future__ import annotations
 from typing import Sequence
 
 from loopc.cli.formats import FileReport, Format
+from loopc.cli.textsafe import escape_text
 from loopc.diagnostics import Severity
 
 _KIND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
 
 def _data(s: str) -> str:
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # %, CR and LF as the runner expects; then every other control character,
+    # bidi control and undecodable byte made visible and inert
+    return escape_text(s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _prop(s: str) -> str:

@@ -52,7 +52,9 @@ def render(reports: Sequence[FileReport]) -> str:
                     "location": {"path": path, "lines": {"begin": begin, "end": end}},
                 }
             )
-    return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"
+    from loopc.cli.formats.json import utf8_json
+
+    return json.dumps(utf8_json(issues), indent=2, ensure_ascii=False) + "\n"  # valid UTF-8: pathBytes
 
 
 FORMAT = Format(name="gitlab", help="GitLab Code Quality report (JSON)", render=render)

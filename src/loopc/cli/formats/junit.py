@@ -11,10 +11,12 @@ import xml.etree.ElementTree as ET
 from typing import Sequence
 
 from loopc.cli.formats import FileReport, Format
+from loopc.cli.textsafe import escape_text
 from loopc.diagnostics import Diagnostic, Severity
 
 
 def _line(path: str, d: Diagnostic) -> str:
+    path = escape_text(path)  # one line per diagnostic, whatever the file name holds
     where = f"{path}:{d.span.line}:{d.span.column}" if d.span is not None else path
     return f"{where}: {d.severity.value}[{d.code}] {d.message}"
 
