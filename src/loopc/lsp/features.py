@@ -9,14 +9,16 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
+from loopc.compiler.symbols import Occurrence, RenameError, Symbol, SymbolIndex
 from loopc.lsp.analysis import Analysis
-from loopc.lsp.symbols import IDENT, Occurrence, Symbol, SymbolIndex
 
 FIX_ALL_KIND = "source.fixAll.loopc"
 
 
 def symbols_of(a: Analysis) -> SymbolIndex:
-    return a.cached("symbols", lambda: SymbolIndex(a.result, a.index))
+    """The check result's symbol index (:attr:`loopc.CheckResult.symbols`;
+    offsets into the checked text, which is the editor's minus a BOM)."""
+    return a.result.symbols
 
 
 # ---------------------------------------------------------------------------
@@ -66,8 +68,8 @@ def describe_symbol(plan: Any, sym: Symbol) -> str | None:
     from loopc.compiler import types as T
     from loopc.compiler.ports import output_contract, source_ports, target_ports
 
-    if sym[0] == "node":
-        node = plan.nodes.get(sym[1])
+    if sym.kind == "node":
+        node = plan.nodes.get(sym.name)
         if node is None:
             return None
         lines = [f"**node `{node.id}`** — `{node.type}`"]
@@ -86,11 +88,11 @@ def describe_symbol(plan: Any, sym: Symbol) -> str | None:
         lines.append("\nsource ports:\n" + ("\n".join(outs) if outs else "  *(none)*"))
         lines.append("\ntarget ports: " + ", ".join(f"`{p}`" for p in target_ports(node)))
         return "\n".join(lines)
-    if sym[0] == "port":
-        node = plan.nodes.get(sym[1])
+    if sym.kind == "port":
+        node = plan.nodes.get(sym.owner)
         if node is None:
             return None
-        port = sym[2]
+        port = sym.name
         if port in source_ports(node):
             oc = output_contract(node, port)
             body = "\n\n`output.*`:\n" + _contract_md(oc) if oc is not None else "\n\ncarries nothing under `output.*`"
@@ -98,17 +100,17 @@ def describe_symbol(plan: Any, sym: Symbol) -> str | None:
         if port in target_ports(node):
             return f"**port `{port}`** — target port of `{node.type}` node `{node.id}`"
         return None
-    if sym[0] == "field":
-        where, contract = _owner_contract(plan, sym[1])
-        fs = (contract or {}).get(sym[2]) if contract is not None else None
+    if sym.kind == "field":
+        where, contract = _owner_contract(plan, sym.owner)
+        fs = (contract or {}).get(sym.name) if contract is not None else None
         if fs is None:
-            return f"**field `{sym[2]}`** of {where}"
+            return f"**field `{sym.name}`** of {where}"
         flags = []
         if fs.required:
             flags.append("required")
         if fs.has_default:
             flags.append(f"default `{fs.default!r}`")
-        text = f"**field `{sym[2]}`**: {T.describe(T.type_of_field(fs))}" + (f" ({', '.join(flags)})" if flags else "")
+        text = f"**field `{sym.name}`**: {T.describe(T.type_of_field(fs))}" + (f" ({', '.join(flags)})" if flags else "")
         text += f"\n\nof {where}"
         if fs.description:
             text += f"\n\n{fs.description}"
@@ -154,12 +156,12 @@ def hover(a: Analysis, pos: lsp.Position) -> lsp.Hover | None:
     parts: list[str] = []
     rng: lsp.Range | None = None
     if a.plan is not None:
-        occ = symbols_of(a).at(a.index.offset(pos))
+        occ = symbols_of(a).occurrence_at(a.index.offset(pos) - a.index.shift)
         if occ is not None:
             text = describe_symbol(a.plan, occ.symbol)
             if text:
                 parts.append(text)
-                rng = a.index.offsets_range(occ.start, occ.end)
+                rng = a.index.doc_range(occ.start, occ.end)
     if not parts and a.plan is not None:
         ref = _ref_type_at(a, a.index.offset(pos))
         if ref is not None:
@@ -186,12 +188,12 @@ def occurrence_at(a: Analysis, pos: lsp.Position) -> tuple[SymbolIndex, Occurren
     if a.plan is None:
         return None
     si = symbols_of(a)
-    occ = si.at(a.index.offset(pos))
+    occ = si.occurrence_at(a.index.offset(pos) - a.index.shift)
     return (si, occ) if occ is not None else None
 
 
 def _loc(a: Analysis, o: Occurrence) -> lsp.Location:
-    return lsp.Location(uri=a.uri, range=a.index.offsets_range(o.start, o.end))
+    return lsp.Location(uri=a.uri, range=a.index.doc_range(o.start, o.end))
 
 
 def definition(a: Analysis, pos: lsp.Position) -> list[lsp.Location] | None:
@@ -209,7 +211,7 @@ def references(a: Analysis, pos: lsp.Position, include_decl: bool) -> list[lsp.L
         return None
     si, occ = hit
     sym = occ.symbol
-    out = [_loc(a, o) for o in si.references(sym, include_decl)]
+    out = [_loc(a, o) for o in si.references(sym, include_definition=include_decl)]
     return out or None
 
 
@@ -218,42 +220,21 @@ def prepare_rename(a: Analysis, pos: lsp.Position) -> Any:
     if hit is None:
         return None
     si, occ = hit
-    if si.renamable(occ.symbol) is not None:
+    if si.rename_refusal(occ.symbol) is not None:
         return None
-    return lsp.PrepareRenamePlaceholder(range=a.index.offsets_range(occ.start, occ.end), placeholder=occ.symbol[-1])
-
-
-class RenameError(Exception):
-    """The rename is refused; the message says why."""
+    return lsp.PrepareRenamePlaceholder(range=a.index.doc_range(occ.start, occ.end), placeholder=occ.symbol.name)
 
 
 def rename(a: Analysis, pos: lsp.Position, new_name: str) -> lsp.WorkspaceEdit | None:
+    """The index's rename edits (:meth:`SymbolIndex.rename`) as one
+    workspace edit; :class:`RenameError` when it refuses."""
     hit = occurrence_at(a, pos)
     if hit is None:
         return None
     si, occ = hit
-    sym = occ.symbol
-    why = si.renamable(sym)
-    if why is not None:
-        raise RenameError(why)
-    if not IDENT.match(new_name):
-        raise RenameError(f"`{new_name}` is not a valid name (lower-case letter, then letters, digits, `_`; at most 64)")
-    clash = _clash(si, sym, new_name)
-    if clash:
-        raise RenameError(clash)
-    edits = [lsp.TextEdit(range=a.index.offsets_range(o.start, o.end), new_text=new_name)
-             for o in sorted(si.references(sym), key=lambda o: o.start)]
+    edits = [lsp.TextEdit(range=a.index.span_range(e.span), new_text=e.new_text)
+             for e in si.rename(occ.symbol, new_name)]
     return lsp.WorkspaceEdit(changes={a.uri: edits})
-
-
-def _clash(si: SymbolIndex, sym: Symbol, new: str) -> str | None:
-    if sym[0] == "node" and ("node", new) in si.by_symbol:
-        return f"a node `{new}` already exists"
-    if sym[0] == "port" and ("port", sym[1], new) in si.by_symbol:
-        return f"node `{sym[1]}` already has a port `{new}`"
-    if sym[0] == "field" and ("field", sym[1], new) in si.by_symbol:
-        return f"the contract already has a field `{new}`"
-    return None
 
 
 # ---------------------------------------------------------------------------
@@ -309,8 +290,8 @@ def document_symbols(a: Analysis) -> list[lsp.DocumentSymbol]:
             sel = a.index.doc_range(idn.start, idn.end) if idn is not None else rng
             ports = []
             for p in source_ports(node):
-                d = next((o for o in si.by_symbol.get(("port", node.id, p), ()) if o.is_def), None)
-                psel = a.index.offsets_range(d.start, d.end) if d is not None else sel
+                d = next((o for o in si.references(Symbol.port(node.id, p)) if o.is_definition), None)
+                psel = a.index.doc_range(d.start, d.end) if d is not None else sel
                 ports.append(lsp.DocumentSymbol(name=p, kind=K.EnumMember, range=psel, selection_range=psel,
                                                 detail="port"))
             kids.append(lsp.DocumentSymbol(name=node.id, kind=K.Function, range=rng, selection_range=sel,
@@ -465,9 +446,9 @@ def register(server: Any) -> None:
 
     def node_at(a: Analysis, pos: lsp.Position) -> str | None:
         hit = occurrence_at(a, pos)
-        if hit is None or hit[1].symbol[0] != "node":
+        if hit is None or hit[1].symbol.kind != "node":
             return None
-        return hit[1].symbol[1]
+        return hit[1].symbol.name
 
     @server.feature(lsp.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)
     @guarded(server, "callHierarchy", None)

@@ -23,10 +23,10 @@ _T = {name: i for i, name in enumerate(TOKEN_TYPES)}
 
 
 def _values(plan: Any) -> Iterator[Any]:
-    from loopc.lsp.symbols import _config_values
+    from loopc.compiler.symbols import config_values
 
     for node in plan.nodes.values():
-        for v, _k in _config_values(node.config):
+        for v, _k in config_values(node.config):
             yield v
     for edge in plan.edges.values():
         if edge.bind:

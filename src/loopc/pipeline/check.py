@@ -9,6 +9,7 @@ what earlier passes accepted, so one defect gives one diagnostic.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -22,6 +23,8 @@ if TYPE_CHECKING:  # types only; the passes are imported lazily for start-up tim
     from loopc.analyzer.facts import Analysis
     from loopc.compiler.model import Plan
     from loopc.compiler.scopemap import ScopeMap
+    from loopc.compiler.sourcemap import SourceMap
+    from loopc.compiler.symbols import SymbolIndex
     from loopc.compiler.typecheck import TypeInfo
     from loopc.lineindex import LineIndex
 
@@ -48,7 +51,8 @@ class CheckResult:
     the number of diagnostics left out by the per-file limit (then the last
     diagnostic is the LP1013 summary) and ``totals`` the (errors, warnings)
     found before the limit applied (:attr:`error_count`,
-    :attr:`warning_count`).
+    :attr:`warning_count`).  :attr:`symbols` and :attr:`source_map` are
+    computed on first use (a plain check never pays for them).
     """
 
     ok: bool
@@ -78,6 +82,26 @@ class CheckResult:
         """The :class:`~loopc.lineindex.LineIndex` of the decoded source, or
         ``None`` when it could not be decoded."""
         return self.document.index if self.document is not None else None
+
+    @functools.cached_property
+    def symbols(self) -> SymbolIndex:
+        """The :class:`~loopc.compiler.symbols.SymbolIndex` of the plan:
+        every definition (node ids, ports, branch keys, contract and Run
+        state fields) and every reference to it, with go-to-definition,
+        find-references and rename (docs/api.md "Symbol index").  Empty when
+        there is no plan.  Built on first use, then kept."""
+        from loopc.compiler.symbols import SymbolIndex
+
+        return SymbolIndex(self.document, self.plan, self.scopes, self.types)
+
+    @functools.cached_property
+    def source_map(self) -> SourceMap | None:
+        """The :class:`~loopc.compiler.sourcemap.SourceMap` of the plan
+        (model object / field → YAML node → span; docs/api.md "Source
+        map"), or ``None`` when there is no plan."""
+        from loopc.compiler.sourcemap import SourceMap
+
+        return SourceMap(self.plan) if self.plan is not None else None
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
