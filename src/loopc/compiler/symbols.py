@@ -627,17 +627,24 @@ class SymbolIndex:
         if len(p.name_starts) != len(names):
             return
         nroot = len(names) - len(p.segments)
-        m = None
+        m: Any = None
         for i, sym in self._resolve(p.root, tuple(p.segments), node=node, edge=edge, merge=merge):
             k = nroot + i
             a, b = p.name_starts[k], p.name_starts[k] + len(names[k])
             if m is None:
-                m = cached_map(self._d, scalar)
+                m = _verbatim_base(self._d.text, scalar)
                 if m is None:
-                    return
-            if not (0 <= a < b <= len(m.starts)):
-                continue
-            s, e = m.starts[a], m.ends[b - 1]
+                    m = cached_map(self._d, scalar)
+                    if m is None:
+                        return
+            if isinstance(m, int):  # the value is written verbatim from offset m
+                if not (0 <= a < b <= len(scalar.raw)):
+                    continue
+                s, e = m + a, m + b
+            else:
+                if not (0 <= a < b <= len(m.starts)):
+                    continue
+                s, e = m.starts[a], m.ends[b - 1]
             self._occ.append(Occurrence(sym, s, e, _span(self._d.index, s, e), role))
 
     def _field(self, owner: str | None, name: str) -> Symbol | None:
@@ -716,6 +723,17 @@ class SymbolIndex:
 # ---------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------
+
+
+def _verbatim_base(text: str, scalar: YScalar) -> int | None:
+    """Offset at which ``scalar``'s value is written character for character
+    (a one-line plain or quoted scalar without escapes), else ``None`` (then
+    :func:`loopc.compiler.scalarpos.cached_map` maps each character)."""
+    if scalar.style in ("|", ">") or scalar.line != scalar.end_line:
+        return None
+    base = scalar.start + (1 if scalar.style in ("'", '"') else 0)
+    raw = scalar.raw
+    return base if text.startswith(raw, base) and "\\" not in raw and "''" not in raw else None
 
 
 def _span(index: Any, start: int, end: int) -> Span:
