@@ -488,8 +488,12 @@ def test_yaml_only_line_breaks_do_not_shift_lines(brk: str) -> None:
 
 
 def test_error_at_end_of_input_is_on_the_last_line() -> None:
-    # no final newline: libyaml puts the end-of-input mark on a virtual line
-    assert _diags(H + "x: [") == [("LP1001", 3, 5)]
+    # no final newline: libyaml puts the end-of-input mark on a virtual line;
+    # the diagnostic sits on the `[` that is never closed, the end of input
+    # is its related location
+    assert _diags(H + "x: [") == [("LP1001", 3, 4)]
+    (d,) = check_invariants(H + "x: [", twice=False).diagnostics
+    assert [(r.span.line, r.span.column) for r in d.related] == [(3, 5)]
 
 
 @pytest.mark.parametrize("brk", ["\r", "\r\n", "\n"])

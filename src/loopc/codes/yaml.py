@@ -15,7 +15,14 @@ edges: []
 
 register(
     Code("LP1001", "yaml.syntax", "YAML syntax error",
-         "The source is not well-formed YAML (libyaml could not parse it). The position is where the parser gave up.",
+         "The source is not well-formed YAML (libyaml could not parse it). The diagnostic sits on "
+         "the cause where loopc can tell it, and says what was written: a `{`, `[` or quote that "
+         "is never closed (the parser only notices lines later, where it gave up: that place is "
+         "the related location), a key indented to a column no open block uses (the columns that "
+         "would work are named), a tab or an invisible character such as a no-break space, an en "
+         "space or a zero-width space in indentation (named, with a fix), a second `: ` in a plain "
+         "value, a key without `:`. Other errors keep the parser's own words at the place it gave "
+         "up, with where the construct began as the related location.",
          H + "input: {a: [1, 2}\n" + OK_BODY.split("\n", 1)[1],
          H + OK_BODY),
     Code("LP1002", "yaml.encoding", "Source is not UTF-8",
