@@ -62,8 +62,9 @@ def test_json_format_shape(tmp_path: Path) -> None:
     assert f["path"] == str(p)
     (d,) = f["diagnostics"]
     assert set(d) == {"code", "name", "severity", "message", "line", "column", "endLine",
-                      "endColumn", "pointer", "node", "edge", "related", "fix", "url"}
+                      "endColumn", "pointer", "node", "edge", "related", "fix", "url", "reference"}
     assert d["url"].endswith("/diagnostics.md#lp1005")
+    assert d["reference"].endswith("/reference.md#source-file")
     assert (d["code"], d["name"], d["severity"], d["line"], d["column"]) == (
         "LP1005", "yaml.duplicate_key", "error", 4, 1)
     assert d["pointer"] == "/input"

@@ -81,3 +81,28 @@ def test_explain_prints_the_rule_link() -> None:
                          capture_output=True, text=True, check=True).stdout
     assert "Rule: docs/reference.md#parallel-scopes" in out
     assert not CITATION.search(out)
+
+
+def test_a_shape_finding_links_to_the_rule_of_where_it_is() -> None:
+    """LP2006/LP2007/LP2012 inside a node's configuration break that node
+    kind's rule: a join without `mode` links to #node-join, not #document."""
+    import loopc
+    from loopc.codes.sections import LOCATED
+
+    src = (ROOT / "tests" / "fixtures" / "schema" / "fan_out_join_mode.yaml").read_text().replace("      mode: any\n", "")
+    (d,) = [x for x in loopc.check_source(src).diagnostics if x.code == "LP2006"]
+    assert "'mode'" in d.message and d.section == "node-join"
+    assert d.reference_url.endswith("/reference.md#node-join") and d.to_json()["reference"] == d.reference_url
+    unknown = src.replace("      fanOutId: dispatch\n", "      fanOutId: dispatch\n      mode: all\n      modee: all\n")
+    (d,) = [x for x in loopc.check_source(unknown).diagnostics if x.code == "LP2007"]
+    assert d.section == "node-join"
+    # a contract's key, a top-level key: the contracts and document rules
+    (d,) = loopc.check_source(codes.get("LP2007").example).diagnostics
+    assert d.section == "contracts"
+    top = src.replace("edges:", "edgez: []\nedges:", 1)
+    assert {x.section for x in loopc.check_source(top).diagnostics if x.code == "LP2007"} == {"document"}
+    # every other code keeps its own section
+    (d,) = [x for x in loopc.check_source(codes.get("LP2061").example).diagnostics if x.code == "LP2061"]
+    assert "LP2061" not in LOCATED and d.section == section("LP2061") == "node-join"
+    for anchor in ("node-join", "contracts", "edges", "retry", "node-send-message", "node-fan-out"):
+        assert anchor in ANCHORS

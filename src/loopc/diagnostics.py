@@ -169,7 +169,11 @@ class Diagnostic:
     stable slug (see :mod:`loopc.codes`).  ``span`` is ``None`` for a
     finding about the whole source (too large, empty, an internal error).
     ``path`` is the file the diagnostic is about (the ``path`` given to
-    ``check_source``; ``None`` for anonymous text).
+    ``check_source``; ``None`` for anonymous text).  ``section`` is the
+    anchor of the docs/reference.md section whose rule this finding breaks
+    (``node-join`` for a key missing from a join's configuration): the
+    code's own section unless where the finding is says more; empty when
+    none is known.
     """
 
     code: str
@@ -183,6 +187,7 @@ class Diagnostic:
     related: tuple[Related, ...] = ()
     fix: Fix | None = None
     path: str | None = None
+    section: str = ""
 
     @property
     def is_error(self) -> bool:
@@ -192,6 +197,13 @@ class Diagnostic:
     def url(self) -> str:
         """Stable documentation URL of this diagnostic's code (:func:`docs_url`)."""
         return docs_url(self.code)
+
+    @property
+    def reference_url(self) -> str | None:
+        """Documentation URL of the rule this finding breaks,
+        ``{docs_base_url()}/reference.md#{section}``, or ``None`` without a
+        section."""
+        return f"{docs_base_url()}/reference.md#{self.section}" if self.section else None
 
     def sort_key(self) -> tuple:
         """Positionless findings first, then by (line, column, code, message)."""
@@ -215,4 +227,5 @@ class Diagnostic:
             "related": [r.to_json() for r in self.related],
             "fix": self.fix.to_json() if self.fix else None,
             "url": self.url,
+            "reference": self.reference_url,
         }

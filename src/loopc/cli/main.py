@@ -70,6 +70,10 @@ def explain(code: str | None, list_codes: bool) -> None:
     click.echo(f"{c.code} {c.name} ({c.severity.value}): {c.title}\n\n{c.explanation}")
     if c.reference:
         click.echo(f"\nRule: docs/{c.reference}")
+        if c.located:
+            click.echo("  (for the document; a finding inside a node's configuration links to its kind's "
+                       "section, such as docs/reference.md#node-join, one inside a contract to "
+                       "#contracts, one inside an edge to #edges: see the diagnostic's `reference`)")
     if c.example:
         click.echo(f"\nFailing example:\n{c.example}")
     if c.fixed:

@@ -50,6 +50,15 @@ class Code:
         anchor = section(self.code)
         return f"reference.md#{anchor}" if anchor else None
 
+    @property
+    def located(self) -> bool:
+        """Whether each finding of this code links to the section of where
+        it is (:data:`loopc.codes.sections.LOCATED`): a key missing from a
+        join's configuration is the join's rule, not the document's."""
+        from loopc.codes.sections import LOCATED
+
+        return self.code in LOCATED
+
 
     @property
     def url(self) -> str:

@@ -33,7 +33,12 @@ def render() -> str:
         if c.code[:3] != fam:
             fam = c.code[:3]
             out += [f"## {FAMILY_TITLES.get(fam, fam)}", ""]
-        ref = f" Rule: [{c.reference.split('#')[1]}]({c.reference})." if c.reference else ""
+        ref = f" Rule: [{c.reference.split('#')[1]}]({c.reference})" if c.reference else ""
+        if ref and c.located:
+            ref += (" for the document; inside a node's configuration, the section of its kind (a "
+                    "join's: [node-join](reference.md#node-join)), inside a contract "
+                    "[contracts](reference.md#contracts), inside an edge [edges](reference.md#edges)")
+        ref += "." if ref else ""
         out += [f'<a id="{c.code.lower()}"></a>', "", f"### {c.code} `{c.name}` — {c.title}", "",
                 f"Severity: {c.severity.value}.{ref}", "", c.explanation, ""]
         if c.example:

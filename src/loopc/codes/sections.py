@@ -9,7 +9,7 @@ a section and that every anchor exists in docs/reference.md.
 """
 from __future__ import annotations
 
-__all__ = ["SECTIONS", "section"]
+__all__ = ["LOCATED", "SECTIONS", "section"]
 
 _RANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("source-file", ("LP1001", "LP1002", "LP1003", "LP1004", "LP1005", "LP1006", "LP1007", "LP1008")),
@@ -51,6 +51,15 @@ _RANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 #: code → anchor in docs/reference.md
 SECTIONS: dict[str, str] = {c: anchor for anchor, codes in _RANGES for c in codes}
+
+#: Shape codes whose rule is the one of the mapping they are found in: a
+#: missing or unknown key, or a wrong shape, inside a node's configuration
+#: breaks that node kind's rule (``node-join``), inside a contract the
+#: ``contracts`` rule, and so on.  Each such diagnostic carries the section
+#: of where it is (``Diagnostic.section``, set by the schema pass:
+#: ``loopc.compiler.schema.section_at``); the table's section is the one of
+#: the document itself.
+LOCATED: frozenset[str] = frozenset(("LP2006", "LP2007", "LP2012"))
 
 
 def section(code: str) -> str | None:

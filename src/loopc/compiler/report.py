@@ -14,6 +14,7 @@ from typing import Iterable, Sequence, Union
 import attrs
 
 from loopc import codes
+from loopc.codes.sections import section as code_section
 from loopc.compiler.yamlnodes import YNode
 from loopc.diagnostics import Diagnostic, Fix, Related, Severity, Span
 
@@ -51,8 +52,11 @@ class Reporter:
         related: Iterable[tuple[str, Location]] = (),
         fix: Fix | None = None,
         severity: Severity | None = None,
+        section: str | None = None,
     ) -> Diagnostic:
-        """Record a diagnostic; ``related`` is ``(message, location)`` pairs."""
+        """Record a diagnostic; ``related`` is ``(message, location)`` pairs;
+        ``section`` the reference anchor when where the finding is says more
+        than its code (default: the code's section)."""
         entry = codes.get(code)
         if pointer is None:
             pointer = at.pointer if isinstance(at, YNode) else ""
@@ -71,6 +75,7 @@ class Reporter:
             edge=edge,
             related=rel,
             fix=fix,
+            section=section or code_section(code) or "",
         )
         self.diagnostics.append(d)
         return d
@@ -88,7 +93,8 @@ def finish(diags: Iterable[Diagnostic], text: str | None, path: str | None,
     """The diagnostics a check returns: every span (of the diagnostic, its
     related locations and its fix edits) carries its code-point offsets into
     ``text``, every diagnostic its ``path``; duplicates (same code, range and
-    message) removed; sorted by :meth:`Diagnostic.sort_key`.
+    message) removed; sorted by :meth:`Diagnostic.sort_key`; a diagnostic
+    without a ``section`` gets its code's.
 
     ``index`` is a :class:`loopc.lineindex.LineIndex` of ``text`` (built when
     needed and not given).  Without ``text`` spans are left as they are.
@@ -105,6 +111,10 @@ def finish(diags: Iterable[Diagnostic], text: str | None, path: str | None,
             d = _locate(d, lines)
         if d.path != path:
             d = attrs.evolve(d, path=path)
+        if not d.section:
+            sec = code_section(d.code)
+            if sec:
+                d = attrs.evolve(d, section=sec)
         s = d.span
         k = (d.code, None if s is None else (s.line, s.column, s.end_line, s.end_column), d.message)
         if k not in seen:

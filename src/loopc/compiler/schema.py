@@ -34,6 +34,7 @@ import re
 from typing import Any, Callable, Iterable
 
 from loopc import kinds
+from loopc.codes.sections import LOCATED
 from loopc.compiler.model import (
     FIELD_TYPES, MISSING, NODE_CONFIG_KEYS, RETRY_CAPABLE, Edge, End, Expr, FanOut,
     FieldSchema, Fork, Join, ListValue, Literal, Loop, MapValue, Node, Plan, Ref,
@@ -97,6 +98,27 @@ FIELD_KEYS = frozenset(("type", "required", "default", "values", "items", "label
 NODE_KEYS = ("id", "type", "label", "description", "input", "retry")
 LEGACY_NODE_KEYS = frozenset(("next", "default", "onApprove", "onReject", "onTimeout"))
 CONFIG_KEY_TYPES = {v: k for k, v in NODE_CONFIG_KEYS.items()}
+
+
+def section_at(pointer: str) -> str | None:
+    """The reference section of the mapping at JSON ``pointer``, for a
+    shape finding there (a missing or unknown key, a wrong shape —
+    :data:`loopc.codes.sections.LOCATED`): a node's configuration is its
+    kind's section (``/nodes/2/join`` → ``node-join``), its ``retry`` and
+    ``input`` are ``retry`` and ``contracts``, the Plan input/output/state
+    contracts are ``contracts``, an edge is ``edges``; ``None`` elsewhere
+    (the code's own section)."""
+    parts = pointer.split("/")[1:]
+    if len(parts) >= 3 and parts[0] == "nodes":
+        kind = CONFIG_KEY_TYPES.get(parts[2])
+        if kind is not None:
+            return "node-" + kind.replace("_", "-")
+        return {"retry": "retry", "input": "contracts"}.get(parts[2])
+    if parts and parts[0] in ("input", "output", "state"):
+        return "contracts"
+    if len(parts) >= 2 and parts[0] == "edges":
+        return "edges"
+    return None
 EDGE_KEYS = frozenset(("id", "from", "to", "bind", "label"))
 FROM_KEYS = frozenset(("node", "port"))
 RETRY_KEYS = frozenset(("maxAttempts", "backoff"))
@@ -224,6 +246,8 @@ class _Builder:
         self.errs += 1
         if isinstance(at, YScalar) and at.style == "*":
             return  # an alias, already reported by the YAML layer (LP1006)
+        if code in LOCATED and "section" not in kw and isinstance(at, YNode):
+            kw["section"] = section_at(at.pointer)
         self.r.report(code, at, msg, node=self.node, edge=self.edge, **kw)
 
     def anchor(self, m: YNode) -> YNode:
