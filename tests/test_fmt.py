@@ -139,3 +139,23 @@ def test_fmt_budget_sized_fixture_once() -> None:
     text = path.read_text("utf-8")
     out = format_source(text)
     assert _meaning(compile_source(out)) == _meaning(compile_source(text))
+
+
+@pytest.mark.parametrize("spelling", ["null", "~", "Null", "NULL"])
+def test_fmt_keeps_explicit_nulls_as_written(spelling: str) -> None:
+    """`workScope: null` stays `workScope: null` (ruamel alone writes an
+    empty `workScope:`, which reads as missing); every other null too, in
+    block and flow collections and sequences; an empty value stays empty."""
+    src = (ROOT / "tests" / "fixtures" / "schema" / "related_without_work_scope_ok.yaml").read_text("utf-8")
+    assert "      workScope: null\n" in src
+    src = src.replace("      workScope: null\n", f"      workScope: {spelling}\n")
+    out = format_source(src.replace("entry: ", "entry:    "))  # something to reformat
+    assert out != src.replace("entry: ", "entry:    ")
+    assert f"workScope: {spelling}\n" in out and "workScope:\n" not in out
+    assert _meaning(compile_source(out)) == _meaning(compile_source(src))
+    assert format_source(out) == out
+    text = "a: {x: ~, y: NULL}\nb: [null, ~]\nc:\n  - Null\n  -\nd:\ne: ~\n"
+    from loopc.compiler.report import Reporter
+    from loopc.compiler.yamlload import load
+
+    assert _layout(text, load(text, Reporter()).root) == text

@@ -29,10 +29,22 @@ class FormatError(Exception):
     """The source cannot be formatted safely (message says why)."""
 
 
+class _Null(str):
+    """A null as the source spelt it (``null``, ``~``, ``NULL``, ...): ruamel
+    loads every null as ``None`` and writes ``None`` as an empty value in a
+    block (``workScope:``, which reads as missing), so each explicit null is
+    swapped for its spelling before the dump and written back as it was."""
+
+
+def _represent_null(representer: Any, data: _Null) -> Any:
+    return representer.represent_scalar("tag:yaml.org,2002:null", str(data))
+
+
 def _yaml() -> Any:
     from ruamel.yaml import YAML
 
     y = YAML(typ="rt")
+    y.representer.add_representer(_Null, _represent_null)
     y.indent(mapping=2, sequence=4, offset=2)
     y.width = 4096
     y.preserve_quotes = True
@@ -48,10 +60,52 @@ def _meaning(res: Any) -> tuple[str, Any]:
     return ("codes", tuple(sorted(d.code for d in res.diagnostics)))
 
 
-def _layout(body: str) -> str:
-    """The ruamel round trip with loopc's layout (no checks; may raise)."""
+def _keep_nulls(data: Any, node: Any) -> Any:
+    """``data`` (ruamel's round-trip tree) with every explicitly spelt null
+    scalar of loopc's tree ``node`` replaced by its spelling (:class:`_Null`),
+    walking both trees together; returns the replacement for ``data``
+    itself.  Iterative (nesting is bounded, but no recursion is needed)."""
+    from loopc.compiler.yamlnodes import YMap, YScalar, YSeq
+
+    def spelt(n: Any) -> Any:
+        if isinstance(n, YScalar) and n.value is None and n.style == "" and n.raw:
+            return _Null(n.raw)
+        return None
+
+    top = spelt(node)
+    if top is not None:
+        return top
+    work = [(data, node)]
+    while work:
+        d, n = work.pop()
+        if isinstance(n, YMap) and isinstance(d, dict):
+            for _key, kn, vn in n.pairs():
+                k = kn.value
+                if isinstance(k, (dict, list)) or k not in d:
+                    continue
+                rep = spelt(vn)
+                if rep is not None and d[k] is None:
+                    d[k] = rep
+                else:
+                    work.append((d[k], vn))
+        elif isinstance(n, YSeq) and isinstance(d, list) and len(d) == len(n.items):
+            for i, vn in enumerate(n.items):
+                rep = spelt(vn)
+                if rep is not None and d[i] is None:
+                    d[i] = rep
+                else:
+                    work.append((d[i], vn))
+    return data
+
+
+def _layout(body: str, tree: Any = None) -> str:
+    """The ruamel round trip with loopc's layout (no checks; may raise);
+    ``tree`` is loopc's YAML tree of ``body``, whose explicit nulls are kept
+    as spelt."""
     y = _yaml()
     data = y.load(body)
+    if tree is not None:
+        data = _keep_nulls(data, tree)
     buf = io.StringIO()
     y.dump(data, buf)
     out = "\n".join(line.rstrip() for line in buf.getvalue().splitlines())
@@ -75,7 +129,7 @@ def format_source(text: str) -> str:
         why = f": {first.code} {first.message}" if first is not None else ""
         raise FormatError(f"the YAML does not load{why}; fix it first (loopc check)")
     try:
-        out = _layout(body)
+        out = _layout(body, doc.root)
     except Exception as exc:  # noqa: BLE001 - any ruamel failure means: leave the file alone
         raise FormatError(f"cannot round-trip this YAML: {type(exc).__name__}: {exc}") from None
     if out != body and _meaning(compile_source(out)) != _meaning(pre):
