@@ -28,13 +28,13 @@ regexes, ``difflib`` only for keys that are already wrong.
 """
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from typing import Any, Callable, Iterable
 
 from loopc import kinds
 from loopc.codes.sections import LOCATED
+from loopc.compiler.spelling import suggest
 from loopc.compiler.model import (
     FIELD_TYPES, MISSING, NODE_CONFIG_KEYS, RETRY_CAPABLE, Edge, End, Expr, FanOut,
     FieldSchema, Fork, Join, ListValue, Literal, Loop, MapValue, Node, Plan, Ref,
@@ -193,22 +193,6 @@ def _kind(n: YNode | None) -> str:
             return "a number"
         return "an empty string" if v == "" else "a string"
     return "nothing"
-
-
-def suggest(word: str, choices: Iterable[str]) -> str | None:
-    """Closest of ``choices`` to ``word`` (case-insensitive match first, then
-    difflib ratio ≥ 0.6), or ``None``."""
-    ordered = sorted(choices)
-    low = word.lower()
-    for c in ordered:
-        if c.lower() == low:
-            return c
-    norm = low.replace("_", "").replace("-", "")
-    for c in ordered:
-        if c.lower().replace("_", "") == norm:
-            return c
-    got = difflib.get_close_matches(word, ordered, 1, 0.6)
-    return got[0] if got else None
 
 
 def _rename_fix(at: YNode, new: str, what: str = "rename to") -> Fix:

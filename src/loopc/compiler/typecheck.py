@@ -25,14 +25,14 @@ cached by text; root types are built once per contract.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import attrs
 
 from loopc.compiler import typecheck_nodes
 from loopc.compiler import types as T
 from loopc.compiler.expr import ast as A
-from loopc.compiler.model import Edge, End, Loop, Node, Plan
+from loopc.compiler.model import MISSING, Edge, End, Fork, Join, Loop, Node, Plan, SendMessage, Switch
 from loopc.compiler.ports import effective_input, target_ports
 from loopc.compiler.report import Reporter
 from loopc.compiler.scopemap import ScopeMap
@@ -246,11 +246,19 @@ class _PlanChecker:
 
     def passthrough(self, source: Mapping[str, Any] | None, dest: Mapping[str, Any], at: YNode | None, *,
                     root: str, source_desc: str, dest_desc: str, no_source_hint: str = "",
-                    node: str | None = None, edge: str | None = None) -> tuple[FieldBinding, ...]:
+                    node: str | None = None, edge: str | None = None,
+                    bind_context: Callable[[], Context] | None = None,
+                    source_authored: Callable[[str], bool] | None = None) -> tuple[FieldBinding, ...]:
         """Same-name pass-through (sheet §5): every ``dest`` field takes the
         same-named ``source`` field.  LP3304 lists required fields without
         default that have no same-named source; LP3305 each same-named field
-        whose type is not assignable.  Returns the implicit bindings."""
+        whose type is not assignable, with the fix that can work: an explicit
+        ``bind`` naming a value of the right type when ``bind_context`` (the
+        edge's bind context; ``None``: no edge, as at the entry) has one, a
+        literal when the type can be written, else making the two contracts
+        agree (``source_authored(name)``: whether the source field is declared
+        by the author, so its type can be changed; default yes).  Returns the
+        implicit bindings."""
         src = source or {}
         out: list[FieldBinding] = []
         missing: list[str] = []
@@ -263,10 +271,13 @@ class _PlanChecker:
                 continue
             st = self.ftype(sfs)
             if not T.assignable(st, dt):
+                fix = _passthrough_fix(name, dt, st, bind_context() if bind_context is not None else None,
+                                       source_desc, dest_desc,
+                                       source_authored(name) if source_authored is not None else True)
                 self.reporter.report(
                     "LP3305", at,
                     f"same-name pass-through: {source_desc} field `{name}` is {T.describe(st)}, but "
-                    f"{dest_desc} field `{name}` is {T.describe(dt)}; write an explicit `bind`",
+                    f"{dest_desc} field `{name}` is {T.describe(dt)}; {fix}",
                     node=node, edge=edge)
                 continue
             segs = tuple(root.split(".")) + (name,)
@@ -361,7 +372,8 @@ class _PlanChecker:
         self.edge_bindings[edge.id] = self.passthrough(
             out, dest, at or edge.src, root="output",
             source_desc=f"the output of '{src.id}' port `{edge.from_port}`", dest_desc=dest_desc,
-            no_source_hint=hint, edge=edge.id)
+            no_source_hint=hint, edge=edge.id, bind_context=lambda: self.ctx.edge_bind(edge, src),
+            source_authored=lambda name: _authored_output_field(src, edge.from_port, name))
 
 
 # ---------------------------------------------------------------------------
@@ -396,3 +408,82 @@ def _holder_key(holder: YNode | None) -> YNode | None:
 # Re-exported for typecheck_nodes.
 suggest = _suggest
 holder_key = _holder_key
+
+
+#: Bounds of the search for a bindable value (LP3305's fix): path depth and
+#: fields visited, so a huge contract costs a bounded amount.
+_BIND_SEARCH_DEPTH = 4
+_BIND_SEARCH_FIELDS = 512
+#: Kinds authors never write as a value (a callback's WorkItems come only
+#: from its compiler-owned output).
+_UNWRITABLE = frozenset(("work_items",))
+
+
+def _writable(t: T.Type) -> bool:
+    """Can a value of type ``t`` be written in a plan (a literal)?"""
+    if t.kind in _UNWRITABLE:
+        return False
+    if t.kind == "array" and t.items is not None:
+        return _writable(t.items)
+    return all(_writable(ft) for _k, ft in t.fields or ())
+
+
+def bindable_paths(ctx: Context, want: T.Type, prefer: str) -> list[str]:
+    """Reference paths in ``ctx`` whose type is assignable to ``want``
+    (never ``unknown``-typed ones: they prove nothing), the field named
+    ``prefer`` first, then by depth; bounded search."""
+    found: list[tuple[int, int, str]] = []
+    work: list[tuple[str, T.Type, int]] = [(root, t, 0) for root, t in ctx.roots.items()]
+    seen = 0
+    while work and seen < _BIND_SEARCH_FIELDS:
+        path, t, depth = work.pop(0)
+        seen += 1
+        if depth > 0 and t.kind != "unknown" and T.assignable(t, want):
+            found.append((0 if path.rsplit(".", 1)[-1] == prefer else 1, depth, path))
+        if depth < _BIND_SEARCH_DEPTH:
+            work.extend((f"{path}.{k}", ft, depth + 1) for k, ft in t.fields or ())
+    return [p for _a, _b, p in sorted(found)]
+
+
+def _authored_output_field(src: Node, port: str, name: str) -> bool:
+    """Whether field ``name`` of ``src``'s ``port`` output is declared by the
+    author (a join's ``result``, a loop's ``state``, a switch's or fork's
+    input, a callback's ``callbackOutput``) rather than fixed by the node
+    kind (an approval's ``decidedBy``, a failure's ``error``, ...)."""
+    c = src.config
+    if port == "failed":
+        return False
+    if isinstance(c, Join):
+        return name in c.result
+    if isinstance(c, Loop):
+        return name in c.state
+    if isinstance(c, (Switch, Fork)):
+        return name in src.input_contract
+    if isinstance(c, SendMessage):
+        return c.completion == "callback" and name in (c.callback_output or {}) and not (
+            (name == "workScope" and c.work_scope is not MISSING) or (name == "workItems" and c.has_work_items))
+    return False
+
+
+def _passthrough_fix(name: str, dt: T.Type, st: T.Type, ctx: Context | None,
+                     source_desc: str, dest_desc: str, source_authored: bool = True) -> str:
+    """The fix LP3305 offers: one that can work — a bind from a value that
+    exists, a literal only when the type can be written, a contract change
+    only on a contract the author declares."""
+    change_dest = f"{dest_desc} field `{name}` to {T.describe(st)}"
+    agree = (f"make the two fields' types agree (change {source_desc} field `{name}` to "
+             f"{T.describe(dt)}, or {change_dest})" if source_authored
+             else f"change {change_dest} ({source_desc} is fixed by its node kind)")
+    if ctx is None:
+        return agree
+    paths = bindable_paths(ctx, dt, name)
+    if paths:
+        if paths[0].rsplit(".", 1)[-1] == name:
+            return f"write an explicit `bind`: `{name}: {{ref: {paths[0]}}}`, or {agree}"
+        return (f"write an explicit `bind` from a value of type {T.describe(dt)} (such as "
+                f"`{name}: {{ref: {paths[0]}}}`), or {agree}")
+    if _writable(dt):
+        return (f"nothing of type {T.describe(dt)} can be referenced here, so either {agree} or "
+                f"write an explicit `bind` giving `{name}` a literal value")
+    return (f"no value of type {T.describe(dt)} can be bound here (nothing of that type can be "
+            f"referenced, and it cannot be written as a literal), so {agree}")

@@ -36,6 +36,7 @@ import attrs
 
 from loopc import limits as _limits
 from loopc.compiler.model import MISSING as _MISSING
+from loopc.compiler.spelling import not_an_enum_value
 
 #: FieldSchema types (syntax sheet §2), in the sheet's order.
 FIELD_KINDS = (
@@ -431,7 +432,7 @@ def wire_form_error(value: str, t: Type) -> str | None:
         vals = t.values or ()
         if value in vals:
             return None
-        return f"'{value}' is not one of the enum values ({', '.join(vals)})"
+        return not_an_enum_value(value, vals)
     ok = {
         "duration": is_duration,
         "datetime": is_datetime,

@@ -27,6 +27,7 @@ import re
 from typing import Any
 
 from loopc import limits as _limits
+from loopc.compiler.spelling import not_an_enum_value
 
 MAX_SAFE_INTEGER = _limits.MAX_SAFE_INTEGER
 SCOPE_KINDS = ("channel", "thread", "dm", "task")
@@ -202,7 +203,7 @@ def conform(schema: Any, value: Any) -> str | None:
             return f"expected one of the enum values, got {describe(value)}"
         vals = schema.values or ()
         if value not in vals:
-            return f"{value!r} is not one of the enum values ({', '.join(vals)})"
+            return not_an_enum_value(value, vals)
         return None
     if t == "number":
         c = value.__class__

@@ -261,8 +261,7 @@ class _Checker:
             if tk in T.STRING_SHAPED:
                 why = T.wire_form_error(n.value, target)
                 if why:
-                    self.err(LITERAL_MISMATCH, f"{why} ({T.describe(T.required_form(target))} expected)",
-                             n.start, n.end)
+                    self.err(LITERAL_MISMATCH, _expected(why, target), n.start, n.end)
                     return attrs.evolve(n, type=T.UNKNOWN), False
                 return attrs.evolve(n, type=T.required_form(target)), True
             return n, None
@@ -632,8 +631,7 @@ def check_template_ast(tpl: A.TemplateAst, ctx: ExprContext, expected: Type | No
         if not interps and expected.kind in T.STRING_SHAPED:
             why = T.wire_form_error(tpl.text, expected)
             if why:
-                ch.err(LITERAL_MISMATCH, f"{why} ({T.describe(T.required_form(expected))} expected)",
-                       0, len(tpl.text))
+                ch.err(LITERAL_MISMATCH, _expected(why, expected), 0, len(tpl.text))
             else:
                 ttype = T.required_form(expected)
         else:
@@ -654,3 +652,11 @@ def check_template(text: str, ctx: ExprContext, expected: Type | None = None,
     if errs or tpl is None:
         return CheckedTemplate(None, None, tuple(errs), False)
     return check_template_ast(tpl, ctx, expected, forbid_agent=forbid_agent)
+
+
+def _expected(why: str, target: Type) -> str:
+    """A literal-mismatch message: ``why`` plus the expected type, unless
+    ``why`` already lists what is allowed (an enum's values)."""
+    if target.kind == "enum":
+        return why
+    return f"{why} ({T.describe(T.required_form(target))} expected)"

@@ -1,0 +1,92 @@
+"""Messages that point at the real cause: enum typos get a did-you-mean
+wherever an enum value is checked; LP3305 offers only a fix that can work;
+related notes of state findings point at the read or write itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import loopc
+from loopc.compiler.spelling import not_an_enum_value
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _diags(path: str, code: str):
+    res = loopc.check_source((FIXTURES / path).read_text("utf-8"))
+    return [d for d in res.diagnostics if d.code == code]
+
+
+# --- enum values -------------------------------------------------------------------
+
+def test_enum_typos_suggest_the_declared_value_everywhere() -> None:
+    res = loopc.check_source((FIXTURES / "types" / "enum_value_typo.yaml").read_text("utf-8"))
+    got = {d.code: d.message for d in res.diagnostics}
+    assert got["LP2024"].endswith("'drafted' is not one of the enum values (draft, approved, rejected); "
+                                  "did you mean 'draft'?")
+    assert got["LP3303"].endswith("did you mean 'approved'?")
+    # the comparison names the values once, with the suggestion, no repeated type
+    assert got["LP3025"] == ("'rejectd' is not one of the enum values (draft, approved, rejected); "
+                             "did you mean 'rejected'?")
+
+
+@pytest.mark.parametrize("value,values,hint", [
+    ("HIGH", ("low", "high"), "high"),        # case
+    ("in-progress", ("in_progress", "done"), "in_progress"),  # separator
+    ("aproved", ("approved", "rejected"), "approved"),
+    ("medium", ("low", "high"), None),         # nothing close: no guess
+])
+def test_enum_suggestion_rule(value: str, values: tuple[str, ...], hint: str | None) -> None:
+    msg = not_an_enum_value(value, values)
+    assert msg.startswith(f"'{value}' is not one of the enum values ({', '.join(values)})")
+    assert (f"did you mean '{hint}'?" in msg) if hint else "did you mean" not in msg
+
+
+# --- LP3305: only fixes that can work ------------------------------------------------
+
+def test_pass_through_at_the_entry_offers_no_bind() -> None:
+    (d,) = _diags("bindings/bind_entry_passthrough.yaml", "LP3305")
+    # the entry takes the Plan input by name: there is no edge to bind on
+    assert "bind" not in d.message
+    assert "change the Plan input field `room` to scope, or entry node 'ask_review' input field `room` to channel" \
+        in d.message
+
+
+def test_pass_through_names_a_value_that_can_be_bound() -> None:
+    (d,) = _diags("bindings/bind_passthrough_not_assignable.yaml", "LP3305")
+    assert "write an explicit `bind` from a value of type string (such as `notes: {ref: input.title}`)" in d.message
+
+
+def test_pass_through_offers_no_bind_when_nothing_can_be_bound() -> None:
+    (d,) = _diags("bindings/bind_passthrough_unbindable.yaml", "LP3305")
+    assert "no value of type work_items can be bound here" in d.message and "write an explicit" not in d.message
+    # the source is the failed port's fixed output: only the destination can change
+    assert "change the input of 'report' field `detail` to string" in d.message
+    assert "fixed by its node kind" in d.message and "change the output" not in d.message
+
+
+def test_suggested_bind_checks_clean() -> None:
+    """The bind LP3305 suggests, written into the plan, removes the error."""
+    import re
+
+    path = FIXTURES / "bindings" / "bind_passthrough_not_assignable.yaml"
+    src = path.read_text("utf-8")
+    (d,) = [x for x in loopc.check_source(src).diagnostics if x.code == "LP3305"]
+    bind = re.search(r"`(notes: \{ref: [a-z_.]+\})`", d.message).group(1)
+    line = src.splitlines()[d.span.line - 1]
+    assert line == "    to: {node: reviews}", line
+    fixed = src.replace(line + "\n", line + "\n    bind: {" + _all_fields(src, bind) + "}\n", 1)
+    assert fixed != src
+    assert [x.code for x in loopc.check_source(fixed).diagnostics if x.edge == d.edge] == []
+
+
+def _all_fields(src: str, bind: str) -> str:
+    """The suggested binding plus the same-name ones an explicit bind must
+    now spell out (an explicit bind replaces the pass-through)."""
+    res = loopc.check_source(src)
+    plan = res.plan
+    dst = plan.nodes["reviews"]
+    names = [n for n in dst.input_contract if n != "notes"]
+    return ", ".join([bind] + [f"{n}: {{ref: output.{n}}}" for n in names])
