@@ -90,3 +90,67 @@ def _all_fields(src: str, bind: str) -> str:
     dst = plan.nodes["reviews"]
     names = [n for n in dst.input_contract if n != "notes"]
     return ", ".join([bind] + [f"{n}: {{ref: output.{n}}}" for n in names])
+
+
+# --- related notes point at the read itself ------------------------------------------
+
+_RACE = (FIXTURES / "analysis" / "state_race_bind.yaml").read_text("utf-8")
+
+
+def _race_note(src: str) -> tuple[str, str]:
+    """(the related note's message, the source text it underlines)."""
+    (d,) = [x for x in loopc.check_source(src).diagnostics if x.code == "LP4601"]
+    (r,) = d.related
+    line = src.splitlines()[r.span.line - 1]
+    assert r.span.end_line == r.span.line
+    return r.message, line[r.span.column - 1:r.span.end_column - 1]
+
+
+def test_race_note_points_at_the_template_path() -> None:
+    msg, under = _race_note(_RACE)
+    assert msg == "send_message `announce` reads `run.state.status` here" and under == "run.state.status"
+
+
+def test_race_note_points_at_the_bind_reference() -> None:
+    src = _RACE.replace(
+        '    sendMessage: {target: "#release", text: "Status: {{ run.state.status }}", completion: sent}',
+        '    input:\n      status: {type: string, required: true}\n'
+        '    sendMessage: {target: "#release", text: "Status: {{ input.status }}", completion: sent}',
+    ).replace("to: {node: announce}}", "to: {node: announce}, bind: {status: {ref: run.state.status}}}")
+    msg, under = _race_note(src)
+    assert msg == "edge `e_announce` reads `run.state.status` here" and under == "run.state.status"
+
+
+def test_race_note_points_at_the_path_inside_an_expression() -> None:
+    src = _RACE.replace('  status: {type: string, default: "new"}',
+                        '  status: {type: string, default: "new"}\n  seen: {type: boolean, default: false}').replace(
+        '    type: send_message\n    sendMessage: {target: "#release", text: "Status: {{ run.state.status }}", '
+        'completion: sent}',
+        "    type: set_variable\n    setVariable:\n"
+        "      assign: {seen: {expr: \"run.state.seen || run.state.status == 'released'\"}}")
+    msg, under = _race_note(src)
+    # the other path of the same expression is not the one underlined
+    assert msg == "set_variable `announce` reads `run.state.status` here" and under == "run.state.status"
+
+
+# --- LP4202: the explanation states what the prover can and cannot prove ------------
+
+@pytest.mark.parametrize("high,low,severity,proved", [
+    ("input.severity == 'high'", "input.severity != 'high'", "string", True),  # every value, null included
+    ("input.severity == 'high' || true", "input.severity == 'low'", "string", True),
+    ("input.severity < 'm'", "input.severity >= 'm'", "string", False),  # string orderings are unknowns
+    ("input.severity == 'high'", "input.severity == 'low'", "enum, values: [high, low]", False),  # no declaration
+])
+def test_lp4202_explanation_matches_the_prover(high: str, low: str, severity: str, proved: bool) -> None:
+    """Each limit `loopc explain LP4202` states is what the prover does
+    (update both together when the prover learns more)."""
+    from loopc import codes
+    from loopc.codes import analysis as ex
+
+    text = codes.get("LP4202").explanation
+    assert "cases naming every value of an enum do not count as exhaustive" in text
+    assert "orderings of strings" in text and "4,096" in text
+    src = ex._switch_plan(ex._cases(high, low)).replace(
+        "severity: {type: string, required: true}", f"severity: {{type: {severity}, required: true}}")
+    got = [d.code for d in loopc.check_source(src).diagnostics]
+    assert ("LP4202" in got) is proved, got

@@ -40,7 +40,7 @@ from loopc.analyzer.scopes import describe
 from loopc.compiler.model import (
     Expr, FieldSchema, Join, ListValue, Literal, MapValue, Node, Ref, SetVariable, Switch, Template, Wait,
 )
-from loopc.compiler.yamlnodes import YMap
+from loopc.compiler.yamlnodes import YMap, YScalar
 
 ALL = "*"
 _VALUE_TYPES = (Literal, Ref, Expr, Template, ListValue, MapValue)
@@ -115,6 +115,80 @@ def value_reads(v: Any) -> set[str]:
         elif isinstance(x, MapValue):
             todo.extend(x.entries.values())
     return out
+
+
+def _node_values(node: Node) -> list[Any]:
+    """The ValueExprs of a node's configuration that can read Run state, in
+    source order (a wait's condition included)."""
+    c = node.config
+    if isinstance(c, Wait):
+        vals: list[Any] = [v for v in (c.condition, c.duration, c.timeout) if v is not None]
+    elif isinstance(c, SetVariable):
+        vals = list(c.assign.values())
+    else:
+        vals = list(_config_values(c))
+    return sorted(vals, key=lambda v: getattr(getattr(v, "src", None), "start", 0) or 0)
+
+
+def _path_offsets(text: str, field: str, template: bool) -> tuple[int, int] | None:
+    """Offsets of the first ``run.state.<field>`` path (or ``run.state``
+    itself) in an expression or template text, or ``None``."""
+    from loopc.compiler.expr import parse_expression, parse_template
+    from loopc.compiler.expr.ast import Path, walk
+
+    try:
+        if template:
+            tree, errs = parse_template(text)
+            exprs = [it.expr for it in tree.interps] if tree is not None and not errs else []
+        else:
+            tree, errs = parse_expression(text)
+            exprs = [tree] if tree is not None and not errs else []
+    except Exception:  # noqa: BLE001 - never trust a parser on hostile input
+        exprs = []
+    best: tuple[int, int] | None = None
+    for e in exprs:
+        for n in walk(e):
+            if isinstance(n, Path) and n.root == "run.state" and (not n.segments or n.segments[0] == field):
+                if best is None or n.start < best[0]:
+                    best = (n.start, n.end)
+    if best is None:
+        for m in _FALLBACK.finditer(text):
+            if m.group(1) in (None, field):
+                return m.start(), m.end()
+    return best
+
+
+def read_at(values: list[Any], field: str) -> Any:
+    """Where ``values`` (ValueExprs) read ``run.state.<field>``: the
+    ``run.state.<field>`` path inside the first expression or template that
+    reads it (its exact span when the scalar maps one to one onto its
+    source, else the scalar), or the ``{ref: ...}`` scalar; ``None`` when
+    none reads it."""
+    from loopc.compiler.typecheck_values import span_in_scalar
+
+    todo = list(reversed(values))
+    while todo:
+        x = todo.pop()
+        if isinstance(x, Ref):
+            if (len(x.path) >= 2 and x.path[0] == "run" and x.path[1] == "state"
+                    and (len(x.path) == 2 or x.path[2] == field) and x.src is not None):
+                return x.src
+        elif isinstance(x, (Expr, Template)):
+            if field not in (reads := (expr_reads(x.text) if isinstance(x, Expr) else template_reads(x.text))) \
+                    and ALL not in reads:
+                continue
+            src = x.src
+            if not isinstance(src, YScalar):
+                return src
+            off = _path_offsets(x.text, field, isinstance(x, Template))
+            if off is None or x.text != src.raw:
+                return src
+            return span_in_scalar(src, *off)
+        elif isinstance(x, ListValue):
+            todo.extend(reversed(x.items))
+        elif isinstance(x, MapValue):
+            todo.extend(reversed(list(x.entries.values())))
+    return None
 
 
 #: attrs class → its field names except ``src`` (``None``: not an attrs
@@ -296,6 +370,9 @@ class EffectAnalysis:
         ctx = self.ctx
         if p.is_edge:
             e = ctx.edge_by_id[p.id]
+            at = read_at(list((e.bind or {}).values()), field) if not p.write else None
+            if at is not None:
+                return at
             b = e.src.get("bind") if isinstance(e.src, YMap) else None
             return b or ctx.edge_to(e)
         node = ctx.nodes[p.id]
@@ -304,6 +381,10 @@ class EffectAnalysis:
             a = c.src.get("assign")
             if isinstance(a, YMap) and a.key_node(field) is not None:
                 return a.key_node(field)
+        if not p.write:
+            at = read_at(_node_values(node), field)
+            if at is not None:
+                return at
         return ctx.node_at(node)
 
     # ----------------------------------------------------------------- races

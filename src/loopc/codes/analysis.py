@@ -298,9 +298,20 @@ register(
          "a repeat.",
          _switch_plan(_cases("input.severity == 'high'", "input.severity == 'high'")), _SWITCH_OK, _E),
     Code("LP4202", "switch.unreachable_default", "Switch default can never fire",
-         "A case condition is always true (`true`, `!false`, `x || true`), so the switch's default "
-         "port — selected only when no case matches — never fires. A warning: the plan runs, but "
-         "the default branch is dead.",
+         "The switch's default port — selected only when no case matches — never fires: a case "
+         "condition is always true (`true`, `!false`, `x || true`), or the cases together match "
+         "every value. A warning: the plan runs, but the default branch is dead. What loopc can "
+         "prove: conditions built with `!`, `&&` and `||` from comparisons of one reference with "
+         "literals (`== != < <= > >=`, orderings on numbers only), `in` over a literal list and bare "
+         "boolean references; each reference is tried on a value for every class its literals "
+         "distinguish, always including `null` and a value equal to none of them, so a verdict is "
+         "a proof. What it cannot: it does not read the field's declaration (its type, `required` "
+         "flag or enum `values`), so `x >= 7` / `x < 7`, `flag == true` / `flag == false` and "
+         "cases naming every value of an enum do not count as exhaustive (the field could be "
+         "`null`, or in the last case any other string); function calls, comparisons of two "
+         "references and orderings of strings, durations or datetimes are independent unknowns; "
+         "beyond 4,096 value combinations for one switch it claims nothing. So no warning does not "
+         "mean the default is reachable.",
          _switch_plan(_cases("input.severity == 'high'", "true")), _SWITCH_OK, _W),
     Code("LP4203", "switch.case_never_matches", "Switch case never matches",
          "A case condition is always false, so its port never fires. A warning.",

@@ -153,7 +153,7 @@ class ValueChecker:
                 return self._value_span(self.doc, scalar, start, end)
             except Exception:  # noqa: BLE001 - fall back to our own mapping
                 pass
-        return _fallback_span(scalar, start, end)
+        return span_in_scalar(scalar, start, end)
 
     def report(self, code: str, at: Any, message: str, ctx: Context | None, fix: Fix | None = None) -> None:
         self.reporter.report(code, at, message, node=ctx.node if ctx else None,
@@ -604,10 +604,10 @@ def _load_value_span() -> Any:
     return value_span
 
 
-def _fallback_span(scalar: YScalar, start: int, end: int) -> Span | YScalar:
-    """Without the document text: exact for single-line scalars whose source
-    is the value itself (plain, or quoted without escapes), else the whole
-    scalar."""
+def span_in_scalar(scalar: YScalar, start: int, end: int) -> Span | YScalar:
+    """Span of value offsets ``[start, end)`` of ``scalar`` without the
+    document text: exact for single-line scalars whose source is the value
+    itself (plain, or quoted without escapes), else the whole scalar."""
     if scalar.line != scalar.end_line or scalar.style not in ("", "'", '"'):
         return scalar
     quote = 0 if scalar.style == "" else 1
