@@ -150,7 +150,7 @@ MALFORMED = {
     "event_kind": ("plan: p.yaml\nevents:\n  - advnce: PT1H\nexpect: {status: waiting}\n", "3:5", "advance"),
     "duration": ("plan: p.yaml\nevents:\n  - advance: 1h\nexpect: {status: waiting}\n", "3:14", "not a duration"),
     "status": ("plan: p.yaml\nexpect: {status: done}\n", "2:18", "must be one of"),
-    "yaml": ("plan: [\n", "2:1", "YAML"),
+    "yaml": ("plan: [\n", "1:7", "never closed"),  # at the `[`, not where the parser gave up
     "dup": ("plan: a\nplan: b\nexpect: {status: waiting}\n", "2:1", "uplicate"),
     "no_plan": ("expect: {status: waiting}\n", "1:1", "'plan'"),
     "both": ("plan: p.yaml\nevents:\n  - callback: {node: a, output: {}, fail: {code: x}}\n"

@@ -227,5 +227,4 @@ class Diagnostic:
             "related": [r.to_json() for r in self.related],
             "fix": self.fix.to_json() if self.fix else None,
             "url": self.url,
-            "reference": self.reference_url,
         }

@@ -73,7 +73,7 @@ def explain(code: str | None, list_codes: bool) -> None:
         if c.located:
             click.echo("  (for the document; a finding inside a node's configuration links to its kind's "
                        "section, such as docs/reference.md#node-join, one inside a contract to "
-                       "#contracts, one inside an edge to #edges: see the diagnostic's `reference`)")
+                       "#contracts, one inside an edge to #edges: see `reference` in `loopc check --format json`)")
     if c.example:
         click.echo(f"\nFailing example:\n{c.example}")
     if c.fixed:

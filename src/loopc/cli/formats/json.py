@@ -78,7 +78,8 @@ def utf8_json(doc: Any) -> Any:
 
 def file_json(r: FileReport) -> dict[str, Any]:
     """One entry of ``files``."""
-    entry: dict[str, Any] = {**path_json(r.path), "diagnostics": [d.to_json() for d in r.diagnostics]}
+    entry: dict[str, Any] = {**path_json(r.path),
+                             "diagnostics": [{**d.to_json(), "reference": d.reference_url} for d in r.diagnostics]}
     if r.error is not None:
         entry["error"] = r.error
     if r.suppressed:
