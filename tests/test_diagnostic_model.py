@@ -151,4 +151,7 @@ def test_json_format_is_the_contract() -> None:
     res = loopc.check_source(OK.replace("type: end", "type: ennd"), path="a.yaml")
     doc = json.loads(formats.get("json").render([formats.FileReport("a.yaml", res.diagnostics)]))
     assert doc["summary"] == {"files": 1, "errors": len(res.errors), "warnings": len(res.warnings)}
-    assert doc["files"][0]["diagnostics"] == [d.to_json() for d in res.diagnostics]
+    # to_json() plus the rule's URL (to_json() itself is embedded by plans and
+    # stays as it was)
+    assert doc["files"][0]["diagnostics"] == [{**d.to_json(), "reference": d.reference_url}
+                                              for d in res.diagnostics]
