@@ -3,6 +3,9 @@
 Three valid plans (each checks clean through :func:`loopc.check_source`):
 
 * :func:`typical_plan` — about 30 nodes, the size of a real team workflow;
+* :func:`hundred_node_plan` — about 100 nodes (the typical plan's blocks
+  three times over plus a four-branch fork): the language-server and
+  re-check benchmarks' document;
 * :func:`near_budget_plan` — about 500 nodes, 1,300–2,000 edges and 0.9 MiB
   of source, under every authoring budget of seed 004 §3.2 (512 nodes,
   2,048 edges, 1 MiB, 100,000 YAML nodes, nesting 64, 2,048 declared schema
@@ -35,7 +38,7 @@ import random
 import re
 from typing import Any, Callable
 
-__all__ = ["typical_plan", "near_budget_plan", "max_budget_plan", "stats", "PlanBuilder"]
+__all__ = ["typical_plan", "hundred_node_plan", "near_budget_plan", "max_budget_plan", "stats", "PlanBuilder"]
 
 #: seed 004 §3.2 authoring budgets.
 MAX_NODES = 512
@@ -742,6 +745,23 @@ def typical_plan() -> str:
     return b.finish(entry)
 
 
+def hundred_node_plan() -> str:
+    """A ~100-node plan (57 KiB): the typical plan's seven blocks three
+    times over, then a four-branch review fork."""
+    b = PlanBuilder(seed=100, text_bytes=160)
+    blocks: list[Block] = [
+        (review_switch, {"cases": 4, "acks": 2}),
+        (fork_all, {"branches": 3}),
+        (approval, {}),
+        (state_wait, {}),
+        (counted_loop, {"iterations": 3}),
+        (all_match, {"cases": 2}),
+        (timer, {}),
+    ] * 3 + [(fork_all, {"branches": 4})]
+    entry = _chain(b, blocks)
+    return b.finish(entry)
+
+
 def _near_blocks() -> list[Block]:
     cycle: list[Block] = [
         (review_switch, {"cases": 32, "acks": 3}),
@@ -876,5 +896,5 @@ def stats(src: str) -> dict[str, int]:
 
 
 if __name__ == "__main__":  # pragma: no cover - manual inspection
-    for name in ("typical_plan", "near_budget_plan", "max_budget_plan"):
+    for name in ("typical_plan", "hundred_node_plan", "near_budget_plan", "max_budget_plan"):
         print(name, stats(globals()[name]()))

@@ -40,20 +40,8 @@ import generate as G  # noqa: E402
 
 
 def plan_100() -> str:
-    """A ~100-node plan: the typical plan's blocks three times over, plus a
-    four-branch review fork."""
-    b = G.PlanBuilder(seed=100, text_bytes=160)
-    blocks: list[Any] = [
-        (G.review_switch, {"cases": 4, "acks": 2}),
-        (G.fork_all, {"branches": 3}),
-        (G.approval, {}),
-        (G.state_wait, {}),
-        (G.counted_loop, {"iterations": 3}),
-        (G.all_match, {"cases": 2}),
-        (G.timer, {}),
-    ] * 3 + [(G.fork_all, {"branches": 4})]
-    entry = G._chain(b, blocks)
-    return b.finish(entry)
+    """The ~100-node plan (:func:`generate.hundred_node_plan`)."""
+    return G.hundred_node_plan()
 
 
 def pct(xs: list[float], p: float) -> float:

@@ -20,7 +20,10 @@ warm-up) of:
 * ``ir verify`` — :func:`loopc.ir.verify` (decode, digest and the
   whole-artifact rules) on the same bytes;
 * ``analyze max`` — :func:`loopc.analyzer.analyze` alone on the
-  max-budget plan (512 nodes, 2,048 edges), front end excluded.
+  max-budget plan (512 nodes, 2,048 edges), front end excluded;
+* ``recheck`` — ``benchmarks/recheck.py``: the ~100-node plan re-checked
+  after one-character edits (200 times, 60 with ``--quick``) with the
+  garbage collector on: median and p95 CPU time and their ratio.
 
 Prints a table and writes ``benchmarks/results.json``.  Options:
 ``--repeat N``, ``--json PATH``, ``--quick`` (3 repetitions).
@@ -277,7 +280,20 @@ def run(repeat: int) -> dict[str, Any]:
         notes["analyze_max_ms"] = str(exc)
         rows["analyze_max_ms"] = None
 
+    try:
+        import recheck  # benchmarks/recheck.py
+
+        rc = recheck.run(60 if repeat <= 3 else 200)
+        rows["recheck_median_ms"] = rc["cpu"]["median_ms"]
+        rows["recheck_p95_ms"] = rc["cpu"]["p95_ms"]
+        methods["recheck"] = f"{rc['runs']} re-checks, CPU time, gc on; {rc['collections']}"
+    except Exception as exc:  # noqa: BLE001 - a benchmark never crashes the table
+        rows["recheck_median_ms"] = rows["recheck_p95_ms"] = None
+        notes["recheck_median_ms"] = f"{type(exc).__name__}: {exc}"
+
     ratios = {
+        "recheck_p95_over_median": (rows["recheck_p95_ms"] / rows["recheck_median_ms"])
+        if rows.get("recheck_p95_ms") and rows.get("recheck_median_ms") else None,
         "check_near_over_compose": (check / compose) if check and compose else None,
         "ir_compile_near_over_compose": (ir / compose) if ir and compose else None,
     }
@@ -305,6 +321,8 @@ LABELS = (
     ("ir_decode_digest_ms", "artifact decode + digest recompute"),
     ("ir_verify_ms", "artifact verify (loopc verify), near-budget artifact"),
     ("analyze_max_ms", "loopc.analyzer.analyze, max-budget plan"),
+    ("recheck_median_ms", "re-check ~100-node plan, gc on: median CPU"),
+    ("recheck_p95_ms", "re-check ~100-node plan, gc on: p95 CPU"),
 )
 
 
@@ -316,7 +334,8 @@ def render(doc: dict[str, Any]) -> str:
         lines.append(f"{label:<46} {('n/a' if v is None else f'{v:10.2f}'):>10}")
     lines.append("-" * 57)
     for key, label in (("check_near_over_compose", "check / compose"),
-                       ("ir_compile_near_over_compose", "ir compile / compose")):
+                       ("ir_compile_near_over_compose", "ir compile / compose"),
+                       ("recheck_p95_over_median", "re-check p95 / median")):
         v = doc["ratios"][key]
         lines.append(f"{label:<46} {('n/a' if v is None else f'{v:9.1f}x'):>10}")
     p = doc["plans"]

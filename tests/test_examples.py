@@ -67,7 +67,7 @@ def _generate():
 GEN = _generate()
 
 
-@pytest.mark.parametrize("name", ["typical_plan", "near_budget_plan", "max_budget_plan"])
+@pytest.mark.parametrize("name", ["typical_plan", "hundred_node_plan", "near_budget_plan", "max_budget_plan"])
 def test_generated_plan_checks_clean(name: str) -> None:
     src = getattr(GEN, name)()
     res = loopc.check_source(src)
@@ -85,6 +85,7 @@ def test_generated_plan_shapes() -> None:
     assert top["bytes"] <= 2**20 and top["yaml_nodes"] <= 100_000 and top["depth"] <= 64
     typ = GEN.stats(GEN.typical_plan())
     assert 20 <= typ["nodes"] <= 40
+    assert 90 <= GEN.stats(GEN.hundred_node_plan())["nodes"] <= 110
 
 
 def test_generators_are_deterministic() -> None:

@@ -67,40 +67,44 @@ def formula(tree: Any, text: str) -> Any:
     ``("or", [...])``, ``("not", f)``, ``("atom", _Atom)``, ``("free", key)``
     or ``("const", bool)``.  ``text`` is the condition's source (for the
     keys of free atoms)."""
+    return _build(tree, text)
+
+
+def _free(n: Any, text: str) -> Any:
+    return ("free", _free_key(text[n.start:n.end]))
+
+
+def _build(n: Any, text: str) -> Any:
+    # a module-level function, not a closure: a recursive closure refers to
+    # itself through its cell, a reference cycle per condition
     from loopc.compiler.expr.ast import And, ArrayLit, Compare, Lit, Not, Or, Path
 
-    def free(n: Any) -> Any:
-        return ("free", _free_key(text[n.start:n.end]))
-
-    def build(n: Any) -> Any:
-        if isinstance(n, Not):
-            return ("not", build(n.operand))
-        if isinstance(n, And):
-            return ("and", [build(k) for k in n.operands])
-        if isinstance(n, Or):
-            return ("or", [build(k) for k in n.operands])
-        if isinstance(n, Lit):
-            return ("const", n.value) if isinstance(n.value, bool) else free(n)
-        if isinstance(n, Path):
-            return ("atom", _Atom(_path_key(n), "==", True))
-        if isinstance(n, Compare):
-            left, right, op = n.left, n.right, n.op
-            if op == "in":
-                if isinstance(left, Path) and isinstance(right, ArrayLit):
-                    vals = [_lit_value(i) for i in right.items]
-                    if all(ok for ok, _ in vals):
-                        return ("or", [("atom", _Atom(_path_key(left), "==", v)) for _, v in vals])
-                return free(n)
-            if isinstance(right, Path) and not isinstance(left, Path):
-                left, right, op = right, left, _FLIP.get(op, op)
-            ok, v = _lit_value(right)
-            if isinstance(left, Path) and ok and op in _FLIP:
-                if op in ("==", "!=") or _is_number(v):
-                    return ("atom", _Atom(_path_key(left), op, v))
-            return free(n)
-        return free(n)
-
-    return build(tree)
+    if isinstance(n, Not):
+        return ("not", _build(n.operand, text))
+    if isinstance(n, And):
+        return ("and", [_build(k, text) for k in n.operands])
+    if isinstance(n, Or):
+        return ("or", [_build(k, text) for k in n.operands])
+    if isinstance(n, Lit):
+        return ("const", n.value) if isinstance(n.value, bool) else _free(n, text)
+    if isinstance(n, Path):
+        return ("atom", _Atom(_path_key(n), "==", True))
+    if isinstance(n, Compare):
+        left, right, op = n.left, n.right, n.op
+        if op == "in":
+            if isinstance(left, Path) and isinstance(right, ArrayLit):
+                vals = [_lit_value(i) for i in right.items]
+                if all(ok for ok, _ in vals):
+                    return ("or", [("atom", _Atom(_path_key(left), "==", v)) for _, v in vals])
+            return _free(n, text)
+        if isinstance(right, Path) and not isinstance(left, Path):
+            left, right, op = right, left, _FLIP.get(op, op)
+        ok, v = _lit_value(right)
+        if isinstance(left, Path) and ok and op in _FLIP:
+            if op in ("==", "!=") or _is_number(v):
+                return ("atom", _Atom(_path_key(left), op, v))
+        return _free(n, text)
+    return _free(n, text)
 
 
 def _free_key(src: str) -> str:

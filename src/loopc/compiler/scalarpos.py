@@ -28,6 +28,7 @@ import attrs
 
 from loopc.compiler.yamlnodes import YDocument, YScalar
 from loopc.diagnostics import Span
+from loopc.lineindex import LineIndex
 
 _BREAKS = frozenset("\r\n\x85\u2028\u2029")
 _BLANKS = frozenset(" \t")
@@ -48,10 +49,13 @@ class ScalarMap:
     """Source ranges of every value character of one scalar.
 
     ``starts[i]``/``ends[i]`` are indexes into ``doc.text`` (end exclusive) of
-    the source text that produced value character ``i``.
+    the source text that produced value character ``i``; ``index`` is the
+    document's :class:`~loopc.lineindex.LineIndex` (not the document: the
+    document caches its maps, and a map pointing back at it would be a
+    reference cycle).
     """
 
-    doc: YDocument
+    index: LineIndex
     scalar: YScalar
     starts: Sequence[int]
     ends: Sequence[int]
@@ -64,7 +68,7 @@ class ScalarMap:
             return self.scalar.span
         start = max(0, min(start, n))
         end = max(start, min(end, n))
-        pos = self.doc.position
+        pos = self.index.position
         if start == end:
             idx = self.starts[start] if start < n else self.ends[n - 1]
             line, col = pos(idx)
@@ -100,7 +104,7 @@ def map_scalar(doc: YDocument, scalar: YScalar) -> ScalarMap | None:
         chars, starts, ends = got
         if "".join(chars) != scalar.raw:
             return None
-        return ScalarMap(doc, scalar, starts, ends)
+        return ScalarMap(doc.index, scalar, starts, ends)
     except (_Mismatch, IndexError, ValueError):
         return None
 

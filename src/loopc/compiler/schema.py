@@ -219,10 +219,11 @@ class _Builder:
         self._deep = False
         # (id(mapping), key) of unknown keys reported as a misspelling of key
         self._misspelled: set[tuple[int, str]] = set()
-        # one builder method per node kind, named after it (loopc.kinds)
-        self._config_builders: dict[str, Callable[[YMap, YMap], Any]] = {
-            t: getattr(self, t) for t in kinds.KINDS
-        }
+
+    #: one builder method per node kind, named after it (loopc.kinds); the
+    #: plain functions, called with the builder (bound methods kept on the
+    #: instance would make a reference cycle)
+    _config_builders: dict[str, Callable[..., Any]] = {}
 
     # -- reporting -------------------------------------------------------
 
@@ -875,7 +876,7 @@ class _Builder:
             if not isinstance(cfg, YMap):
                 self.shape(cfg, f"'{cfg_key}' must be a mapping")
             else:
-                config = self._config_builders[t](cfg, m)
+                config = self._config_builders[t](self, cfg, m)
         if nid is None or config is None:
             return nid, idn, None
         return nid, idn, Node(nid, t, config, inp, retry, label, description, m)
@@ -1338,3 +1339,6 @@ class _Builder:
         if node is None:
             return None
         return node, port
+
+
+_Builder._config_builders = {t: getattr(_Builder, t) for t in kinds.KINDS}

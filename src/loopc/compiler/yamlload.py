@@ -20,6 +20,7 @@ loop over that event stream (ruamel's composer is pure Python and recursive).
 from __future__ import annotations
 
 import re
+import weakref
 from typing import Any
 
 from loopc import limits as _limits
@@ -241,6 +242,10 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
     # consumed before a nested collection opens, so only the node is saved)
     stack: list[YNode | None] = []
     parent: Any = None
+    # children hold their parent weakly (the tree is acyclic): ``pref`` is
+    # the weak reference to ``parent``, made once per collection
+    pref: Any = None
+    ref = weakref.ref
     in_map = False
     p_items: Any = None
     p_index: Any = None
@@ -312,14 +317,14 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                 if in_map:
                     if pending is None:
                         node.is_key = True
-                        node.parent = parent
+                        node._parent = pref
                         node.key = raw
                         pending = node
                         continue
                     k = pending
                     pending = None
                     key_text = k.raw
-                    node.parent = parent
+                    node._parent = pref
                     node.key = key_text
                     if key_text != "\x00<complex>":
                         if key_text in p_index:
@@ -328,7 +333,7 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                             p_index[key_text] = len(p_items)
                         p_items.append((k, node))
                 elif parent is not None:
-                    node.parent = parent
+                    node._parent = pref
                     node.key = len(p_items)
                     p_items.append(node)
                 else:
@@ -348,12 +353,15 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                 parent = stack.pop()
                 pending = None
                 if parent is None:
+                    pref = None
                     in_map = False
                 elif parent.__class__ is YMap:
+                    pref = ref(parent)
                     in_map = True
                     p_items = parent.items
                     p_index = parent.index
                 else:
+                    pref = ref(parent)
                     in_map = False
                     p_items = parent.items
             elif cls is MappingStartEvent or cls is SequenceStartEvent:
@@ -394,7 +402,7 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                         )
                         k = YScalar(node.line, node.col, node.start, "", "", "\x00<complex>")
                         k.is_key = True
-                        k.parent = parent
+                        k._parent = pref
                         pending = k
                         # the complex key's own children are skipped below
                         deep = _skip_collection(get_event, depth + 1)
@@ -407,7 +415,7 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                         continue
                     pending = None
                     key_text = k.raw
-                    node.parent = parent
+                    node._parent = pref
                     node.key = key_text
                     if key_text != "\x00<complex>":
                         if key_text in p_index:
@@ -416,7 +424,7 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                             p_index[key_text] = len(p_items)
                         p_items.append((k, node))
                 elif parent is not None:
-                    node.parent = parent
+                    node._parent = pref
                     node.key = len(p_items)
                     p_items.append(node)
                 else:
@@ -424,6 +432,7 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                 stack.append(parent)
                 depth += 1
                 parent = node
+                pref = ref(node)
                 p_items = node.items
                 if cls is MappingStartEvent:
                     in_map = True
@@ -445,17 +454,17 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                     k = pending
                     if k is None:
                         node.is_key = True
-                        node.parent = parent
+                        node._parent = pref
                         pending = node
                         continue
                     pending = None
-                    node.parent = parent
+                    node._parent = pref
                     node.key = k.raw
                     if k.raw not in p_index:
                         p_index[k.raw] = len(p_items)
                     p_items.append((k, node))
                 elif parent is not None:
-                    node.parent = parent
+                    node._parent = pref
                     node.key = len(p_items)
                     p_items.append(node)
                 else:

@@ -4,9 +4,17 @@ Every node keeps its source range as 0-based line/column pairs and code-point
 indexes into the decoded source (libyaml counts code points), plus its parent
 and key so that an RFC 6901 pointer can be derived on demand.  Scalars carry
 the value resolved under the YAML 1.2 core schema (syntax sheet §7).
+
+The tree has no reference cycles: a child refers to its parent through a
+weak reference (:attr:`YNode.parent`), so a discarded document is freed by
+reference counting alone, never left for the cyclic garbage collector
+(docs/architecture.md "Invariants").  ``parent`` is therefore valid while
+the tree's root (or the :class:`YDocument`) is alive, which every result
+holding a node guarantees.
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any, Iterator
 
 from loopc.diagnostics import Span
@@ -18,9 +26,13 @@ def _escape(token: str) -> str:
 
 
 class YNode:
-    """Base class: a YAML node with a source range and its place in the tree."""
+    """Base class: a YAML node with a source range and its place in the tree.
 
-    __slots__ = ("line", "col", "end_line", "end_col", "start", "end", "parent", "key")
+    ``parent`` is the enclosing collection (``None`` at the root), held
+    weakly: the tree is acyclic for the garbage collector.  ``key`` is the
+    mapping key text or sequence index under which the node sits."""
+
+    __slots__ = ("line", "col", "end_line", "end_col", "start", "end", "_parent", "key")
 
     def __init__(self, line: int, col: int, start: int) -> None:
         self.line = line
@@ -29,8 +41,19 @@ class YNode:
         self.end_line = line
         self.end_col = col
         self.end = start
-        self.parent: YNode | None = None
+        self._parent: weakref.ref[YNode] | None = None
         self.key: str | int | None = None
+
+    @property
+    def parent(self) -> YNode | None:
+        """The enclosing mapping or sequence, ``None`` at the root (or once
+        the rest of the tree has been freed)."""
+        ref = self._parent
+        return None if ref is None else ref()
+
+    @parent.setter
+    def parent(self, node: YNode | None) -> None:
+        self._parent = None if node is None else weakref.ref(node)
 
     @property
     def span(self) -> Span:
@@ -46,9 +69,12 @@ class YNode:
         """RFC 6901 pointer to this node (keys point at their value's path)."""
         parts: list[str] = []
         node: YNode | None = self
-        while node is not None and node.parent is not None:
+        while node is not None:
+            ref = node._parent
+            if ref is None:
+                break
             parts.append(_escape(str(node.key)))
-            node = node.parent
+            node = ref()
         if not parts:
             return ""
         return "/" + "/".join(reversed(parts))
@@ -69,7 +95,7 @@ class YScalar(YNode):
         self.line = self.end_line = line
         self.col = self.end_col = col
         self.start = self.end = start
-        self.parent = None
+        self._parent = None
         self.key = None
         self.value = value
         self.style = style
@@ -96,7 +122,7 @@ class YMap(YNode):
     """A mapping: ``items`` keeps authored order (duplicates included); lookups
     by key text return the first occurrence."""
 
-    __slots__ = ("items", "index", "flow")
+    __slots__ = ("items", "index", "flow", "__weakref__")
 
     def __init__(self, line: int, col: int, start: int, flow: bool) -> None:
         super().__init__(line, col, start)
@@ -135,7 +161,7 @@ class YMap(YNode):
 class YSeq(YNode):
     """A sequence."""
 
-    __slots__ = ("items", "flow")
+    __slots__ = ("items", "flow", "__weakref__")
 
     def __init__(self, line: int, col: int, start: int, flow: bool) -> None:
         super().__init__(line, col, start)

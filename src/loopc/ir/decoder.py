@@ -31,8 +31,6 @@ checks, in order:
 """
 from __future__ import annotations
 
-import contextlib
-import gc
 import json
 import re
 from typing import Any, Iterator, Mapping
@@ -180,20 +178,6 @@ def _reject_lone_surrogates(value: Any) -> None:
 # Decoding
 # ---------------------------------------------------------------------------
 
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic GC while decoding: parsing and the typed model build
-    many small acyclic objects, and each generation-2 collection would rescan
-    the whole live artifact (the compiler pauses it likewise)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
 def decode(data: bytes | str, *, canonical: bool = False) -> Artifact:
     """Strictly decode artifact bytes (or text).
 
@@ -201,9 +185,8 @@ def decode(data: bytes | str, *, canonical: bool = False) -> Artifact:
     form (what ``loopc compile`` writes without ``--pretty``).  Raises
     :class:`DecodeError`.  Does not check the digest: see :func:`verify`.
     """
-    with _gc_paused():
-        value = parse_json(data)
-        art = decode_data(value)
+    value = parse_json(data)
+    art = decode_data(value)
     if canonical:
         raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
         if canonical_bytes(value) != raw:

@@ -1,10 +1,10 @@
 """loopc.pipeline — the layer above compiler, analyzer and IR that owns pass
-order, guards, GC policy and typed results (docs/architecture.md).
+order, guards and typed results (docs/architecture.md).
 
 * :func:`check_source`, :func:`check_file` → :class:`CheckResult` (passes 1–12);
 * :func:`compile_source`, :func:`compile_file`, :func:`compile_checked` →
   :class:`CompileResult` (passes 1–13, canonical artifact bytes);
-* :func:`guard`, :func:`gc_paused` — the pass guard and the GC policy.
+* :func:`guard` — the pass guard.
 
 The same names are re-exported from the package root (``loopc.check_source``).
 Consumers (interpreter, plan back end, language server, CLI) import this layer
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from loopc.pipeline.check import CheckResult, check_file, check_source, yaml_budget_bytes
 from loopc.pipeline.compile import CompileResult, bench_compile, compile_checked, compile_file, compile_source
-from loopc.pipeline.guard import gc_paused, guard
+from loopc.pipeline.guard import guard
 
 __all__ = [
     "CheckResult",
@@ -26,7 +26,6 @@ __all__ = [
     "compile_checked",
     "compile_file",
     "compile_source",
-    "gc_paused",
     "guard",
     "yaml_budget_bytes",
 ]

@@ -1,7 +1,7 @@
 """The check pipeline: source → YAML tree → typed model → checked model
 (passes 1–12 of docs/architecture.md).  Pure: no I/O except :func:`check_file`.
 
-The pipeline owns pass order, guards and GC policy (:mod:`loopc.pipeline.guard`):
+The pipeline owns pass order and guards (:mod:`loopc.pipeline.guard`):
 each pass runs inside a guard, so a pass that crashes becomes an LP5999
 diagnostic, never a traceback (cfn-lint's lesson).  Later passes run only on
 what earlier passes accepted, so one defect gives one diagnostic.
@@ -17,7 +17,7 @@ import attrs
 from loopc.compiler.report import Reporter, finish
 from loopc.compiler.yamlnodes import YDocument
 from loopc.diagnostics import Diagnostic, Severity
-from loopc.pipeline.guard import gc_paused, guard
+from loopc.pipeline.guard import guard, warn_pause_gc
 
 if TYPE_CHECKING:  # types only; the passes are imported lazily for start-up time
     from loopc.analyzer.facts import Analysis
@@ -123,7 +123,7 @@ def check_source(
     config: Any = None,
     lint: bool = True,
     max_diagnostics: int | None = MAX_DIAGNOSTICS,
-    pause_gc: bool = True,
+    pause_gc: bool | None = None,
 ) -> CheckResult:
     """Check one plan source (text or bytes).  Never raises on bad input.
 
@@ -137,14 +137,16 @@ def check_source(
     :class:`loopc.lint.LintConfig`: disabled warnings, warnings raised to
     errors); ``ok`` then reflects the raised severities.  ``compile`` passes
     ``lint=False``: suppressions and configuration never change an artifact's
-    diagnostics.  ``pause_gc`` is the GC policy (:func:`loopc.pipeline.guard.gc_paused`).
+    diagnostics.  ``pause_gc`` is accepted and ignored (deprecated): the check
+    never touches the garbage collector (docs/api.md "Memory and the garbage
+    collector").
 
     At most ``max_diagnostics`` diagnostics are returned (``None`` or 0:
     all); past the limit the first ones are kept and one LP1013 summary
     carrying the number left out follows them (:func:`cap_diagnostics`).
     """
-    with gc_paused(pause_gc):
-        res = _check(src, path)
+    warn_pause_gc(pause_gc)
+    res = _check(src, path)
     if not lint:
         return cap_result(res, max_diagnostics)
     from loopc.lint import apply_lint

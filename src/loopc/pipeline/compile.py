@@ -20,7 +20,7 @@ import attrs
 from loopc.compiler.report import Reporter
 from loopc.diagnostics import Diagnostic, Severity
 from loopc.pipeline.check import MAX_DIAGNOSTICS, CheckResult, check_source, yaml_budget_bytes
-from loopc.pipeline.guard import gc_paused, guard
+from loopc.pipeline.guard import guard, warn_pause_gc
 
 if TYPE_CHECKING:  # types only; lowering is imported lazily for start-up time
     from loopc.ir.budget import Limits
@@ -78,16 +78,18 @@ def compile_source(
     path: str | None = None,
     limits: Limits | None = None,
     max_diagnostics: int | None = MAX_DIAGNOSTICS,
-    pause_gc: bool = True,
+    pause_gc: bool | None = None,
 ) -> CompileResult:
     """Compile one plan source.  Never raises on bad input: problems are
     diagnostics (a crashing step becomes LP5999).  ``limits`` overrides the
     artifact budget (:class:`loopc.ir.budget.Limits`; tests only);
     ``max_diagnostics`` caps the check's diagnostics as in
     :func:`loopc.check_source` (LP1013 summary; ``None``: no cap);
-    ``pause_gc`` is the GC policy (:func:`loopc.pipeline.guard.gc_paused`)."""
-    check = check_source(src, path=path, lint=False, max_diagnostics=max_diagnostics, pause_gc=pause_gc)
-    return compile_checked(check, limits=limits, pause_gc=pause_gc)
+    ``pause_gc`` is accepted and ignored (deprecated; docs/api.md "Memory
+    and the garbage collector")."""
+    warn_pause_gc(pause_gc)
+    check = check_source(src, path=path, lint=False, max_diagnostics=max_diagnostics)
+    return compile_checked(check, limits=limits)
 
 
 def compile_file(path: str) -> CompileResult:
@@ -101,15 +103,17 @@ def compile_file(path: str) -> CompileResult:
     return compile_source(data, path=str(path))
 
 
-def compile_checked(check: CheckResult, *, limits: Limits | None = None, pause_gc: bool = True) -> CompileResult:
+def compile_checked(
+    check: CheckResult, *, limits: Limits | None = None, pause_gc: bool | None = None
+) -> CompileResult:
     """Lower an existing :class:`~loopc.pipeline.CheckResult`
     (seed 004 §5 pass 13).  A check with errors yields ``ok=False`` and its
-    diagnostics unchanged."""
+    diagnostics unchanged.  ``pause_gc`` is accepted and ignored (deprecated)."""
+    warn_pause_gc(pause_gc)
     if not check.ok:
         return CompileResult(False, check.diagnostics, check=check)
     reporter = Reporter()
-    with gc_paused(pause_gc):
-        out = guard(reporter, "lowering", lambda: _lower(check, reporter, limits))
+    out = guard(reporter, "lowering", lambda: _lower(check, reporter, limits))
     from loopc.compiler.report import finish
 
     doc = getattr(check, "document", None)

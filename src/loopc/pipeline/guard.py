@@ -1,25 +1,36 @@
-"""Pass guards and the garbage-collector policy of the pipeline.
+"""Pass guards of the pipeline.
 
 Every pass runs inside :func:`guard`: a pass that crashes becomes one LP5999
 diagnostic, never a traceback (docs/architecture.md "Invariants").
-:func:`gc_paused` is the pipeline's GC policy: the passes build many small
-acyclic objects, and each generation-2 collection would rescan the whole
-live model, so a check or compile pauses the cyclic collector for its
-duration (reference counting still frees memory; the previous state is
-restored).  ``pause_gc=False`` on the pipeline entry points leaves the
-interpreter's GC state alone.
+
+The library never touches the interpreter's garbage-collector state (a
+process-wide setting that belongs to the host program): the YAML tree, the
+model and the results hold no reference cycles, so a discarded result is
+freed by reference counting alone.  Only the ``loopc`` CLI and language
+server processes set a GC policy (docs/architecture.md "Invariants").
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import traceback
-from typing import Callable, Iterator, TypeVar
+from typing import Callable, TypeVar
 
 from loopc.compiler.report import Reporter
 
-__all__ = ["guard", "gc_paused", "report_crash"]
+__all__ = ["guard", "report_crash", "warn_pause_gc"]
+
+
+def warn_pause_gc(value: object) -> None:
+    """The deprecated ``pause_gc`` keyword of the pipeline entry points: a
+    ``DeprecationWarning`` when it is passed; it has no effect."""
+    if value is not None:
+        import warnings
+
+        warnings.warn(
+            "pause_gc is deprecated and ignored: loopc never changes the garbage collector's state",
+            DeprecationWarning,
+            stacklevel=3,
+        )
 
 T = TypeVar("T")
 
@@ -47,18 +58,3 @@ def guard(reporter: Reporter, name: str, fn: Callable[[], T]) -> T | None:
         report_crash(reporter, name, exc)
     return None
 
-
-@contextlib.contextmanager
-def gc_paused(enabled: bool = True) -> Iterator[None]:
-    """Pause the cyclic garbage collector while the block runs (when
-    ``enabled``); restores the previous state."""
-    if not enabled:
-        yield
-        return
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
