@@ -103,9 +103,7 @@ def compile_file(path: str) -> CompileResult:
     return compile_source(data, path=str(path))
 
 
-def compile_checked(
-    check: CheckResult, *, limits: Limits | None = None, pause_gc: bool | None = None
-) -> CompileResult:
+def compile_checked(check: CheckResult, *, limits: Limits | None = None, pause_gc: bool | None = None) -> CompileResult:
     """Lower an existing :class:`~loopc.pipeline.CheckResult`
     (seed 004 §5 pass 13).  A check with errors yields ``ok=False`` and its
     diagnostics unchanged.  ``pause_gc`` is accepted and ignored (deprecated)."""

@@ -32,6 +32,7 @@ def warn_pause_gc(value: object) -> None:
             stacklevel=3,
         )
 
+
 T = TypeVar("T")
 
 
@@ -57,4 +58,3 @@ def guard(reporter: Reporter, name: str, fn: Callable[[], T]) -> T | None:
     except Exception as exc:  # noqa: BLE001 - a crashing rule becomes a diagnostic
         report_crash(reporter, name, exc)
     return None
-
