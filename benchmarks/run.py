@@ -235,6 +235,14 @@ def run(repeat: int) -> dict[str, Any]:
             notes[key] = "pipeline incomplete: internal error LP5999, timing is not meaningful"
         elif bad:
             notes[key] = f"plan not clean: {len(bad)} finding(s), first {bad[0].code} {bad[0].message[:120]}"
+    checked = _check(near)
+
+    def build_symbols() -> Any:
+        from loopc.compiler.symbols import SymbolIndex
+
+        return SymbolIndex(checked.document, checked.plan, checked.scopes, checked.types)
+
+    measure("symbols_near_ms", build_symbols)
     if measure("cli_check_small_ms", lambda: _cli_check(SMALL_EXAMPLE)) is not None:
         if _cli_check(SMALL_EXAMPLE) != 0:
             notes["cli_check_small_ms"] = f"{SMALL_EXAMPLE.name} did not check clean (exit 1)"
@@ -316,6 +324,7 @@ LABELS = (
     ("events_near_ms", "libyaml event stream only, near-budget plan"),
     ("check_near_ms", "loopc.check_source, near-budget plan"),
     ("check_typical_ms", "loopc.check_source, typical plan"),
+    ("symbols_near_ms", "CheckResult.symbols (index), near-budget plan"),
     ("cli_check_small_ms", "`loopc check` small example (subprocess)"),
     ("ir_compile_near_ms", "loopc.ir compile_source, near-budget plan"),
     ("ir_decode_digest_ms", "artifact decode + digest recompute"),
