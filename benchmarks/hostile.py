@@ -162,6 +162,49 @@ def expr_long_duration(n: int) -> str:
     return _switch("'P" + "9" * n + "D' > 'PT1S'")
 
 
+# --- fresh cases (session 3 attack) -----------------------------------------
+
+def aliases_many(n: int) -> str:
+    """n uses of one anchor in a flow sequence (one LP1006 each, capped)."""
+    return H + "a: &a x\nb: [" + ",".join(["*a"] * n) + "]\n"
+
+
+def flow_seqs_many(n: int) -> str:
+    """n empty flow sequences (YAML node budget)."""
+    return H + "x: [" + "[]," * n + "]\n"
+
+
+def long_unknown_ports(n: int) -> str:
+    """n edges from 3,000-character unknown ports (suggestion search)."""
+    return _PLAN.replace("edges: []", "edges:\n" + "".join(
+        f"  - {{id: e{k}, from: {{node: done, port: {'p' * 3000}{k}}}, to: {{node: done}}}}\n" for k in range(n)))
+
+
+def tabs_before_error(n: int) -> str:
+    """One error after n tabs on one line (tab expansion in the caret)."""
+    return H + 'state: {z: {description: "' + "\t" * n + '", type: strin}}\n'
+
+
+def zwj_before_error(n: int) -> str:
+    """One error after n ZWJ family emoji (grapheme clusters in the window)."""
+    return H + 'state: {z: {description: "' + "\U0001f468\u200d\U0001f469\u200d\U0001f467" * n + '", type: strin}}\n'
+
+
+def combining_run(n: int) -> str:
+    """One grapheme cluster of n combining marks on an error line."""
+    return H + "k: 'a" + "\u0301" * n + "'\n"
+
+
+def long_string_in_when(n: int) -> str:
+    """An n-character string literal in a switch condition."""
+    return _switch("'" + "a" * n + "' == 'b'")
+
+
+def doc_separators(n: int) -> str:
+    """n document separators (one LP1004)."""
+    return H + "---\n" * n
+
+
 # --- expectations ---------------------------------------------------------
 
 class Outcome(NamedTuple):
@@ -283,6 +326,21 @@ CASES: tuple[Case, ...] = (
          _rejects("LP3006", "")),
     Case("expr_long_duration", "durations in expressions", expr_long_duration, (20, 5_000), (1_000_000,),
          lambda o: _no_crash(o)),
+    Case("aliases_many", "diagnostic cap: one finding per alias", aliases_many, (10, 2_000), (20_000, 100_000),
+         _capped(1, "LP1006")),
+    Case("flow_seqs_many", "YAML node budget", flow_seqs_many, (10, 2_000), (150_000, 340_000),
+         lambda o: _no_crash(o)),
+    Case("long_unknown_ports", "suggestions on long names", long_unknown_ports, (3, 30), (300,),
+         lambda o: _no_crash(o)),
+    Case("tabs_before_error", "excerpt window: tabs", tabs_before_error, (10, 10_000), (500_000,),
+         _one_line_excerpt_windowed),
+    Case("zwj_before_error", "excerpt window: grapheme clusters", zwj_before_error, (10, 2_000), (100_000,),
+         _one_line_excerpt_windowed),
+    Case("combining_run", "excerpt window: one long cluster", combining_run, (10, 10_000), (300_000,),
+         _capped(1, "LP2007")),
+    Case("long_string_in_when", "expressions: long literal", long_string_in_when, (10, 10_000), (900_000,),
+         lambda o: _no_crash(o)),
+    Case("doc_separators", "YAML documents", doc_separators, (10, 1_000), (250_000,), _capped(1, "LP1004")),
 )
 
 
@@ -338,9 +396,9 @@ def _one(name: str, size: int) -> None:
 
     case = next(c for c in CASES if c.name == name)
     src = case.make(size)
-    import loopc  # noqa: F401  (imports are not timed)
-    from loopc.cli import render  # noqa: F401
 
+    for warm in (_PLAN, template_errors_one_line(2), _switch("1 > 0")):  # untimed: lazy imports, grammar
+        run_case(warm)
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t = time.perf_counter()
     out = run_case(src)

@@ -412,3 +412,86 @@ def test_every_format_escapes_names_and_stays_utf8(tmp_path: Path, fmt: str) -> 
         failure = case.find("failure")
         assert failure is not None and failure.text is not None
         assert len(failure.text.split("\n")) == 4 and "bad\\xff\\x1b[31m\\x0a.yaml:3:1" in failure.text
+
+
+# --- fresh cases of each kind (session 3) -------------------------------------------------
+
+def test_scenario_plan_name_with_nul(tmp_path: Path) -> None:
+    sc = tmp_path / "s.yaml"
+    sc.write_text(SCENARIO.read_text(encoding="utf-8").replace("plans/fork_all.yaml", '"pl\\0an.yaml"'),
+                  encoding="utf-8")
+    code, out = _invoke("run", str(sc))
+    assert code == 2 and "cannot read plan 'pl\\x00an.yaml': file name contains a NUL character" in out
+    from loopc.boundedio import ReadError, read_bounded
+
+    with pytest.raises(ReadError) as info:
+        read_bounded("a\0b", 10)
+    assert info.value.reason == "file name contains a NUL character"
+
+
+@pytest.mark.timeout(60)
+def test_output_files_never_block_and_fail_cleanly(tmp_path: Path) -> None:
+    """-o to a FIFO without a reader is refused at once (not waited on); an
+    unwritable -o names the file, not standard output."""
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    for cmd in ("compile", "graph"):
+        code, out = _invoke(cmd, "-o", str(fifo), str(EXAMPLE))
+        assert code == 2 and f"{fifo}: cannot write: is a FIFO (named pipe) with no reader" in out, out
+        code, out = _invoke(cmd, "-o", "/dev/full", str(EXAMPLE))
+        assert code == 2 and "/dev/full: cannot write: no space left on device" in out, out
+        code, out = _invoke(cmd, "-o", str(tmp_path / "no" / "x"), str(EXAMPLE))
+        assert code == 2 and "cannot write: no such file or directory" in out and "standard output" not in out
+        code, out = _invoke(cmd, "-o", "/dev/null", str(EXAMPLE))
+        assert code == 0, out
+    target = tmp_path / "a.json"
+    assert _invoke("compile", "-o", str(target), str(EXAMPLE))[0] == 0
+    assert target.read_bytes() == loopc.compile_source(EXAMPLE.read_bytes()).bytes
+
+
+def test_explain_escapes_and_shortens_the_unknown_code() -> None:
+    code, out = _invoke("explain", "LP\x1b[31m")
+    assert code == 2 and "unknown diagnostic code LP\\x1b[31m" in out and "\x1b" not in out
+    code, out = _invoke("explain", "L" * 100_000)
+    assert code == 2 and "(100,000 characters)" in out and len(out) < 300
+
+
+@pytest.mark.timeout(60)
+def test_dense_artifact_over_the_canonical_budget_is_refused_before_parsing() -> None:
+    """A 64 MiB artifact of ``[0,0,...]`` fits the file cap but can never be
+    within the 8 MiB canonical budget: refused from its structural
+    characters, without building 32 million values."""
+    from loopc.ir.verifier import MAX_ARTIFACT_BYTES, MAX_ARTIFACT_FILE_BYTES, canonical_floor
+
+    n = (MAX_ARTIFACT_FILE_BYTES - 16) // 2
+    data = b'{"a": [' + b"0," * n + b"0]}"
+    assert len(data) <= MAX_ARTIFACT_FILE_BYTES
+    res = loopc.ir.verify(data)
+    assert not res.ok and res.violations[0].code == "budget" and "at least" in res.message
+    good = loopc.compile_source(EXAMPLE.read_bytes()).bytes
+    assert canonical_floor(good) <= len(good) and loopc.ir.verify(good).ok
+    pretty = json.dumps(json.loads(good), indent=8).encode()
+    assert canonical_floor(pretty) == canonical_floor(good) < MAX_ARTIFACT_BYTES
+
+
+def _lsp_run(data: bytes) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "loopc", "lsp"], input=data, capture_output=True, timeout=60)
+
+
+def _frame(obj: dict) -> bytes:
+    b = json.dumps(obj).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(b) + b
+
+
+@pytest.mark.timeout(120)
+def test_lsp_hostile_framing() -> None:
+    """A Content-Length of 100 GB is neither allocated nor waited for: one
+    line, exit 2; a 10 MB header line is read in bounded pieces and the
+    session goes on."""
+    init = _frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})
+    bye = _frame({"jsonrpc": "2.0", "id": 9, "method": "shutdown"}) + _frame({"jsonrpc": "2.0", "method": "exit"})
+    r = _lsp_run(init + b"Content-Length: 100000000000\r\n\r\n{}")
+    err = r.stderr.decode()
+    assert r.returncode == 2 and "message of 100000000000 bytes is over the limit" in err and "Traceback" not in err
+    r = _lsp_run(init + b"X-Junk: " + b"a" * 10_000_000 + b"\r\n" + bye)
+    assert r.returncode == 0 and b'"id": 9' in r.stdout.replace(b'"id":9', b'"id": 9'), r.stderr[-500:]

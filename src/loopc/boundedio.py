@@ -97,6 +97,8 @@ def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
     is not a readable regular file.
     """
     p = os.fspath(path)
+    if "\0" in p:  # os.open would raise ValueError: no file can have this name
+        raise ReadError(p, "file name contains a NUL character", errno.EINVAL)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(p, flags)

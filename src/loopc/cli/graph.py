@@ -242,8 +242,9 @@ def graph_command(fmt: str, output: str | None, file: str) -> None:
         sys.stdout.buffer.write(payload)
         sys.stdout.flush()
     else:
-        with open(output, "wb") as fh:
-            fh.write(payload)
+        from loopc.cli.inputs import write_output
+
+        write_output(output, payload)
     if res.errors:
         click.echo(f"loopc: note: {shown} has {len(res.errors)} error(s); the picture may be incomplete", err=True)
 

@@ -42,3 +42,33 @@ def read_input(path: str, limit: int) -> bytes:
         return read_bounded(path, limit)
     except OSError as exc:
         unreadable(path, reason_of(exc))
+
+
+def write_output(path: str, payload: bytes) -> None:
+    """Write ``payload`` to the file ``path`` (``-o``); exit 2 with one line,
+    ``loopc: <escaped name>: cannot write: <reason>``, when it cannot be
+    written.  Never blocks on a FIFO without a reader (the open is
+    non-blocking: such a FIFO is refused); a FIFO with a reader, a device
+    such as ``/dev/null`` and a regular file are written."""
+    import errno
+    import fcntl
+    import os
+
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            unreadable(path, "cannot write: is a FIFO (named pipe) with no reader")
+        unreadable(path, f"cannot write: {reason_of(exc)}")
+    try:
+        fl = fcntl.fcntl(fd, fcntl.F_GETFL)
+        fcntl.fcntl(fd, fcntl.F_SETFL, fl & ~getattr(os, "O_NONBLOCK", 0))  # then write normally
+        view = memoryview(payload)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+    except OSError as exc:
+        unreadable(path, f"cannot write: {reason_of(exc)}")
+    finally:
+        os.close(fd)

@@ -62,12 +62,9 @@ def compile_cmd(file: str, out: str | None, pretty: bool) -> None:
         sys.exit(1)
     payload = res.artifact.pretty().encode("utf-8") if pretty else res.bytes
     if out is not None and out != "-":
-        try:
-            with open(out, "wb") as fh:
-                fh.write(payload)
-        except OSError as exc:
-            click.echo(f"loopc: {out}: {exc.strerror or exc}", err=True)
-            sys.exit(2)
+        from loopc.cli.inputs import write_output
+
+        write_output(out, payload)
     else:
         sys.stdout.flush()
         sys.stdout.buffer.write(payload)

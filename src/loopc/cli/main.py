@@ -64,7 +64,10 @@ def explain(code: str | None, list_codes: bool) -> None:
         sys.exit(2)
     matches = [c for c in codes.all_codes() if code.upper() == c.code or code == c.name]
     if not matches:
-        click.echo(f"loopc: unknown diagnostic code {code}", err=True)
+        from loopc.cli.textsafe import escape_text
+
+        shown = escape_text(code if len(code) <= 80 else code[:60] + f"… ({len(code):,} characters)")
+        click.echo(f"loopc: unknown diagnostic code {shown}", err=True)
         sys.exit(2)
     c = matches[0]
     click.echo(f"{c.code} {c.name} ({c.severity.value}): {c.title}\n\n{c.explanation}")

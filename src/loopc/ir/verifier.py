@@ -93,6 +93,22 @@ class VerifyResult:
     violations: tuple[Violation, ...] = ()
 
 
+_STRUCTURAL = (b",", b":", b"[", b"]", b"{", b"}", b'"')
+
+
+def canonical_floor(data: bytes | bytearray | str) -> int:
+    """A lower bound on the length of ``data``'s canonical bytes, computed
+    before any parsing: every literal ``, : [ ] { } "`` byte of a JSON
+    text appears unchanged in its RFC 8785 form (structural characters stay,
+    and inside strings they are never escaped, ``"`` as ``\\"`` in both).
+    Above :data:`MAX_ARTIFACT_BYTES` the artifact is over budget whatever
+    its whitespace, so the verifier refuses it without building a value
+    (a 64 MiB file of ``[0,0,...]`` would otherwise cost seconds and
+    hundreds of megabytes).  Linear, at C speed."""
+    b = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    return sum(b.count(c) for c in _STRUCTURAL)
+
+
 def verify(data: bytes | str) -> VerifyResult:
     """Strictly decode ``data`` and verify the artifact (module docstring).
     Never raises."""
@@ -101,6 +117,11 @@ def verify(data: bytes | str) -> VerifyResult:
     if isinstance(data, (bytes, bytearray)) and len(data) > MAX_ARTIFACT_FILE_BYTES:
         v = Violation("", f"artifact is {len(data)} bytes; the verifier reads at most "
                           f"{MAX_ARTIFACT_FILE_BYTES} bytes", "budget")
+        return VerifyResult(False, f"invalid artifact: {v.message}", violations=(v,))
+    floor = canonical_floor(data)
+    if floor > MAX_ARTIFACT_BYTES:
+        v = Violation("", f"canonical artifact is at least {floor} bytes (its structural characters alone); the "
+                          f"budget is {MAX_ARTIFACT_BYTES}", "budget")
         return VerifyResult(False, f"invalid artifact: {v.message}", violations=(v,))
     try:
         art = decode(data)

@@ -413,6 +413,48 @@ class _ProtocolOut:
             pass
 
 
+#: The largest protocol message the server reads (its Content-Length): a
+#: document is at most 1 MiB of source, so 64 MiB leaves room for any
+#: honest message in any encoding; a larger claim ends the session.
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+#: The longest header line read at once (longer ones arrive in pieces, which
+#: the framing ignores as malformed headers).
+MAX_HEADER_LINE = 64 * 1024
+
+
+class _ProtocolIn:
+    """Standard input for the protocol: a message whose Content-Length is
+    over :data:`MAX_MESSAGE_BYTES` (``Content-Length: 100000000000``) is
+    never allocated or waited for; the server stops with one line on
+    standard error and exit status 2 (the stream cannot be resynchronised
+    without reading what it claims)."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+
+    def readline(self, *args: Any) -> bytes:
+        return self.raw.readline(MAX_HEADER_LINE)  # a header line is short: never an unbounded read
+
+    def read(self, n: int = -1) -> bytes:
+        if n is None or n < 0 or n > MAX_MESSAGE_BYTES:
+            _fatal(f"loopc: language server message of {n} bytes is over the limit of {MAX_MESSAGE_BYTES:,} bytes")
+        return self.raw.read(n)
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def _fatal(line: str) -> None:
+    import os
+
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(2)
+
+
 def _output_lost(exc: OSError) -> None:
     import os
 
@@ -435,4 +477,4 @@ def serve() -> None:
     """Run the server over stdio until the client says ``exit``.  A
     standard output that cannot be written ends the process with exit
     status 2 and one line on standard error (:class:`_ProtocolOut`)."""
-    create_server().start_io(sys.stdin.buffer, _ProtocolOut(sys.stdout.buffer))  # type: ignore[arg-type]
+    create_server().start_io(_ProtocolIn(sys.stdin.buffer), _ProtocolOut(sys.stdout.buffer))  # type: ignore[arg-type]
