@@ -82,7 +82,10 @@ def map_scalar(doc: YDocument, scalar: YScalar) -> ScalarMap | None:
     """Build the :class:`ScalarMap` of ``scalar``, or ``None`` if its value
     cannot be reproduced from the source (callers then use the node span).
     Linear in the scalar's source length (a block scalar may try up to
-    three indentation levels, whatever its indentation)."""
+    three indentation levels, whatever its indentation).  A flow scalar
+    whose source body is its value (no escape, no line folding, the usual
+    case) maps by arithmetic: ``range`` objects, no per-character lists (a
+    1 MiB quoted scalar would otherwise take ~200 MB)."""
     try:
         text = doc.text
         a, b = scalar.start, scalar.end
@@ -94,8 +97,12 @@ def map_scalar(doc: YDocument, scalar: YScalar) -> ScalarMap | None:
         elif style == "'" or style == '"':
             if b - a < 2 or text[a] != style or text[b - 1] != style:
                 return None
+            if text[a + 1:b - 1] == scalar.raw:  # no escape, no folding: value offset k is source a + 1 + k
+                return ScalarMap(doc, scalar, range(a + 1, b - 1), range(a + 2, b))
             got = _flow(text, a + 1, b - 1, style)
         elif style == "":
+            if text[a:b] == scalar.raw:
+                return ScalarMap(doc, scalar, range(a, b), range(a + 1, b + 1))
             got = _flow(text, a, b, "")
         else:
             return None
