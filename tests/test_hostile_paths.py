@@ -495,3 +495,17 @@ def test_lsp_hostile_framing() -> None:
     assert r.returncode == 2 and "message of 100000000000 bytes is over the limit" in err and "Traceback" not in err
     r = _lsp_run(init + b"X-Junk: " + b"a" * 10_000_000 + b"\r\n" + bye)
     assert r.returncode == 0 and b'"id": 9' in r.stdout.replace(b'"id":9', b'"id": 9'), r.stderr[-500:]
+
+
+@pytest.mark.timeout(120)
+def test_lsp_malformed_messages_one_line_each() -> None:
+    """Invalid JSON and JSON nested past the parser's limit are ignored with
+    one line each on standard error (no traceback); the session goes on."""
+    init = _frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})
+    bye = _frame({"jsonrpc": "2.0", "id": 9, "method": "shutdown"}) + _frame({"jsonrpc": "2.0", "method": "exit"})
+    deep = b'{"jsonrpc":"2.0","id":3,"method":"x","params":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    r = _lsp_run(init + b"Content-Length: 5\r\n\r\n{{{{{" + b"Content-Length: %d\r\n\r\n" % len(deep) + deep + bye)
+    err = r.stderr.decode()
+    assert r.returncode == 0 and "Traceback" not in err, err[-1000:]
+    assert err.count("loopc: ignored a malformed protocol message") == 2, err
+    assert b'"id": 9' in r.stdout.replace(b'"id":9', b'"id": 9')

@@ -473,8 +473,26 @@ def _output_lost(exc: OSError) -> None:
     os._exit(2)
 
 
+class _MalformedMessages(logging.Filter):
+    """pygls logs a traceback for every message it cannot parse (invalid
+    JSON, JSON nested past the parser's recursion limit); the session goes
+    on, so one line says what was ignored instead."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        import json
+
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, (json.JSONDecodeError, RecursionError)):
+            record.msg = "loopc: ignored a malformed protocol message (%s: %s)"
+            record.args = (type(exc).__name__, str(exc)[:200])
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
 def serve() -> None:
     """Run the server over stdio until the client says ``exit``.  A
     standard output that cannot be written ends the process with exit
     status 2 and one line on standard error (:class:`_ProtocolOut`)."""
+    logging.getLogger("pygls.server").addFilter(_MalformedMessages())
     create_server().start_io(_ProtocolIn(sys.stdin.buffer), _ProtocolOut(sys.stdout.buffer))  # type: ignore[arg-type]
