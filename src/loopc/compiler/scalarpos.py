@@ -98,11 +98,11 @@ def map_scalar(doc: YDocument, scalar: YScalar) -> ScalarMap | None:
             if b - a < 2 or text[a] != style or text[b - 1] != style:
                 return None
             if text[a + 1:b - 1] == scalar.raw:  # no escape, no folding: value offset k is source a + 1 + k
-                return ScalarMap(doc, scalar, range(a + 1, b - 1), range(a + 2, b))
+                return ScalarMap(doc.index, scalar, range(a + 1, b - 1), range(a + 2, b))
             got = _flow(text, a + 1, b - 1, style)
         elif style == "":
             if text[a:b] == scalar.raw:
-                return ScalarMap(doc, scalar, range(a, b), range(a + 1, b + 1))
+                return ScalarMap(doc.index, scalar, range(a, b), range(a + 1, b + 1))
             got = _flow(text, a, b, "")
         else:
             return None
