@@ -155,3 +155,18 @@ def test_json_format_is_the_contract() -> None:
     # stays as it was)
     assert doc["files"][0]["diagnostics"] == [{**d.to_json(), "reference": d.reference_url}
                                               for d in res.diagnostics]
+
+
+def test_documentation_base_override(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``LOOPC_DOCS_URL`` replaces the base (trailing slash dropped); unset,
+    the pyproject base is back."""
+    default = codes.docs_base_url()
+    monkeypatch.setenv(codes.DOCS_URL_ENV, "https://docs.example.test/loopc/")
+    codes.docs_base_url.cache_clear()
+    try:
+        assert codes.docs_url("LP1001") == "https://docs.example.test/loopc/diagnostics.md#lp1001"
+        monkeypatch.delenv(codes.DOCS_URL_ENV)
+        codes.docs_base_url.cache_clear()
+        assert codes.docs_base_url() == default
+    finally:
+        codes.docs_base_url.cache_clear()

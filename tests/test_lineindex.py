@@ -126,3 +126,56 @@ _ALPHABET = st.sampled_from(list("ab \t:") + ["\r", "\n", "\r\n", "\x85", "\u202
 @given(st.lists(_ALPHABET, max_size=24).map("".join))
 def test_round_trips_property(text: str) -> None:
     _check_roundtrips(text)
+
+
+def _plan_with(text_value: str, brk: str) -> str:
+    lines = [
+        "apiVersion: loop.plan/v1", "kind: PlanVersion",
+        "input:", "  topic: {type: string, required: true}", "output: {}", "entry: say", "nodes:",
+        "  - id: say", "    type: send_message", "    name: 日本語 😀 e\u0301",
+        f"    send_message: {{channel: general, text: \"{text_value}\"}}",
+        "    tpye: x",
+        "  - {id: done, type: end, end: {status: succeeded}}",
+        "edges:", "  - {id: e1, from: {node: say, port: sent}, to: {node: done}}", "",
+    ]
+    return brk.join(lines)
+
+
+def _walk(node: object):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        for item in getattr(n, "items", ()):
+            stack.extend(item if isinstance(item, tuple) else (item,))
+
+
+# every YAML node and diagnostic of a real check: its span's line/column and
+# offsets agree through the one index, in code points, UTF-16 and UTF-8
+_VALUES = ["日本語 {{ input.topic }}", "😀👩‍💻 🇫🇷", "e\u0301 a\u0308\u0323", "a\x85b", "a\u2028b\u2029c",
+           "mixed 中文 😀 e\u0301\x85\u2028 {{ input.topic }}"]
+
+
+@settings(max_examples=len(_VALUES) * 3, derandomize=True, deadline=None)
+@given(st.sampled_from(_VALUES), st.sampled_from(["\n", "\r\n", "\r"]))
+def test_check_positions_round_trip_through_the_index(value: str, brk: str) -> None:
+    src = _plan_with(value, brk)
+    res = loopc.check_source(src)
+    idx, text = res.line_index, res.document.text
+    assert idx is not None and not any(d.code.startswith("LP10") for d in res.diagnostics)
+    spans = [n.span for n in _walk(res.document.root)] + [d.span for d in res.diagnostics if d.span]
+    assert any(d.code == "LP2007" for d in res.diagnostics)  # 'tpye', after every exotic line
+    for sp in spans:
+        for off, line, col in ((sp.start, sp.line, sp.column), (sp.end, sp.end_line, sp.end_column)):
+            assert off is not None and 0 <= off <= len(text)
+            assert idx.position(off) == (line - 1, col - 1), (sp, value, brk)
+            assert idx.offset(line - 1, col - 1) == off
+            prefix = text[idx.line_start(line - 1) : off]
+            assert idx.position(off, "utf-16") == (line - 1, len(prefix.encode("utf-16-le")) // 2)
+            assert idx.position(off, "utf-8") == (line - 1, len(prefix.encode("utf-8")))
+            for enc in ENCODINGS:
+                assert idx.from_unit_offset(idx.unit_offset(off, enc), enc) == off
+    # the exotic characters are column characters: the key after them is on
+    # its own authored line
+    tpye = next(d for d in res.diagnostics if "'tpye'" in d.message)
+    assert tpye.span.line == 12 and text[tpye.span.start : tpye.span.end] == "tpye"

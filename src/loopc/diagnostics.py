@@ -25,12 +25,25 @@ DOCS_URL_FALLBACK = "https://github.com/loopc/loopc/blob/main/docs"
 checkout); keep it equal to the one in ``pyproject.toml``."""
 
 
+DOCS_URL_ENV = "LOOPC_DOCS_URL"
+"""Environment variable that overrides the documentation base (a fork or a
+mirror of the docs); read once, on first use."""
+
+
 @functools.lru_cache(maxsize=1)
 def docs_base_url() -> str:
-    """The one configurable documentation base: the ``Documentation`` URL of
+    """The one configurable documentation base: ``$LOOPC_DOCS_URL`` when set
+    (an override, e.g. for a fork), else the ``Documentation`` URL of
     ``[project.urls]`` in ``pyproject.toml``, read from the installed
     distribution's metadata (``Project-URL: Documentation, ...``), else
-    :data:`DOCS_URL_FALLBACK`.  No trailing slash."""
+    :data:`DOCS_URL_FALLBACK`.  No trailing slash.  Until a docs site
+    exists the base is the repository's ``docs`` folder on GitHub
+    (docs/language.md "Documentation URLs")."""
+    import os
+
+    override = os.environ.get(DOCS_URL_ENV, "").strip()
+    if override:
+        return override.rstrip("/")
     try:
         from importlib.metadata import PackageNotFoundError, metadata
 

@@ -18,7 +18,7 @@ import importlib
 import attrs
 
 from loopc.diagnostics import Severity
-from loopc.diagnostics import DOCS_URL_FALLBACK, docs_base_url, docs_url  # noqa: F401 - documentation URLs, re-exported
+from loopc.diagnostics import DOCS_URL_ENV, DOCS_URL_FALLBACK, docs_base_url, docs_url  # noqa: F401 - documentation URLs, re-exported
 
 FAMILIES = ("yaml", "schema", "types", "bindings", "graph", "analysis", "ir", "internal", "lint", "plan")
 
