@@ -340,7 +340,7 @@ def test_malformed_nodes_and_edges_are_set_aside() -> None:
     assert sorted(lp2(r)) == ["LP2006", "LP2012", "LP2014", "LP2040"]
     assert set(plan.nodes) == {"done"} and plan.malformed_nodes == {"ask", "Bad"}
     assert set(plan.edges) == {"e1"} and plan.malformed_edges == {"e2", "e3"}
-    assert r.bad_nodes == {"ask", "Bad"} and r.bad_edges == {"e2", "e3"}
+    assert r.tainted_names("node") == {"ask", "Bad"} and r.tainted_names("edge") == {"e2", "e3"}
     by_code = {d.code: d for d in r.diagnostics}
     assert by_code["LP2040"].node == "ask" and by_code["LP2006"].edge == "e2"
 

@@ -19,7 +19,7 @@ from typing import Iterable
 
 from loopc.compiler.model import Edge, Fork, Join, Loop, Node, Plan, Switch
 from loopc.compiler.ports import source_ports, target_ports
-from loopc.compiler.report import Location, Reporter
+from loopc.compiler.report import Entity, Location, Reporter
 from loopc.compiler.yamlnodes import YMap, YNode
 from loopc.diagnostics import Fix
 
@@ -35,8 +35,9 @@ def _sub(m: YNode | None, *keys: str) -> YNode | None:
 
 
 class Ctx:
-    """Indexed view of a plan for the analyses; also the single place that
-    reports (deduplicated, one diagnostic per culprit and code)."""
+    """Indexed view of a plan for the analyses; also the single place the
+    analyses report through (the reporter's policy: one diagnostic per code
+    and culprit, none about a rejected or tainted entity)."""
 
     def __init__(self, plan: Plan, reporter: Reporter) -> None:
         self.plan = plan
@@ -89,7 +90,6 @@ class Ctx:
             c = plan.nodes[nid].config
             if isinstance(c, Join) and c.owner:
                 self.joins_of.setdefault(c.owner, []).append(nid)
-        self._seen: set[tuple] = set()
         self.errors = 0
 
     # -- ordering ------------------------------------------------------------
@@ -141,20 +141,17 @@ class Ctx:
     # -- reporting -----------------------------------------------------------
     def report(self, code: str, at: Location, message: str, *, key: tuple = (),
                node: str | None = None, edge: str | None = None,
-               related: Iterable[tuple[str, Location]] = (), fix: Fix | None = None) -> bool:
-        """Report once per ``(code, key)`` (``key`` defaults to the culprit
-        node/edge); silent for culprits the schema pass already rejected.
+               related: Iterable[tuple[str, Location]] = (), fix: Fix | None = None,
+               needs: Iterable[Entity] = (), taints: Iterable[Entity] = ()) -> bool:
+        """Report through the reporter's policy (:mod:`loopc.compiler.report`)
+        with the identity ``(code, key)`` (``key`` defaults to the culprit
+        node/edge); ``needs``/``taints`` as for :meth:`Reporter.report`.
         Returns True when a diagnostic was emitted."""
-        k = (code,) + (key or (node, edge))
-        if k in self._seen:
-            return False
-        if node is not None and node in self.plan.malformed_nodes:
-            return False
-        if edge is not None and edge in self.plan.malformed_edges:
-            return False
-        self._seen.add(k)
         rel = [(m, loc) for m, loc in related if loc is not None]
-        d = self.r.report(code, at, message, node=node, edge=edge, related=rel, fix=fix)
+        d = self.r.report(code, at, message, node=node, edge=edge, related=rel, fix=fix,
+                          needs=needs, taints=taints, key=("analyzer",) + (key or (node, edge)))
+        if d is None:
+            return False
         if d.severity.value == "error":
             self.errors += 1
         return True

@@ -61,6 +61,7 @@ import attrs
 from loopc.analyzer.context import Ctx
 from loopc.analyzer.facts import Stack
 from loopc.compiler.model import End, Join, Loop, Node, Switch
+from loopc.compiler.report import node_entity
 from loopc.compiler.scopemap import Scope, ScopeMap, opening_scope, owner_kind
 from loopc.compiler.yamlnodes import YMap
 from loopc.diagnostics import Applicability, Fix, TextEdit
@@ -213,7 +214,7 @@ class ScopeTyping:
             at = ctx.config_at(j, key)
             owner = ctx.nodes.get(c.owner)
             if owner is None:
-                if c.owner in ctx.plan.malformed_nodes:
+                if ctx.r.tainted(node_entity(c.owner)):
                     continue
                 from loopc.compiler.graph import suggest
 

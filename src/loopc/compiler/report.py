@@ -1,15 +1,37 @@
 """Collects diagnostics for one source (seed 004 §5: "Diagnostics are an
-aggregate list, not a first-error-only response").
+aggregate list, not a first-error-only response") and applies loopc's one
+follow-on-suppression policy (docs/architecture.md "One defect, one
+diagnostic").
 
 Passes call :meth:`Reporter.report` with a code and a location: a
 :class:`~loopc.compiler.yamlnodes.YNode` (its range and pointer are used), or
 an explicit :class:`~loopc.diagnostics.Span` plus pointer, or ``None`` for a
 finding about the whole source (it then has no position).  Severity and slug
 come from the code registry.
+
+The policy, in one place:
+
+* **Taint.**  An error *taints* the entities it says are wrong (``taints=``,
+  or :meth:`Reporter.taint` when a pass rejects an entity after reporting
+  its defects): a node or edge the schema pass left out of the model
+  (:func:`node_entity`, :func:`edge_entity`), a declaration at a source
+  pointer — a top-level section, a mapping key, a contract field
+  (:func:`decl`, :func:`decl_key`) — or a scope / scope branch
+  (:func:`scope_entity`).  Entities are tuples read as paths:
+  tainting ``decl("/input")`` taints every declaration under it.
+* **Dependence.**  A diagnostic that depends on an entity (``needs=``; a
+  diagnostic's ``node``/``edge`` culprit is always one of them) is
+  suppressed when that entity is tainted: its defect is a follow-on of the
+  one already reported.  A suppressed error still taints what it names.
+* **Identity.**  A diagnostic is reported once: an exact duplicate (same
+  code, range and message) is dropped, and a pass may give a coarser
+  identity (``key=``: one diagnostic per code and culprit).
+
+Passes that skip work on rejected entities ask :meth:`Reporter.tainted`.
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence, Union
+from typing import Hashable, Iterable, Sequence, Tuple, Union
 
 import attrs
 
@@ -30,15 +52,90 @@ def span_of(at: Location) -> Span | None:
     return at.span
 
 
+#: An entity a diagnostic can taint or depend on: a tuple read as a path
+#: (``("node", id)``, ``("edge", id)``, ``("decl", seg, ...)``,
+#: ``("scope", owner[, branch])``); see :func:`node_entity`,
+#: :func:`edge_entity`, :func:`decl`, :func:`scope_entity`.
+Entity = Tuple[str, ...]
+
+
+def node_entity(node_id: str) -> Entity:
+    """The node ``node_id`` (tainted: the schema pass rejected it)."""
+    return ("node", node_id)
+
+
+def edge_entity(edge_id: str) -> Entity:
+    """The edge ``edge_id`` (tainted: the schema pass rejected it)."""
+    return ("edge", edge_id)
+
+
+def decl(pointer: str) -> Entity:
+    """The declaration at RFC 6901 ``pointer`` in the source (``/input``,
+    ``/nodes/3/join/forkId``, ``/state/count``): a section, key or contract
+    field that is missing, misspelt or was rejected when it is tainted."""
+    return ("decl", *pointer.split("/")[1:])
+
+
+def decl_key(mapping: YNode, key: str) -> Entity:
+    """The declaration of ``key`` in ``mapping`` (present or not)."""
+    return decl(mapping.pointer + "/" + key.replace("~", "~0").replace("/", "~1"))
+
+
+def scope_entity(owner: str, branch: str | None = None) -> Entity:
+    """The scope opened by ``owner`` (a fork, all_match switch, fan_out or
+    loop), or one ``branch`` of it: tainted when an error already says a
+    token leaves it wrongly or its join is broken, so derived findings about
+    its joins and branches are follow-ons."""
+    return ("scope", owner) if branch is None else ("scope", owner, branch)
+
+
 class Reporter:
-    """Accumulates the diagnostics of one check; ``bad_nodes``/``bad_edges``
-    mirror ``Plan.malformed_nodes``/``malformed_edges`` (ids already reported
-    as malformed, so later passes do not cascade)."""
+    """Accumulates the diagnostics of one check and applies the
+    follow-on-suppression policy of this module (taint, dependence,
+    identity)."""
 
     def __init__(self) -> None:
         self.diagnostics: list[Diagnostic] = []
-        self.bad_nodes: set[str] = set()
-        self.bad_edges: set[str] = set()
+        self._tainted: set[Entity] = set()
+        self._identities: set[Hashable] = set()
+
+    # -- the policy ------------------------------------------------------
+
+    def taint(self, *entities: Entity) -> None:
+        """Mark ``entities`` as already reported wrong (see the module doc)."""
+        self._tainted.update(entities)
+
+    def tainted(self, entity: Entity) -> bool:
+        """Is ``entity``, or an entity it lies under, tainted?"""
+        t = self._tainted
+        if not t:
+            return False
+        return any(entity[:i] in t for i in range(2, len(entity) + 1))
+
+    def tainted_names(self, kind: str) -> frozenset[str]:
+        """Names of the tainted entities of one kind (``"node"``, ``"edge"``)."""
+        return frozenset(e[1] for e in self._tainted if e[0] == kind and len(e) == 2)
+
+    def add(self, d: Diagnostic, *, key: Hashable | None = None) -> Diagnostic | None:
+        """Record an already built diagnostic under the identity rule;
+        returns ``None`` when it duplicates one already recorded."""
+        s = d.span
+        exact = (d.code, None if s is None else (s.line, s.column, s.end_line, s.end_column), d.message)
+        ids = self._identities
+        if exact in ids or (key is not None and (d.code, key) in ids):
+            return None
+        ids.add(exact)
+        if key is not None:
+            ids.add((d.code, key))
+        self.diagnostics.append(d)
+        return d
+
+    def extend(self, diags: Iterable[Diagnostic]) -> None:
+        """:meth:`add` each of ``diags``."""
+        for d in diags:
+            self.add(d)
+
+    # -- reporting -------------------------------------------------------
 
     def report(
         self,
@@ -53,11 +150,30 @@ class Reporter:
         fix: Fix | None = None,
         severity: Severity | None = None,
         section: str | None = None,
-    ) -> Diagnostic:
+        needs: Iterable[Entity] = (),
+        taints: Iterable[Entity] = (),
+        key: Hashable | None = None,
+    ) -> Diagnostic | None:
         """Record a diagnostic; ``related`` is ``(message, location)`` pairs;
         ``section`` the reference anchor when where the finding is says more
-        than its code (default: the code's section)."""
+        than its code (default: the code's section).
+
+        ``needs``: entities the finding depends on (with the ``node`` and
+        ``edge`` culprits); ``taints``: entities an error makes suspect;
+        ``key``: a coarser identity than the exact one (code, range,
+        message).  Returns the diagnostic, or ``None`` when the policy
+        suppressed it (a follow-on or a duplicate)."""
         entry = codes.get(code)
+        sev = severity or entry.severity
+        follow_on = bool(self._tainted) and (
+            (node is not None and ("node", node) in self._tainted)
+            or (edge is not None and ("edge", edge) in self._tainted)
+            or any(self.tainted(e) for e in needs)
+        )
+        if sev is Severity.ERROR:
+            self._tainted.update(taints)
+        if follow_on:
+            return None
         if pointer is None:
             pointer = at.pointer if isinstance(at, YNode) else ""
         rel = tuple(
@@ -67,7 +183,7 @@ class Reporter:
         d = Diagnostic(
             code=code,
             name=entry.name,
-            severity=severity or entry.severity,
+            severity=sev,
             message=message,
             span=span_of(at),
             pointer=pointer,
@@ -77,8 +193,7 @@ class Reporter:
             fix=fix,
             section=section or code_section(code) or "",
         )
-        self.diagnostics.append(d)
-        return d
+        return self.add(d, key=key)
 
     @property
     def has_errors(self) -> bool:
@@ -92,15 +207,15 @@ def finish(diags: Iterable[Diagnostic], text: str | None, path: str | None,
            index: object | None = None) -> tuple[Diagnostic, ...]:
     """The diagnostics a check returns: every span (of the diagnostic, its
     related locations and its fix edits) carries its code-point offsets into
-    ``text``, every diagnostic its ``path``; duplicates (same code, range and
-    message) removed; sorted by :meth:`Diagnostic.sort_key`; a diagnostic
-    without a ``section`` gets its code's.
+    ``text``, every diagnostic its ``path``; sorted by
+    :meth:`Diagnostic.sort_key`; a diagnostic without a ``section`` gets its
+    code's.  ``diags`` come from a :class:`Reporter` (duplicates are removed
+    there, never here).
 
     ``index`` is a :class:`loopc.lineindex.LineIndex` of ``text`` (built when
     needed and not given).  Without ``text`` spans are left as they are.
     """
     out: list[Diagnostic] = []
-    seen: set[tuple] = set()
     lines = index
     for d in diags:
         if text is not None and _needs_offsets(d):
@@ -115,11 +230,7 @@ def finish(diags: Iterable[Diagnostic], text: str | None, path: str | None,
             sec = code_section(d.code)
             if sec:
                 d = attrs.evolve(d, section=sec)
-        s = d.span
-        k = (d.code, None if s is None else (s.line, s.column, s.end_line, s.end_column), d.message)
-        if k not in seen:
-            seen.add(k)
-            out.append(d)
+        out.append(d)
     out.sort(key=Diagnostic.sort_key)
     return tuple(out)
 

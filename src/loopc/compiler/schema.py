@@ -41,7 +41,7 @@ from loopc.compiler.model import (
     RequestApproval, Retry, SendMessage, SetVariable, Switch, SwitchCase, Template,
     ValueExpr, Wait,
 )
-from loopc.compiler.report import Reporter
+from loopc.compiler.report import Reporter, edge_entity, node_entity
 from loopc.limits import number_text_problem
 from loopc.compiler.wireforms import (
     ERROR_CODE_RE, IDENT_RE, conform, duration_error, is_duration, number_problem,
@@ -724,8 +724,7 @@ class _Builder:
             else:
                 edges, bad_edges = self.edges(ed, m)
 
-        self.r.bad_nodes.update(bad_nodes)
-        self.r.bad_edges.update(bad_edges)
+        self.r.taint(*map(node_entity, bad_nodes), *map(edge_entity, bad_edges))
         return Plan(
             contracts["input"], contracts["output"], contracts["state"], entry,
             nodes, edges, frozenset(bad_nodes), frozenset(bad_edges), m,

@@ -34,7 +34,7 @@ from loopc.compiler import types as T
 from loopc.compiler.expr import ast as A
 from loopc.compiler.model import MISSING, Edge, End, Fork, Join, Loop, Node, Plan, SendMessage, Switch
 from loopc.compiler.ports import effective_input, target_ports
-from loopc.compiler.report import Reporter
+from loopc.compiler.report import Reporter, edge_entity
 from loopc.compiler.scopemap import ScopeMap
 from loopc.compiler.typecheck_context import Context, ContextBuilder
 from loopc.compiler.typecheck_values import (
@@ -328,7 +328,7 @@ class _PlanChecker:
     def check_edge(self, edge: Edge) -> None:
         """Edge ``bind`` or same-name pass-through (seed 004 §4.4, sheet §5)."""
         plan = self.plan
-        if edge.id in plan.malformed_edges:
+        if self.reporter.tainted(edge_entity(edge.id)):
             return
         src = plan.nodes.get(edge.from_node)
         dst = plan.nodes.get(edge.to_node)

@@ -35,6 +35,7 @@ from loopc.compiler.model import (
     MISSING, End, FanOut, FieldSchema, Join, Loop, Node, Plan, RequestApproval, SendMessage, SetVariable,
     Switch, Wait,
 )
+from loopc.compiler.report import node_entity
 from loopc.compiler.yamlnodes import YMap, YNode
 
 
@@ -148,7 +149,7 @@ def check_work_items_fields(pc: "_PlanChecker") -> None:
 
 def check_node(pc: "_PlanChecker", node: Node) -> None:
     """Type the configuration of one well-formed node."""
-    if node.id in pc.plan.malformed_nodes:
+    if pc.reporter.tainted(node_entity(node.id)):
         return
     fn = _BY_TYPE.get(node.config.__class__)
     if fn is not None:

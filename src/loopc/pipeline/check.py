@@ -155,7 +155,9 @@ def check_source(
     if diags == res.diagnostics:
         return cap_result(res, max_diagnostics)
     # locate and attach the path to the suppression findings (LP19xx)
-    diags = finish(diags, res.document.text if res.document is not None else None, path)
+    merged = Reporter()
+    merged.extend(diags)
+    diags = finish(merged.diagnostics, res.document.text if res.document is not None else None, path)
     ok = not any(d.severity is Severity.ERROR for d in diags)
     return cap_result(attrs.evolve(res, ok=ok, diagnostics=diags), max_diagnostics)
 

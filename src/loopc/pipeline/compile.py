@@ -111,12 +111,13 @@ def compile_checked(check: CheckResult, *, limits: Limits | None = None, pause_g
     if not check.ok:
         return CompileResult(False, check.diagnostics, check=check)
     reporter = Reporter()
+    reporter.extend(check.diagnostics)  # one identity rule over the check's and lowering's findings
     out = guard(reporter, "lowering", lambda: _lower(check, reporter, limits))
     from loopc.compiler.report import finish
 
     doc = getattr(check, "document", None)
     diags = finish(
-        tuple(check.diagnostics) + tuple(reporter.diagnostics),
+        reporter.diagnostics,
         doc.text if doc is not None else None,
         getattr(check, "path", None),
     )

@@ -100,9 +100,11 @@ def _problems(check: Any, problems: tuple[PlanProblem, ...]) -> list[Diagnostic]
 def _finish(
     plan: Any, diags: list[Diagnostic], *, text: str | None = None, path: str | None = None, **kw: Any
 ) -> PlanResult:
-    from loopc.compiler.report import finish
+    from loopc.compiler.report import Reporter, finish
 
-    done = finish(diags, text, path)
+    rep = Reporter()
+    rep.extend(diags)
+    done = finish(rep.diagnostics, text, path)
     ok = plan is not None and plan.identity is not None and not any(d.severity is Severity.ERROR for d in done)
     return PlanResult(ok, done, plan, **kw)
 

@@ -622,12 +622,13 @@ def load_catalog(src: str | bytes, *, path: str | None = None) -> CatalogLoad:
         return CatalogLoad(None, finish(yaml_diags, text, path))
     data = doc.root.to_data()
     cat, problems = parse_catalog_data(data)
-    diags = list(yaml_diags)
+    diags = Reporter()
+    diags.extend(yaml_diags)
     for pr in problems:
         node = _unknown_key_node(doc.root, pr.pointer) if "unknown member" in pr.message else None
         node = node or _node_at(doc.root, pr.pointer)
         rel = tuple(Related(m, _node_at(doc.root, rp).span, rp) for m, rp in pr.related)
-        diags.append(
+        diags.add(
             Diagnostic(
                 pr.code,
                 codes.get(pr.code).name,
@@ -638,7 +639,7 @@ def load_catalog(src: str | bytes, *, path: str | None = None) -> CatalogLoad:
                 related=rel,
             )
         )
-    return CatalogLoad(cat if not problems else None, finish(diags, text, path))
+    return CatalogLoad(cat if not problems else None, finish(diags.diagnostics, text, path))
 
 
 def _diag(code: str, span: Span | None, pointer: str, message: str) -> Diagnostic:
