@@ -19,11 +19,14 @@ from typing import Iterable
 
 from loopc.compiler.model import Edge, Fork, Join, Loop, Node, Plan, Switch
 from loopc.compiler.ports import source_ports, target_ports
-from loopc.compiler.report import Entity, Location, Reporter
+from loopc.compiler.report import Entity, Location, Reporter, decl_path
 from loopc.compiler.yamlnodes import YMap, YNode
 from loopc.diagnostics import Fix
 
 LOOP_BACK_PORTS = frozenset(("continue", "break"))
+#: Every graph finding depends on the ``edges`` section: when it was reported
+#: wrong (misspelt, not a list) the graph is unknown, so nothing is derived.
+_EDGES = decl_path("edges")
 
 
 def _sub(m: YNode | None, *keys: str) -> YNode | None:
@@ -145,11 +148,12 @@ class Ctx:
                needs: Iterable[Entity] = (), taints: Iterable[Entity] = ()) -> bool:
         """Report through the reporter's policy (:mod:`loopc.compiler.report`)
         with the identity ``(code, key)`` (``key`` defaults to the culprit
-        node/edge); ``needs``/``taints`` as for :meth:`Reporter.report`.
+        node/edge); ``needs``/``taints`` as for :meth:`Reporter.report` (every
+        finding also needs the ``edges`` section).
         Returns True when a diagnostic was emitted."""
         rel = [(m, loc) for m, loc in related if loc is not None]
         d = self.r.report(code, at, message, node=node, edge=edge, related=rel, fix=fix,
-                          needs=needs, taints=taints, key=("analyzer",) + (key or (node, edge)))
+                          needs=(*needs, _EDGES), taints=taints, key=("analyzer",) + (key or (node, edge)))
         if d is None:
             return False
         if d.severity.value == "error":

@@ -36,7 +36,7 @@ def check_fan_outs(ctx: Ctx, typing: ScopeTyping) -> None:
         reliable = st if taint is None else st[:taint]
         outer = next((f for f in reversed(reliable) if f.kind == "fan_out"), None)
         if outer is not None:
-            typing.involved.add(nid)
+            typing.implicate(nid)
             ctx.report(
                 "LP4405", ctx.type_at(node),
                 f"fan_out `{nid}` sits inside the item body of fan_out `{outer.owner}`; loop.plan/v1 "
@@ -46,7 +46,7 @@ def check_fan_outs(ctx: Ctx, typing: ScopeTyping) -> None:
         joins = ctx.joins_of.get(nid, [])
         valid = [j for j in joins if j in typing.owner_ok]
         if not joins:
-            if nid not in typing.involved:
+            if not typing.implicated(nid):
                 ctx.report(
                     "LP4401", ctx.node_at(node),
                     f"fan_out `{nid}` has no closing join: every fan_out is closed by exactly one join "

@@ -61,7 +61,7 @@ import attrs
 from loopc.analyzer.context import Ctx
 from loopc.analyzer.facts import Stack
 from loopc.compiler.model import End, Join, Loop, Node, Switch
-from loopc.compiler.report import node_entity
+from loopc.compiler.report import node_entity, scope_entity
 from loopc.compiler.scopemap import Scope, ScopeMap, opening_scope, owner_kind
 from loopc.compiler.yamlnodes import YMap
 from loopc.diagnostics import Applicability, Fix, TextEdit
@@ -116,13 +116,15 @@ def _min_taint(*ts: int | None) -> int | None:
 
 class ScopeTyping:
     """Runs the pass over the structural :class:`ScopeMap` ``scopes`` (its
-    frames, owners and closers); results in ``node_stacks``/``node_taint``,
-    ``edge_stacks``/``edge_taint`` (the proof's stacks: on a plan the pass
-    accepts they equal the map's) and ``involved`` (owners already named by a
-    diagnostic).  After a defect the proof continues with the stack that
-    names no second diagnostic (the inside of a scope after an ingress, the
-    outside after a leak), which is why it keeps its own stacks rather than
-    the map's first-arrival ones."""
+    frames, owners and closers); results in ``node_stacks``/``node_taint``
+    and ``edge_stacks``/``edge_taint`` (the proof's stacks: on a plan the pass
+    accepts they equal the map's).  Scopes already named by a diagnostic are
+    tainted on the reporter (:meth:`implicate`), so findings derived from
+    them — a missing join, a branch that never arrives — stay silent (one
+    defect, one diagnostic).  After a defect the proof continues with the
+    stack that names no second diagnostic (the inside of a scope after an
+    ingress, the outside after a leak), which is why it keeps its own stacks
+    rather than the map's first-arrival ones."""
 
     def __init__(self, ctx: Ctx, scopes: ScopeMap, cut: set[str], order: list[str]) -> None:
         self.ctx = ctx
@@ -134,12 +136,25 @@ class ScopeTyping:
         self.node_taint: dict[str, int | None] = {}
         self.edge_stacks: dict[str, Stack] = {}
         self.edge_taint: dict[str, int | None] = {}
-        self.involved: set[str] = set()
         self.owner_ok: dict[str, str | None] = {}  # join id -> owner kind when valid
         self._after: dict[str, set[str]] = {}
         self._searches = 0
         self.arrived: dict[str, set[str | None]] = {}  # owner -> branch keys that reach a join
-        self.tainted_arrivals: set[str] = set()  # owners with an unreliable arrival
+
+    # ------------------------------------------------------- the reporter's taint
+    def implicate(self, *owners: str) -> None:
+        """Scopes of ``owners`` are already named by a diagnostic (or their
+        arrivals are unreliable because of one): findings derived from them
+        are follow-ons (reporter taint)."""
+        self.ctx.r.taint(*(scope_entity(o) for o in owners))
+
+    def implicate_frames(self, frames: Iterable[Scope]) -> None:
+        """A token leaves ``frames`` wrongly (already reported): each
+        branch it leaves never reaching its join is a follow-on."""
+        self.ctx.r.taint(*(scope_entity(f.owner, f.branch) for f in frames))
+
+    def implicated(self, owner: str) -> bool:
+        return self.ctx.r.tainted(scope_entity(owner))
 
     # ------------------------------------------------------------------ run
     def run(self) -> None:
@@ -177,7 +192,7 @@ class ScopeTyping:
         if isinstance(node.config, Loop):
             for e in ctx.inc.get(node.id, ()):
                 if e.id in ctx.back_edges:
-                    self.involved.add(node.id)
+                    self.implicate(node.id)
                     ctx.report(
                         "LP4504", ctx.edge_to(e),
                         f"edge `{e.id}` leads to loop `{node.id}` port `{e.to_port}`, but `{node.id}` is "
@@ -222,7 +237,7 @@ class ScopeTyping:
                     ("fork", "all_match") if key == "forkId" else ("fan_out",))]
                 s = suggest(c.owner, cands)
                 if s:
-                    self.involved.add(s)  # its missing join is this typo, not LP4308
+                    self.implicate(s)  # its missing join is this typo, not LP4308
                 ctx.report("LP4312", at,
                            f"join `{jid}` names owner `{c.owner}` in `{key}`, but no node has that id"
                            + (f"; did you mean `{s}`?" if s else ""),
@@ -253,7 +268,7 @@ class ScopeTyping:
                            f"join `{jid}` names `{c.owner}` as its owner, but {detail}; `{key}` must name "
                            + ("a fork or an all_match switch" if key == "forkId" else "a fan_out"),
                            node=jid, related=[(f"`{c.owner}` is declared here", ctx.node_at(owner))])
-            self.involved.add(c.owner)
+            self.implicate(c.owner)
 
     # ----------------------------------------------------------------- ends
     def end_arrivals(self, node: Node, arrivals: list[Arrival]) -> tuple[Stack, int | None]:
@@ -273,7 +288,8 @@ class ScopeTyping:
                 inner = reliable[-1]
                 if inner.kind != "loop" and not ctx.joins_of.get(inner.owner):
                     continue  # the owner has no join: LP4308 / LP4401 name the defect
-                self.involved.add(inner.owner)
+                self.implicate(inner.owner)
+                self.implicate_frames(reliable)  # finishing the Run here leaves every scope
                 exit_hint = (f"route it to join `{inner.closer}`" if inner.kind != "loop" and inner.closer
                              else f"route it to loop `{inner.owner}` port `continue` or `break`"
                              if inner.kind == "loop" else "close the scope with a join")
@@ -320,16 +336,16 @@ class ScopeTyping:
                     break
             if idx is None:
                 if a.taint is not None:
-                    self.tainted_arrivals.add(owner)
+                    self.implicate(owner)
                     continue
-                self.involved.add(owner)
+                self.implicate(owner)
                 self.report_cross_scope(node, a, okind)
                 continue
             if result is None:
                 t = a.taint if (a.taint is not None and a.taint < idx) else None
                 result = (st[:idx], t)
             if not _reliable(a, idx):
-                self.tainted_arrivals.add(owner)
+                self.implicate(owner)
                 continue
             branches.add(st[idx].branch)
             above = st[idx + 1:]
@@ -338,8 +354,9 @@ class ScopeTyping:
             e0 = above[0]
             if not _reliable(a, idx + 1):
                 continue
-            self.involved.add(e0.owner)
-            self.involved.add(owner)
+            self.implicate(e0.owner)
+            self.implicate(owner)
+            self.implicate_frames(above)  # every scope the token leaves here
             if e0.kind == "loop":
                 self.report_leak(node, a, e0, into_join=True)
             elif e0.kind == "fan_out":
@@ -377,7 +394,15 @@ class ScopeTyping:
     def opaque_join(self, arrivals: list[Arrival]) -> tuple[Stack, int | None]:
         """A join whose owner is invalid (already reported): no arrival
         checks; it continues with the arrivals' common stack prefix, and
-        frames from there on are unreliable (no cascades downstream)."""
+        frames from there on are unreliable (no cascades downstream).  The
+        scope each arrival is innermost in most likely meant this join as
+        its closer: its missing join or branches are follow-ons of the
+        owner defect (LP4301/LP4311/LP4312), so it is implicated."""
+        for a in arrivals:
+            reliable = a.stack if a.taint is None else a.stack[:a.taint]
+            inner = next((f for f in reversed(reliable) if f.kind in PARALLEL), None)
+            if inner is not None:
+                self.implicate(inner.owner)
         first = arrivals[0]
         if all(a.stack == first.stack for a in arrivals):
             return first.stack, _min_taint(*(a.taint for a in arrivals))
@@ -446,7 +471,7 @@ class ScopeTyping:
                 continue
             if c < len(s1) and c < len(s2):
                 f1, f2 = s1[c], s2[c]
-                self.involved.update((f1.owner, f2.owner))
+                self.implicate(f1.owner, f2.owner)
                 if f1.owner == f2.owner:
                     self.report_sibling_merge(node, chosen, a, f1, f2)
                 else:
@@ -459,8 +484,9 @@ class ScopeTyping:
             else:
                 long_, short = a, chosen
             e0 = long_.stack[c]
-            self.involved.add(e0.owner)
+            self.implicate(e0.owner)
             if self.is_after(e0, node.id):
+                self.implicate_frames(long_.stack[c:])  # every scope the token leaves here
                 self.report_leak(node, long_, e0, into_join=False)
                 chosen, taint = short, short.taint
             else:
@@ -601,7 +627,7 @@ class ScopeTyping:
             if idx is None:
                 if taint is not None:
                     continue
-                self.involved.add(loop_id)
+                self.implicate(loop_id)
                 ctx.report(
                     "LP4504", ctx.edge_to(e),
                     f"edge `{e.id}` leads to loop `{loop_id}` port `{e.to_port}` from outside the "
@@ -614,7 +640,8 @@ class ScopeTyping:
             if not above or not _reliable(a, idx + 1):
                 continue
             inner = above[0]
-            self.involved.update((loop_id, inner.owner))
+            self.implicate(loop_id, inner.owner)
+            self.implicate_frames(above)  # every scope the iteration's end leaves open
             what = ("unjoined parallel work" if inner.kind in PARALLEL else "another open loop")
             close = (f"close it at join `{inner.closer}` first" if inner.kind in PARALLEL and inner.closer
                      else f"end that loop's iteration at `{inner.owner}` first" if inner.kind == "loop"
@@ -645,7 +672,7 @@ class ScopeTyping:
             if kind == "fan_out":
                 continue  # fanout.check_fan_outs
             if not valid and not joins:
-                if nid in self.involved:
+                if self.implicated(nid):
                     continue
                 what = "fork" if kind == "fork" else "all_match switch"
                 ctx.report(
@@ -662,8 +689,8 @@ class ScopeTyping:
                         f"all_match switch has exactly one join, so scopes nest properly: "
                         f"remove this join or point it at the scope it should close",
                         node=j, related=[(f"first join of `{nid}`", ctx.config_at(first, "forkId"))])
-                self.involved.add(nid)
-            if not valid or nid in self.involved or nid in self.tainted_arrivals:
+                self.implicate(nid)
+            if not valid or self.implicated(nid):
                 continue
             jn = ctx.nodes[valid[0]]
             assert isinstance(jn.config, Join)
@@ -680,6 +707,7 @@ class ScopeTyping:
                     + ("can never complete when this port matches" if kind == "all_match"
                        else "can never complete")
                     + " and always takes its failure route", key=(nid, p), node=nid,
+                    needs=[scope_entity(nid, p)],
                     related=[(f"join `{jn.id}`", ctx.node_at(jn))])
 
     @staticmethod

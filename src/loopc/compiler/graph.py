@@ -37,7 +37,7 @@ from typing import Iterable
 
 from loopc.compiler.model import Edge, End, Join, Node, Plan
 from loopc.compiler.ports import must_route, source_ports, target_ports
-from loopc.compiler.report import Reporter
+from loopc.compiler.report import Reporter, decl_path
 from loopc.compiler.yamlnodes import YMap, YNode, YScalar, YSeq
 from loopc.diagnostics import Applicability, Fix, TextEdit
 
@@ -110,19 +110,20 @@ class _RawEdge:
         self.to_port = _str_at(to, "port") if _sub(to, "port") is not None else "in"
 
 
-def _raw_rejected_edges(plan: Plan) -> list[_RawEdge]:
+def _raw_rejected_edges(plan: Plan, reporter: Reporter) -> list[_RawEdge]:
     """Raw endpoints of every authored edge that is not a well-formed
     :class:`Edge` of ``plan`` (rejected, id-less, or a duplicate id).  When
-    ``edges`` itself is absent or not a list (the schema pass reported it),
-    one endpoint-less entry stands for "unknown edges"; an absent ``edges``
+    the ``edges`` section itself was reported wrong (not a list, or a
+    misspelt key standing in for it: tainted on ``reporter``), one
+    endpoint-less entry stands for "unknown edges"; an absent ``edges``
     key means no edges (routing is checked as for ``edges: []``)."""
     if not isinstance(plan.src, YMap):
         return []
     seq = plan.src.get("edges")
+    if reporter.tainted(decl_path("edges")) or (seq is not None and not isinstance(seq, YSeq)):
+        return [_RawEdge(YMap(0, 0, 0, True))]
     if seq is None:
         return []
-    if not isinstance(seq, YSeq):
-        return [_RawEdge(YMap(0, 0, 0, True))]
     kept = {id(e.src) for e in plan.edges.values() if e.src is not None}
     return [_RawEdge(m) if isinstance(m, YMap) else _RawEdge(YMap(0, 0, 0, True))
             for m in seq.items if id(m) not in kept]
@@ -152,7 +153,7 @@ class _Check:
         entry_ok = self.check_entry()
         valid = self.check_edges()
         self.check_multiplicity(valid)
-        raw = _raw_rejected_edges(self.plan)
+        raw = _raw_rejected_edges(self.plan, self.r)
         self.check_routing(raw)
         if entry_ok:
             self.check_reachability(raw)

@@ -78,7 +78,17 @@ def decl(pointer: str) -> Entity:
 
 def decl_key(mapping: YNode, key: str) -> Entity:
     """The declaration of ``key`` in ``mapping`` (present or not)."""
-    return decl(mapping.pointer + "/" + key.replace("~", "~0").replace("/", "~1"))
+    return decl(mapping.pointer + "/" + _escape(key))
+
+
+def decl_path(*keys: str) -> Entity:
+    """The declaration at the mapping keys ``keys`` from the document root
+    (``decl_path("state", "count")`` is ``decl("/state/count")``)."""
+    return ("decl", *map(_escape, keys))
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
 
 
 def scope_entity(owner: str, branch: str | None = None) -> Entity:

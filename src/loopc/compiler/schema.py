@@ -41,7 +41,7 @@ from loopc.compiler.model import (
     RequestApproval, Retry, SendMessage, SetVariable, Switch, SwitchCase, Template,
     ValueExpr, Wait,
 )
-from loopc.compiler.report import Reporter, edge_entity, node_entity
+from loopc.compiler.report import Entity, Reporter, decl, decl_key, edge_entity, node_entity
 from loopc.limits import number_text_problem
 from loopc.compiler.wireforms import (
     ERROR_CODE_RE, IDENT_RE, conform, duration_error, is_duration, number_problem,
@@ -217,8 +217,6 @@ class _Builder:
         self.edge: str | None = None
         self._count = 0
         self._deep = False
-        # (id(mapping), key) of unknown keys reported as a misspelling of key
-        self._misspelled: set[tuple[int, str]] = set()
 
     #: one builder method per node kind, named after it (loopc.kinds); the
     #: plain functions, called with the builder (bound methods kept on the
@@ -230,6 +228,7 @@ class _Builder:
     def err(self, code: str, at: Any, msg: str, **kw: Any) -> None:
         self.errs += 1
         if isinstance(at, YScalar) and at.style == "*":
+            self.r.taint(*kw.get("taints", ()))
             return  # an alias, already reported by the YAML layer (LP1006)
         if code in LOCATED and "section" not in kw and isinstance(at, YNode):
             kw["section"] = section_at(at.pointer)
@@ -248,9 +247,14 @@ class _Builder:
         return m
 
     def missing(self, m: YMap, key: str, what: str, hint: str = "") -> None:
-        if (id(m), key) in self._misspelled:
-            return  # "unknown key 'tpye'; did you mean 'type'?" already says it
-        self.err("LP2006", self.anchor(m), f"{what} is missing required key '{key}'{hint}")
+        # silent when "unknown key 'tpye'; did you mean 'type'?" already said it (the reporter's policy)
+        self.err("LP2006", self.anchor(m), f"{what} is missing required key '{key}'{hint}",
+                 needs=[decl_key(m, key)])
+
+    def needs_one(self, m: YMap, *keys: str) -> list[Entity]:
+        """Dependence of a finding that a key of ``m`` (one of ``keys``) is
+        missing: silent when a misspelling already stands in for one."""
+        return [decl_key(m, k) for k in keys]
 
     def shape(self, n: YNode, msg: str) -> None:
         self.err("LP2012", n, f"{msg}, not {_kind(n)}")
@@ -274,10 +278,12 @@ class _Builder:
     def unknown(self, kn: YScalar, k: str, allowed: Iterable[str], what: str) -> None:
         sug = suggest(k, allowed)
         if sug is not None:
-            if kn.parent is not None:
-                self._misspelled.add((id(kn.parent), sug))
+            # the misspelt key stands in for the key it names: findings that
+            # the key is missing, or about what it would declare, are follow-ons
+            parent = kn.parent
+            taints = [decl_key(parent, sug)] if isinstance(parent, YMap) and sug not in parent else []
             self.err("LP2007", kn, f"unknown key '{k}' in {what}; did you mean '{sug}'?",
-                     fix=_rename_fix(kn, sug))
+                     fix=_rename_fix(kn, sug), taints=taints)
         else:
             self.err("LP2007", kn, f"unknown key '{k}' in {what} (allowed: {', '.join(sorted(allowed))})")
 
@@ -540,6 +546,7 @@ class _Builder:
         are dropped; other defects keep the field with the bad part removed."""
         if not isinstance(n, YMap):
             self.shape(n, f"{what} must be a mapping of field name to FieldSchema (use {{}} for none)")
+            self.r.taint(decl(n.pointer))  # what reads the contract's fields is a follow-on
             return None
         out: dict[str, FieldSchema] = {}
         for k, kn, v in n.pairs():
@@ -553,6 +560,9 @@ class _Builder:
                 self.err("LP2014", kn, f"field name '{k}' must match ^[a-z][a-z0-9_]{{0,63}}$")
             fs = self.field(v, k, kn, f"field '{k}' of {what}")
             if fs is None:
+                # dropped (its type is unusable, already reported): what reads,
+                # binds or passes the field is a follow-on (reporter policy)
+                self.r.taint(decl_key(n, k))
                 continue
             if state and not fs.has_default and "default" not in v:  # a rejected default is reported already
                 self.err("LP2026", kn, f"Run state field '{k}' needs a 'default' (every state field starts "
@@ -721,6 +731,7 @@ class _Builder:
         if ed is not None:
             if not isinstance(ed, YSeq):
                 self.shape(ed, "'edges' must be a list of edges (use [] for none)")
+                self.r.taint(decl("/edges"))
             else:
                 edges, bad_edges = self.edges(ed, m)
 
@@ -738,10 +749,12 @@ class _Builder:
         if k == "inputs":
             root = kn.parent
             fix = None
+            taints: list[Entity] = []
             if isinstance(root, YMap) and "input" not in root:
                 fix = _rename_fix(kn, "input")
+                taints.append(decl("/input"))  # it stands in for the Plan input
             self.err("LP2009", kn, "'inputs' is the legacy workflow key; the Plan input contract is "
-                     "'input', a mapping of field name to FieldSchema", fix=fix)
+                     "'input', a mapping of field name to FieldSchema", fix=fix, taints=taints)
             return True
         return False
 
@@ -810,12 +823,7 @@ class _Builder:
 
         t: str | None = None
         tn = m.get("type")
-        if tn is None:
-            keys0 = NODE_KEYS + tuple(CONFIG_KEY_TYPES)
-            if not any(k not in keys0 and k not in LEGACY_NODE_KEYS and suggest(k, keys0) == "type"
-                       for k in m.index):  # else the misspelt key's LP2007 says it
-                self.missing(m, "type", what, f" ({', '.join(NODE_CONFIG_KEYS)})")
-        else:
+        if tn is not None:
             s = self.lit_scalar(tn, "type", "a node type")
             if s is not None:
                 val = s.value
@@ -847,14 +855,17 @@ class _Builder:
                 foreign.append((k, kn))
             else:
                 self.unknown(kn, k, allowed, what)
+        if tn is None:  # after the unknown keys: a misspelt 'type' already says it
+            self.missing(m, "type", what, f" ({', '.join(NODE_CONFIG_KEYS)})")
         cfg = m.get(cfg_key) if cfg_key else None
         if t is not None:
             for k, kn in foreign:
                 fix = _rename_fix(kn, cfg_key) if cfg is None and len(foreign) == 1 else None
                 self.err("LP2032", kn, f"'{k}' configures a {CONFIG_KEY_TYPES[k]} node; a node of type "
                          f"'{t}' is configured under '{cfg_key}'", fix=fix)
-            if cfg is None and not foreign and (id(m), cfg_key) not in self._misspelled:
-                self.err("LP2033", tn, f"a node of type '{t}' needs its configuration mapping '{cfg_key}'")
+            if cfg is None and not foreign:
+                self.err("LP2033", tn, f"a node of type '{t}' needs its configuration mapping '{cfg_key}'",
+                         needs=self.needs_one(m, cfg_key))
 
         label = self.get_str(m, "label", what, literal_only=False)
         description = self.get_str(m, "description", what, literal_only=False)
@@ -920,7 +931,7 @@ class _Builder:
                      "'scope' (a scope value), not both")
         elif tn is None and sn is None:
             self.err("LP2040", self.anchor(c), "sendMessage needs a destination: 'target' (such as "
-                     "\"#release\") or 'scope' (a scope value)")
+                     "\"#release\") or 'scope' (a scope value)", needs=self.needs_one(c, "target", "scope"))
         if tn is not None:
             target = self.get_template(c, "target", what)
         if sn is not None:
@@ -957,7 +968,7 @@ class _Builder:
         if rsn is not None:
             if wn is None:
                 self.err("LP2043", c.key_node("relatedScopes"), "'relatedScopes' needs 'workScope' (a scope "
-                         "value, or null to let the Agent choose)")
+                         "value, or null to let the Agent choose)", needs=self.needs_one(c, "workScope"))
             if isinstance(rsn, YSeq):
                 elems = rsn.items
                 if not elems:
@@ -990,7 +1001,8 @@ class _Builder:
                     allowed_responders = self.value(an)
         if completion == "callback" and con is None and wn is None:
             self.err("LP2045", c.key_node("completion"), "a callback sendMessage needs 'callbackOutput' (the "
-                     "fields the Agent returns) unless it declares 'workScope'")
+                     "fields the Agent returns) unless it declares 'workScope'",
+                     needs=self.needs_one(c, "callbackOutput", "workScope"))
         if completion is None or text is None:
             return None
         return SendMessage(
@@ -1016,10 +1028,10 @@ class _Builder:
                      "or 'duration' (a pure timer), not both")
         elif cn is None and dn is None:
             self.err("LP2050", self.anchor(c), "a wait needs 'condition' (resume on a Run-state change) or "
-                     "'duration' (a pure timer)")
+                     "'duration' (a pure timer)", needs=self.needs_one(c, "condition", "duration"))
         if ton is not None and cn is None and dn is not None:
             self.err("LP2051", c.key_node("timeout"), "'timeout' applies only to a wait with a 'condition'; "
-                     "a pure timer already ends after its duration")
+                     "a pure timer already ends after its duration", needs=self.needs_one(c, "condition"))
         cond = self.expr_text(cn, "condition") if cn is not None else None
         dur = self.value(dn) if dn is not None else None
         to = self.value(ton) if ton is not None else None
@@ -1147,7 +1159,7 @@ class _Builder:
                      "or 'fanOutId' (a fan_out), not both")
         elif fk is None and fo is None:
             self.err("LP2060", self.anchor(c), "a join needs its owner: 'forkId' (a fork or all_match "
-                     "switch) or 'fanOutId' (a fan_out)")
+                     "switch) or 'fanOutId' (a fan_out)", needs=self.needs_one(c, "forkId", "fanOutId"))
         fork_id = self.get_str(c, "forkId", what) if fk is not None else None
         fan_out_id = self.get_str(c, "fanOutId", what) if fo is not None else None
         mode = self.get_choice(c, "mode", _JOIN_MODES, what)

@@ -34,7 +34,7 @@ from loopc.compiler import types as T
 from loopc.compiler.expr import ast as A
 from loopc.compiler.model import MISSING, Edge, End, Fork, Join, Loop, Node, Plan, SendMessage, Switch
 from loopc.compiler.ports import effective_input, target_ports
-from loopc.compiler.report import Reporter, edge_entity
+from loopc.compiler.report import Reporter, decl_path, edge_entity
 from loopc.compiler.scopemap import ScopeMap
 from loopc.compiler.typecheck_context import Context, ContextBuilder
 from loopc.compiler.typecheck_values import (
@@ -150,7 +150,7 @@ class _PlanChecker:
         self.plan = plan
         self.scopes = scopes
         self.reporter = reporter
-        self.ctx = ContextBuilder(plan, scopes)
+        self.ctx = ContextBuilder(plan, scopes, reporter)
         self.vc = ValueChecker(reporter, doc)
         self.edge_bindings: dict[str, tuple[FieldBinding, ...]] = {}
         self.entry_bindings: tuple[FieldBinding, ...] = ()
@@ -176,14 +176,18 @@ class _PlanChecker:
     # -- mappings onto a contract -----------------------------------------
     def mapping(self, entries: Mapping[str, Any], holder: YNode | None, contract: Mapping[str, Any],
                 ctx: Context, *, what: str, dest: str, complete: bool,
-                node: str | None = None, edge: str | None = None) -> tuple[FieldBinding, ...]:
+                node: str | None = None, edge: str | None = None,
+                decl_root: str | None = None) -> tuple[FieldBinding, ...]:
         """Check ``entries`` (field → ValueExpr) against ``contract``.
 
         ``holder`` is the YAML mapping of the entries (its keys locate
         unknown fields; its key in the parent locates missing fields).
         ``complete`` requires every required field without default (LP3301).
         LP3302 for keys not in ``contract`` (with "did you mean"), LP3303
-        for values not assignable.  Returns the bindings in authored order.
+        for values not assignable.  ``decl_root`` names the top-level section
+        ``contract`` is (``output``, ``state``): a key naming a field the
+        schema pass rejected there is not reported again.  Returns the
+        bindings in authored order.
         """
         out: list[FieldBinding] = []
         claimed: set[str] = set()
@@ -204,7 +208,8 @@ class _PlanChecker:
                 else:
                     msg += " (it declares no fields)"
                 self.reporter.report("LP3302", key_node or value.src, msg, node=node, edge=edge,
-                                     fix=_rename_fix(key_node, hint) if hint and key_node is not None else None)
+                                     fix=_rename_fix(key_node, hint) if hint and key_node is not None else None,
+                                     needs=[decl_path(decl_root, key)] if decl_root else ())
                 self.vc.check(value, None, ctx, code="LP3303", what=what)
                 continue
             ft = self.ftype(fs)
@@ -248,7 +253,8 @@ class _PlanChecker:
                     root: str, source_desc: str, dest_desc: str, no_source_hint: str = "",
                     node: str | None = None, edge: str | None = None,
                     bind_context: Callable[[], Context] | None = None,
-                    source_authored: Callable[[str], bool] | None = None) -> tuple[FieldBinding, ...]:
+                    source_authored: Callable[[str], bool] | None = None,
+                    source_decl: str | None = None) -> tuple[FieldBinding, ...]:
         """Same-name pass-through (sheet §5): every ``dest`` field takes the
         same-named ``source`` field.  LP3304 lists required fields without
         default that have no same-named source; LP3305 each same-named field
@@ -257,8 +263,10 @@ class _PlanChecker:
         edge's bind context; ``None``: no edge, as at the entry) has one, a
         literal when the type can be written, else making the two contracts
         agree (``source_authored(name)``: whether the source field is declared
-        by the author, so its type can be changed; default yes).  Returns the
-        implicit bindings."""
+        by the author, so its type can be changed; default yes).
+        ``source_decl`` names the top-level section ``source`` is
+        (``input``): a field the schema pass rejected there is not listed
+        again.  Returns the implicit bindings."""
         src = source or {}
         out: list[FieldBinding] = []
         missing: list[str] = []
@@ -266,7 +274,8 @@ class _PlanChecker:
             dt = self.ftype(fs)
             sfs = src.get(name)
             if sfs is None:
-                if fs.required and not fs.has_default:
+                if fs.required and not fs.has_default and not (
+                        source_decl and self.reporter.tainted(decl_path(source_decl, name))):
                     missing.append(name)
                 continue
             st = self.ftype(sfs)
@@ -314,7 +323,7 @@ class _PlanChecker:
             self.plan.input, dest, at or node.src, root="run.input", source_desc="the Plan input",
             dest_desc=f"entry node '{node.id}' input",
             no_source_hint="; declare it in the Plan `input` (the entry takes the Plan input by name)",
-            node=node.id)
+            node=node.id, source_decl="input")
 
     # -- edges -----------------------------------------------------------------
     def dest_contract(self, dst: Node, port: str) -> Mapping[str, Any] | None:
@@ -346,10 +355,12 @@ class _PlanChecker:
         if dest is None:
             return
         self.dest_contracts[edge.id] = dest
+        decl_root = None
         if edge.to_port == "in":
             dest_desc = f"the input of '{dst.id}'"
             if dst.type == "end" and getattr(dst.config, "status", None) == "succeeded":
                 dest_desc = f"the Plan output (input of succeeded End '{dst.id}')"
+                decl_root = "output"
         else:
             dest_desc = f"the state of loop '{dst.id}' (port `{edge.to_port}`)"
         if edge.bind is not None:
@@ -357,7 +368,7 @@ class _PlanChecker:
             ctx = self.ctx.edge_bind(edge, src)  # only explicit binds evaluate anything
             self.edge_bindings[edge.id] = self.mapping(
                 edge.bind, holder, dest, ctx, what=f"the `bind` of edge '{edge.id}'", dest=dest_desc,
-                complete=True, edge=edge.id)
+                complete=True, edge=edge.id, decl_root=decl_root)
             return
         out = self.ctx.output(src, edge.from_port)
         hint = ""

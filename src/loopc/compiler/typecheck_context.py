@@ -23,8 +23,10 @@ import attrs
 from loopc.compiler import types as T
 from loopc.compiler.model import End, Edge, FanOut, Fork, Join, Loop, Node, Plan, Switch
 from loopc.compiler.ports import effective_input, output_contract, source_ports
+from loopc.compiler.report import Reporter, decl_path
 from loopc.compiler.scopemap import ScopeMap
 from loopc.compiler.types import Type
+from loopc.compiler.yamlnodes import YMap
 
 #: Roots of syntax sheet §3 (``run`` stands for ``run.input``/``run.state``).
 ROOTS = ("run", "input", "output", "branches", "winner", "item", "items", "loop")
@@ -266,13 +268,15 @@ class ContextBuilder:
     * a wait ``condition`` reads only ``input`` and ``run``.
     """
 
-    def __init__(self, plan: Plan, scopes: ScopeMap | None) -> None:
+    def __init__(self, plan: Plan, scopes: ScopeMap | None, reporter: Reporter | None = None) -> None:
         self.plan = plan
         self.scopes = scopes
+        self.reporter = reporter
         self._records: dict[tuple[int, bool], tuple[Mapping, Type]] = {}
         self._ports: dict[str, frozenset[str]] = {}
         self._outs: dict[tuple[str, str], Mapping | None] = {}
-        self.run_type = T.object_of((("input", self.record(plan.input)), ("state", self.record(plan.state))))
+        self.run_type = T.object_of((("input", self.section_record("input", plan.input)),
+                                     ("state", self.section_record("state", plan.state))))
 
     # -- helpers -----------------------------------------------------------
     def record(self, contract: Mapping | None, *, optional: bool = False) -> Type:
@@ -286,6 +290,26 @@ class ContextBuilder:
             hit = (contract, T.record_of(contract, optional=optional))
             self._records[key] = hit
         return hit[1]
+
+    def section_record(self, section: str, contract: Mapping) -> Type:
+        """Typed object of the top-level contract ``section`` (``input``,
+        ``state``) as ``run.<section>``.  What the reporter holds as already
+        reported wrong has the unknown type, so reading it is not reported
+        again: the whole section (misspelt, rejected) or a field the schema
+        pass dropped (its type is unknown)."""
+        rec = self.record(contract)
+        r = self.reporter
+        if r is None:
+            return rec
+        if r.tainted(decl_path(section)):
+            return T.UNKNOWN
+        src = self.plan.src.get(section) if isinstance(self.plan.src, YMap) else None
+        if not isinstance(src, YMap):
+            return rec
+        dropped = [k for k in src.index if k not in contract and r.tainted(decl_path(section, k))]
+        if not dropped:
+            return rec
+        return T.object_of(tuple(rec.fields or ()) + tuple((k, T.UNKNOWN) for k in dropped))
 
     def source_ports(self, node: Node) -> frozenset[str]:
         """Source ports of ``node`` (cached: a switch's ports are rebuilt on
@@ -398,9 +422,11 @@ class ContextBuilder:
             optional = False
             if owner is not None and isinstance(owner.config, Fork):
                 keys = owner.config.branches
-            elif owner is not None and isinstance(owner.config, Switch):
+            elif owner is not None and isinstance(owner.config, Switch) and owner.config.mode == "all_match":
                 keys = owner.config.ports
-                optional = owner.config.mode == "all_match"
+                optional = True
+            # any other owner opens no branches (the analyzer's LP4301): the
+            # branch keys are unknown, so reading them is not reported again
             if cfg.mode == "all":
                 if keys is None:
                     roots["branches"] = T.UNKNOWN

@@ -280,7 +280,7 @@ def _set_variable(pc: "_PlanChecker", node: Node) -> None:
     c: SetVariable = node.config  # type: ignore[assignment]
     pc.mapping(c.assign, _sub(c, "assign"), pc.plan.state, pc.ctx.node_config(node),
                what=f"the `assign` of set_variable '{node.id}'", dest="the Run state", complete=False,
-               node=node.id)
+               node=node.id, decl_root="state")
 
 
 def _join(pc: "_PlanChecker", node: Node) -> None:
