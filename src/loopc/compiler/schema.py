@@ -20,8 +20,11 @@ What it does not check: expression syntax and typing, reference roots,
 symbol resolution, ports versus edges, connectivity and scopes — later
 passes own those and work only on what this pass accepted.  A node or edge
 with any schema error is reported once, listed in ``Plan.malformed_nodes``
-/ ``malformed_edges`` (and ``reporter.bad_nodes``/``bad_edges``) and left
-out of ``Plan.nodes``/``Plan.edges`` so nothing cascades.
+/ ``malformed_edges``, tainted on the reporter and left out of
+``Plan.nodes``/``Plan.edges`` so nothing cascades; a misspelt key with a
+suggestion taints the declaration it stands for, and a dropped contract
+field or rejected section is tainted too (docs/architecture.md "One defect,
+one diagnostic").
 
 Cost is linear in the document: one walk, dict lookups per key, precompiled
 regexes, ``difflib`` only for keys that are already wrong.

@@ -54,7 +54,8 @@ class _PlanChecker(Protocol):
 
     def mapping(self, entries: Mapping[str, Any], holder: YNode | None, contract: Mapping[str, Any],
                 ctx: Any, *, what: str, dest: str, complete: bool,
-                node: str | None = None, edge: str | None = None) -> Any: ...
+                node: str | None = None, edge: str | None = None,
+                decl_root: str | None = None) -> Any: ...
 
 CFG = "LP3401"
 

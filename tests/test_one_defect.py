@@ -1,0 +1,140 @@
+"""One defect, one diagnostic (docs/architecture.md; docs/language.md
+"One defect, one diagnostic"): the follow-on-suppression policy of
+:mod:`loopc.compiler.report`, and each cascade class it closes, tried on
+every example rather than on one hand-picked plan."""
+
+from __future__ import annotations
+
+import pathlib
+import re
+
+import pytest
+
+import loopc
+from loopc.compiler.report import Reporter, decl, decl_path, edge_entity, node_entity, scope_entity
+from loopc.diagnostics import Span
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
+IDS = [p.stem for p in EXAMPLES]
+
+
+def _codes(src: str) -> list[str]:
+    return [d.code for d in loopc.check_source(src).diagnostics]
+
+
+# -- the policy ---------------------------------------------------------------
+
+
+def test_exact_duplicates_are_reported_once() -> None:
+    r = Reporter()
+    at = Span(3, 1, 3, 5)
+    assert r.report("LP2007", at, "unknown key 'x'") is not None
+    assert r.report("LP2007", at, "unknown key 'x'") is None
+    assert r.report("LP2007", at, "unknown key 'y'") is not None
+    assert [d.message for d in r.diagnostics] == ["unknown key 'x'", "unknown key 'y'"]
+
+
+def test_a_coarser_identity_reports_once_per_key() -> None:
+    r = Reporter()
+    assert r.report("LP4308", Span(1, 1, 1, 2), "first", key=("f",)) is not None
+    assert r.report("LP4308", Span(2, 1, 2, 2), "second", key=("f",)) is None
+    assert r.report("LP4309", Span(2, 1, 2, 2), "other code", key=("f",)) is not None
+
+
+def test_a_tainted_entity_silences_what_depends_on_it() -> None:
+    r = Reporter()
+    r.report("LP2007", None, "unknown key 'inptu'", taints=[decl("/input")])
+    assert r.tainted(decl_path("input")) and r.tainted(decl_path("input", "topic"))
+    assert not r.tainted(decl_path("output"))
+    assert r.report("LP3304", None, "entry needs topic", needs=[decl_path("input", "topic")]) is None
+    assert r.report("LP3302", None, "no field", needs=[decl_path("output", "x")]) is not None
+
+
+def test_culprit_nodes_and_edges_are_dependencies() -> None:
+    r = Reporter()
+    r.taint(node_entity("ask"), edge_entity("e1"))
+    assert r.report("LP4005", None, "port", node="ask") is None
+    assert r.report("LP4004", None, "edge", edge="e1") is None
+    assert r.report("LP4005", None, "port", node="other") is not None
+    assert r.tainted_names("node") == {"ask"} and r.tainted_names("edge") == {"e1"}
+
+
+def test_warnings_taint_nothing_and_suppressed_errors_still_taint() -> None:
+    r = Reporter()
+    r.report("LP4310", None, "a warning", taints=[scope_entity("f")])
+    assert not r.tainted(scope_entity("f", "a"))
+    r.taint(node_entity("j"))
+    assert r.report("LP4301", None, "about a rejected node", node="j", taints=[scope_entity("f")]) is None
+    assert r.tainted(scope_entity("f", "a"))
+
+
+def test_a_diagnostic_never_silences_itself() -> None:
+    r = Reporter()
+    assert r.report("LP2007", None, "x", taints=[decl("/a")], needs=[decl("/a")]) is not None
+
+
+# -- cascade classes on every example -----------------------------------------
+
+
+def _sections(text: str) -> list[str]:
+    return [m.group(1) for m in re.finditer(r"^([A-Za-z]+):", text, re.M)]
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_any_misspelt_top_level_key_is_one_diagnostic(path: pathlib.Path) -> None:
+    text = path.read_text()
+    for key in _sections(text):
+        for wrong in (key[:-1], key[0] + key[2] + key[1] + key[3:]):
+            bad = re.sub(rf"^{key}:", f"{wrong}:", text, count=1, flags=re.M)
+            assert _codes(bad) == ["LP2007"], (key, wrong, _codes(bad))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_an_unknown_type_in_a_top_level_contract_is_one_diagnostic(path: pathlib.Path) -> None:
+    text = path.read_text()
+    lines = text.splitlines(keepends=True)
+    section = None
+    for i, line in enumerate(lines):
+        m = re.match(r"^([A-Za-z]+):", line)
+        if m:
+            section = m.group(1)
+            continue
+        if section in ("input", "output", "state") and re.match(r"^  [a-z_]+: \{type: [a-z_]+", line):
+            bad = "".join(lines[:i]) + re.sub(r"type: [a-z_]+", "type: user", line, count=1) + "".join(lines[i + 1 :])
+            assert _codes(bad) == ["LP2020"], (section, line.strip(), _codes(bad))
+
+
+#: Conditionally required keys: required only when another key is absent
+#: or has a certain value (LP2033, LP2040, LP2043, LP2045, LP2050, LP2060).
+CONDITIONAL = ("callbackOutput", "workScope", "forkId", "fanOutId", "condition", "duration", "target", "scope")
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_misspelt_conditionally_required_key_is_one_diagnostic(path: pathlib.Path) -> None:
+    text = path.read_text()
+    for key in CONDITIONAL:
+        for m in re.finditer(rf"^(\s+){key}:", text, re.M):
+            for wrong in (key[:-1] + key[-1].upper(), key[:3] + key[4:]):
+                bad = text[: m.start()] + m.group(1) + wrong + ":" + text[m.end() :]
+                got = loopc.check_source(bad).diagnostics
+                assert [d.code for d in got] == ["LP2007"], (wrong, [(d.code, d.message) for d in got])
+                assert got[0].fix is not None and f"did you mean '{key}'" in got[0].message
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_join_naming_a_non_fork_is_one_diagnostic(path: pathlib.Path) -> None:
+    text = path.read_text()
+    m = re.search(r"^(\s+)forkId: ([a-z_]+)", text, re.M)
+    if m is None:
+        pytest.skip("no fork join")
+    ids = re.findall(r"^  - id: ([a-z_]+)\n    type: (\w+)", text, re.M)
+    for nid, kind in ids:
+        if kind in ("fork", "join") or nid == m.group(2):
+            continue
+        if kind == "switch" and re.search(rf"id: {nid}\n(?:    .*\n)*?      mode: all_match", text):
+            continue
+        bad = text[: m.start(2)] + nid + text[m.end(2) :]
+        assert _codes(bad) == ["LP4301"], (nid, kind, _codes(bad))
+    bad = text[: m.start(2)] + "zzz_nothing" + text[m.end(2) :]
+    assert _codes(bad) == ["LP4312"], _codes(bad)
