@@ -8,7 +8,7 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loopc.analyzer.conditions import _eval, analyze_cases, formula
+from loopc.analyzer.conditions import Domain, _eval, analyze_cases, formula
 from loopc.compiler.expr import parse_expression
 
 NUMS = [0, 3, 7, 9]
@@ -70,3 +70,71 @@ def test_the_cvss_order_is_caught_and_the_right_order_is_not() -> None:
 def test_too_many_combinations_claims_nothing() -> None:
     many = [_formula(" || ".join(f"input.v{k} == {n}" for n in range(6))) for k in range(6)]
     assert analyze_cases(many) is None
+
+
+# -- declared domains: required / enum / boolean closure ---------------------
+
+DOMAINS = {
+    "input.x": st.sampled_from([None, Domain("number", True), Domain("number", False)]),
+    "input.s": st.sampled_from([None, Domain("enum", False, ("a", "b")), Domain("enum", True, ("a", "b", "c")),
+                                Domain("string", False)]),
+    "input.flag": st.sampled_from([None, Domain("boolean", False), Domain("boolean", True)]),
+}
+
+
+def _domain_values(key: str, dom, sample: list) -> list:
+    if dom is None:
+        return sample
+    if dom.type == "enum":
+        vals = list(dom.values)
+    elif dom.type == "boolean":
+        vals = [True, False]
+    else:
+        vals = [v for v in sample if v is not None]
+    return vals + ([None] if dom.nullable else [])
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(cond, min_size=1, max_size=4), st.fixed_dictionaries(DOMAINS))
+def test_claims_hold_for_every_value_of_the_declared_domains(conds: list[str], doms: dict) -> None:
+    """With domains, the claims hold for every value the declared types
+    allow (and a domain the literals do not fit is ignored, so the claims
+    then hold for every value)."""
+    formulas = [_formula(c) for c in conds]
+    domains = {k: d for k, d in doms.items() if d is not None}
+    v = analyze_cases(formulas, domains)
+    assert v is not None
+    base = analyze_cases(formulas)
+    assert base is not None
+    # a domain only ever adds claims
+    assert set(base.never) <= set(v.never) and (not base.exhaustive or v.exhaustive)
+    xs = _domain_values("input.x", doms["input.x"], SAMPLE_X)
+    ss = _domain_values("input.s", doms["input.s"], SAMPLE_S)
+    fl = _domain_values("input.flag", doms["input.flag"], [None, True, False])
+    rows = []
+    for x in xs:
+        for s in ss:
+            for flag in fl:
+                for q in (False, True):
+                    env = {"input.x": x, "input.s": s, "input.flag": flag}
+                    rows.append([_eval(f, env, {"contains ( input.s , 'q' )": q}) for f in formulas])
+    for i in v.never:
+        assert not any(r[i] for r in rows), (conds, doms)
+    for i in v.covered:
+        assert all(any(r[:i]) for r in rows if r[i]), (conds, doms)
+    if v.exhaustive:
+        assert all(any(r) for r in rows), (conds, doms)
+
+
+def test_required_number_and_enum_members_are_exhaustive() -> None:
+    split = [_formula("input.x >= 7"), _formula("input.x < 7")]
+    assert not analyze_cases(split).exhaustive
+    assert analyze_cases(split, {"input.x": Domain("number", False)}).exhaustive
+    assert not analyze_cases(split, {"input.x": Domain("number", True)}).exhaustive
+    members = [_formula("input.s == 'a'"), _formula("input.s == 'b'")]
+    assert analyze_cases(members, {"input.s": Domain("enum", False, ("a", "b"))}).exhaustive
+    assert not analyze_cases(members, {"input.s": Domain("enum", False, ("a", "b", "c"))}).exhaustive
+    assert not analyze_cases(members, {"input.s": Domain("enum", True, ("a", "b"))}).exhaustive
+    # a literal outside the enum (the type pass reports it): the domain is not used
+    odd = [_formula("input.s == 'a'"), _formula("input.s != 'a' && input.s != 'z'")]
+    assert analyze_cases(odd, {"input.s": Domain("enum", False, ("a", "z2"))}).never == ()

@@ -13,7 +13,11 @@ Every subject ranges over a finite set of representatives that covers every
 equivalence class of the atoms mentioning it: for numbers, each literal, a
 point between each pair of neighbours and one point beyond each end; for
 strings and other scalars, each literal and one value equal to none of them;
-and ``null`` for every subject.  A property that holds for every combination
+and ``null`` for every subject.  A subject's declared type (a
+:class:`Domain`) narrows that: no ``null`` when the field is required or
+has a default, exactly the members of an enum, exactly ``true`` and
+``false`` for a boolean (a domain whose type the literals do not fit is not
+used: the type pass reports them).  A property that holds for every combination
 of representatives (and every valuation of the free atoms) therefore holds
 for every real value, so what this module claims is proved; when the
 combinations exceed :data:`MAX_ASSIGNMENTS` it claims nothing.
@@ -26,11 +30,11 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import attrs
 
-__all__ = ["MAX_ASSIGNMENTS", "CaseVerdicts", "analyze_cases", "false_when", "formula"]
+__all__ = ["MAX_ASSIGNMENTS", "CaseVerdicts", "Domain", "analyze_cases", "false_when", "formula", "subjects"]
 
 #: Largest number of representative combinations examined for one switch.
 MAX_ASSIGNMENTS = 4096
@@ -127,6 +131,15 @@ def _free_key(src: str) -> str:
     return " ".join(toks)
 
 
+def subjects(formulas: Iterable[Any | None]) -> list[str]:
+    """The subject keys the formulas compare with literals (first-seen order)."""
+    atoms: list[Any] = []
+    for f in formulas:
+        if f is not None:
+            _atoms(f, atoms)
+    return list(dict.fromkeys(a[1].subject for a in atoms if a[0] == "atom"))
+
+
 def _atoms(f: Any, out: list[Any]) -> None:
     stack = [f]
     while stack:
@@ -139,7 +152,33 @@ def _atoms(f: Any, out: list[Any]) -> None:
             out.append(g)
 
 
-def _representatives(atoms: Iterable[_Atom]) -> dict[str, list[Any]] | None:
+@attrs.frozen
+class Domain:
+    """What a subject's declared type allows (docs/language.md "Switch
+    conditions"): ``type`` is the field type (``number``, ``enum``,
+    ``boolean``, ``string``, ...), ``nullable`` whether ``null`` is possible
+    (an optional field without default; Run state is always nullable, a
+    write may store ``null``), ``values`` the members of an enum."""
+
+    type: str
+    nullable: bool = True
+    values: tuple[str, ...] | None = None
+
+
+def _fits(dom: Domain, nums: list[Any], others: list[Any]) -> bool:
+    """Do the literals compared with the subject fit its type?  When not,
+    the type pass reports them and the domain is not used."""
+    if dom.type == "number":
+        return not others
+    if dom.type == "enum":
+        return not nums and bool(dom.values) and all(isinstance(v, str) and v in dom.values for v in others)
+    if dom.type == "boolean":
+        return not nums and all(isinstance(v, bool) for v in others)
+    return not nums and not any(isinstance(v, bool) for v in others)
+
+
+def _representatives(atoms: Iterable[_Atom],
+                     domains: Mapping[str, Domain] | None = None) -> dict[str, list[Any]] | None:
     values: dict[str, list[Any]] = {}
     for a in atoms:
         values.setdefault(a.subject, []).append(a.value)
@@ -149,8 +188,15 @@ def _representatives(atoms: Iterable[_Atom]) -> dict[str, list[Any]] | None:
         others = [v for v in vals if not _is_number(v) and v is not None]
         if nums and others:
             return None  # ill-typed: the type pass reports it
-        r: list[Any] = [None]
-        if nums:
+        dom = domains.get(subject) if domains else None
+        if dom is not None and (not _fits(dom, nums, others) or not dom.nullable and None in vals):
+            dom = None  # ill-typed (a null comparison of a never-null value too): the type pass reports it
+        r: list[Any] = [None] if dom is None or dom.nullable else []
+        if dom is not None and dom.type == "enum" and dom.values:
+            r += list(dict.fromkeys(dom.values))  # every member, nothing else
+        elif dom is not None and dom.type == "boolean":
+            r += [True, False]
+        elif nums:
             r += nums + [nums[0] - 1, nums[-1] + 1]
             r += [(a + b) / 2 for a, b in zip(nums, nums[1:])]
         else:
@@ -217,16 +263,19 @@ class CaseVerdicts:
     exhaustive: bool
 
 
-def analyze_cases(formulas: Sequence[Any | None]) -> CaseVerdicts | None:
+def analyze_cases(formulas: Sequence[Any | None],
+                  domains: Mapping[str, Domain] | None = None) -> CaseVerdicts | None:
     """Decide the verdicts for one switch's ordered case formulas (``None``
     for a case that could not be abstracted: it is treated as matching
-    nothing, which only ever weakens the claims).  Returns ``None`` when the
+    nothing, which only ever weakens the claims).  ``domains`` maps subject
+    keys (``input.cvss``) to what their declared type allows; a subject
+    without one may hold any value or ``null``.  Returns ``None`` when the
     representative space exceeds :data:`MAX_ASSIGNMENTS`."""
     atoms: list[Any] = []
     for f in formulas:
         if f is not None:
             _atoms(f, atoms)
-    reps = _representatives(a[1] for a in atoms if a[0] == "atom")
+    reps = _representatives((a[1] for a in atoms if a[0] == "atom"), domains)
     if reps is None:
         return None
     frees = sorted({a[1] for a in atoms if a[0] == "free"})

@@ -18,7 +18,9 @@ conditions, which is semantic for ``first_match``:
 Conditions are compared on their token sequence (whitespace does not
 matter, string literals are compared verbatim); constant folding covers
 boolean literals under ``!``, ``&&`` and ``||`` only, and parses only a
-condition that could fold — no claim is made about conditions over data.
+condition that could fold.  Conditions over data are decided by
+:mod:`loopc.analyzer.conditions`, each compared field ranging over what its
+declared type allows (:func:`_domains`).
 """
 from __future__ import annotations
 
@@ -173,7 +175,7 @@ def _semantic(ctx: Ctx, nid: str, node: Any, c: Switch, reported: set[tuple[str,
         formulas.append(None if tree is None else formula(tree, case.when.text))
     if all(f is None for f in formulas):
         return
-    verdicts = analyze_cases(formulas)
+    verdicts = analyze_cases(formulas, _domains(ctx, node, formulas))
     if verdicts is None:
         return
     cases = list(c.cases)
@@ -206,6 +208,25 @@ def _semantic(ctx: Ctx, nid: str, node: Any, c: Switch, reported: set[tuple[str,
             f"the default port `{c.default}` of {c.mode} switch `{nid}` can never fire: the cases "
             f"together match every value (the default is selected only when no case matches)",
             key=(nid,), node=nid)
+
+
+def _domains(ctx: Ctx, node: Any, formulas: list[Any]) -> dict[str, Any]:
+    """Subject key → :class:`~loopc.analyzer.conditions.Domain` for every
+    one-segment path the conditions compare whose field is declared: the
+    switch's own ``input`` contract (``input.x``), the Plan input
+    (``run.input.x``) or Run state (``run.state.x``, always nullable)."""
+    from loopc.analyzer.conditions import Domain, subjects
+
+    out: dict[str, Any] = {}
+    contracts = {"input": node.input_contract, "run.input": ctx.plan.input, "run.state": ctx.plan.state}
+    for subject in subjects(formulas):
+        root, _, name = subject.rpartition(".")
+        fs = contracts[root].get(name) if root in contracts else None
+        if fs is None:
+            continue
+        nullable = root == "run.state" or not (fs.required or fs.has_default)
+        out[subject] = Domain(fs.type, nullable, tuple(fs.values) if fs.values else None)
+    return out
 
 
 def case_at(ctx: Ctx, node, case):

@@ -304,14 +304,16 @@ register(
          "prove: conditions built with `!`, `&&` and `||` from comparisons of one reference with "
          "literals (`== != < <= > >=`, orderings on numbers only), `in` over a literal list and bare "
          "boolean references; each reference is tried on a value for every class its literals "
-         "distinguish, always including `null` and a value equal to none of them, so a verdict is "
-         "a proof. What it cannot: it does not read the field's declaration (its type, `required` "
-         "flag or enum `values`), so `x >= 7` / `x < 7`, `flag == true` / `flag == false` and "
-         "cases naming every value of an enum do not count as exhaustive (the field could be "
-         "`null`, or in the last case any other string); function calls, comparisons of two "
-         "references and orderings of strings, durations or datetimes are independent unknowns; "
-         "beyond 4,096 value combinations for one switch it claims nothing. So no warning does not "
-         "mean the default is reachable.",
+         "distinguish and its declared type allows, so a verdict is a proof. The declaration of "
+         "the field (`input.x` in the switch's `input`, `run.input.x`, `run.state.x`) narrows the "
+         "values: a required field or one with a default is never `null`, so `x >= 7` / `x < 7` "
+         "over a required number is exhaustive; an enum holds only its members, so cases naming "
+         "every member are exhaustive; a boolean is `true` or `false`. What it cannot: Run state "
+         "and optional fields without a default may be `null`; nested paths (`input.a.b`) and "
+         "references declared nowhere the switch can see range over every value; function calls, "
+         "comparisons of two references and orderings of strings, durations or datetimes are "
+         "independent unknowns; beyond 4,096 value combinations for one switch it claims nothing. "
+         "So no warning does not mean the default is reachable.",
          _switch_plan(_cases("input.severity == 'high'", "true")), _SWITCH_OK, _W),
     Code("LP4203", "switch.case_never_matches", "Switch case never matches",
          "A case condition is always false, so its port never fires. A warning.",
