@@ -171,7 +171,8 @@ def _fits(dom: Domain, nums: list[Any], others: list[Any]) -> bool:
     if dom.type == "number":
         return not others
     if dom.type == "enum":
-        return not nums and bool(dom.values) and all(isinstance(v, str) and v in dom.values for v in others)
+        members = dom.values or ()
+        return not nums and bool(members) and all(isinstance(v, str) and v in members for v in others)
     if dom.type == "boolean":
         return not nums and all(isinstance(v, bool) for v in others)
     return not nums and not any(isinstance(v, bool) for v in others)
