@@ -139,7 +139,8 @@ def test_race_note_points_at_the_path_inside_an_expression() -> None:
     ("input.severity == 'high'", "input.severity != 'high'", "string", True),  # every value, null included
     ("input.severity == 'high' || true", "input.severity == 'low'", "string", True),
     ("input.severity < 'm'", "input.severity >= 'm'", "string", False),  # string orderings are unknowns
-    ("input.severity == 'high'", "input.severity == 'low'", "enum, values: [high, low]", False),  # no declaration
+    ("input.severity == 'high'", "input.severity == 'low'", "enum, values: [high, low]", True),  # every member
+    ("input.severity == 'high'", "input.severity == 'low'", "enum, values: [high, low, none]", False),
 ])
 def test_lp4202_explanation_matches_the_prover(high: str, low: str, severity: str, proved: bool) -> None:
     """Each limit `loopc explain LP4202` states is what the prover does
@@ -148,7 +149,7 @@ def test_lp4202_explanation_matches_the_prover(high: str, low: str, severity: st
     from loopc.codes import analysis as ex
 
     text = codes.get("LP4202").explanation
-    assert "cases naming every value of an enum do not count as exhaustive" in text
+    assert "cases naming every member are exhaustive" in text
     assert "orderings of strings" in text and "4,096" in text
     src = ex._switch_plan(ex._cases(high, low)).replace(
         "severity: {type: string, required: true}", f"severity: {{type: {severity}, required: true}}")
