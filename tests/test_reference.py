@@ -106,3 +106,21 @@ def test_a_shape_finding_links_to_the_rule_of_where_it_is() -> None:
     assert "LP2061" not in LOCATED and d.section == section("LP2061") == "node-join"
     for anchor in ("node-join", "contracts", "edges", "retry", "node-send-message", "node-fan-out"):
         assert anchor in ANCHORS
+
+
+def test_a_bad_choice_or_bound_links_to_the_node_kind_it_is_in() -> None:
+    """LP2015 (a word not among the allowed ones) and LP2016 (an integer out
+    of range) inside a node's configuration link to that node kind's section
+    (found by the new-user trial: `mode: al` linked to #wire-forms)."""
+    import loopc
+
+    src = (ROOT / "tests" / "fixtures" / "schema" / "fan_out_join_mode.yaml").read_text()
+    bad_mode = src.replace("      mode: any\n", "      mode: al\n")
+    (d,) = [x for x in loopc.check_source(bad_mode).diagnostics if x.code == "LP2015"]
+    assert d.section == "node-join"
+    assert d.reference_url.endswith("/reference.md#node-join")
+    loop = (ROOT / "tests" / "fixtures" / "analysis" / "loop_back_edge_outside_body_ok.yaml").read_text()
+    (d,) = loopc.check_source(loop.replace("iterations: 3", "iterations: 0")).diagnostics
+    assert (d.code, d.section) == ("LP2016", "node-loop")
+    (d,) = loopc.check_source(codes.get("LP2016").example).diagnostics  # retry.maxAttempts
+    assert (d.code, d.section) == ("LP2016", "retry")

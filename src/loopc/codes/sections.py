@@ -59,7 +59,7 @@ SECTIONS: dict[str, str] = {c: anchor for anchor, codes in _RANGES for c in code
 #: of where it is (``Diagnostic.section``, set by the schema pass:
 #: ``loopc.compiler.schema.section_at``); the table's section is the one of
 #: the document itself.
-LOCATED: frozenset[str] = frozenset(("LP2006", "LP2007", "LP2012"))
+LOCATED: frozenset[str] = frozenset(("LP2006", "LP2007", "LP2012", "LP2015", "LP2016"))
 
 
 def section(code: str) -> str | None:
