@@ -1,9 +1,24 @@
 """Shared test set-up: ``loopc check``'s result cache goes to a per-session
-temporary folder, never the user's cache."""
+temporary folder, never the user's cache; and the paths and snippets many
+test modules share (``from conftest import ROOT, HEADER, ...``), defined once
+here instead of copied into each file."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+
+#: The repository checkout.
+ROOT = Path(__file__).resolve().parents[1]
+#: The header every plan source starts with.
+HEADER = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
+#: examples/*.yaml, sorted.
+EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
+#: Every plan source of the repository: examples, golden sources, fixtures (sorted).
+REPOSITORY_PLANS = sorted(
+    [*ROOT.glob("examples/*.yaml"), *ROOT.glob("golden/*/*/source.yaml"), *ROOT.glob("tests/fixtures/*/*.yaml")]
+)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -16,7 +16,7 @@ SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "loopc", "lsp"
 VSCODE = ("vscode", "visual-studio-code", "utf-16", False)
 NEOVIM = ("neovim", "neovim@v0.11.0", "utf-8", True)
 
-H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
+from conftest import HEADER as H
 
 GOOD = H + """input:
   topic: {type: string, required: true}

@@ -14,7 +14,7 @@ from loopc.cli.main import cli
 from loopc.codes import lint as L
 from loopc.lint import LintConfig, apply_lint, from_mapping
 
-H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
+from conftest import HEADER as H
 GOOD = (
     H
     + """input: {}

@@ -18,7 +18,7 @@ from ruamel.yaml import YAML
 
 from loopc.cli.main import cli
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
 DOC = (ROOT / "docs" / "ci.md").read_text("utf-8")
 SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text("utf-8"))
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from loopc.cli.main import cli
 
-H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
+from conftest import HEADER as H
 GOOD = H + """input: {}
 output: {}
 entry: done

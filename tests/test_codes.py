@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -10,7 +9,7 @@ import loopc
 from loopc import codes
 from loopc.codes.__main__ import render
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
 ALL = codes.all_codes()
 # LP6xxx examples are catalog files and planning runs: tests/test_plan_codes.py runs them.
 RUNNABLE = [c for c in ALL if c.example and not c.example.startswith("<") and not c.code.startswith("LP6")]

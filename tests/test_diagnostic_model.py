@@ -4,7 +4,6 @@ applicability, documentation URLs, and the output-format registry."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -15,7 +14,7 @@ from loopc.codes.schema import OK, SEND_OK
 from loopc.diagnostics import Applicability, Diagnostic, Severity, Span
 from loopc.lineindex import LineIndex
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
 FIXTURES = sorted((ROOT / "tests" / "fixtures").rglob("*.yaml"))
 
 

@@ -22,16 +22,10 @@ from ruamel.yaml import YAML
 import loopc
 from loopc.ir.decoder import decode, verify
 
-ROOT = Path(__file__).resolve().parents[1]
-SCHEMAS = ROOT / "docs" / "schema"
+from conftest import REPOSITORY_PLANS as PLANS
+from conftest import ROOT
 
-PLANS = sorted(
-    [
-        *ROOT.glob("examples/*.yaml"),
-        *ROOT.glob("golden/*/*/source.yaml"),
-        *ROOT.glob("tests/fixtures/*/*.yaml"),
-    ]
-)
+SCHEMAS = ROOT / "docs" / "schema"
 IDS = [str(p.relative_to(ROOT)) for p in PLANS]
 
 

@@ -13,8 +13,8 @@ import pytest
 
 import loopc
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
+from conftest import ROOT
+from conftest import EXAMPLES
 
 #: The examples the README promises (one per construct family).
 REQUIRED = {

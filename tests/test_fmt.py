@@ -15,7 +15,7 @@ from loopc.cli.fmt import _layout, _meaning, format_source
 from loopc.cli.main import cli
 from loopc.ir.api import compile_source
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
 #: budget-sized fixtures (> 16 KiB: 2,048 edges, 512 nodes, long templates)
 #: take ruamel's pure-Python round trip ~10 s each; they are formatted by
 #: test_fmt_budget_sized_fixture_once instead of being mis-formatted first

@@ -17,7 +17,7 @@ from loopc.codes import lint as L
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text("utf-8"))
 WARN = L._plan("")
-H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
+from conftest import HEADER as H
 BAD = (
     H
     + "input: {}\ninput: {}\noutput: {}\nentry: done\nnodes:\n  - id: done\n    type: end\n    colour: red\n    end: {status: succeeded}\nedges: []\n"

@@ -33,8 +33,9 @@ from loopc.ir.canonical import canonical_bytes
 from loopc.ir.decoder import config_instrs, decode, verify
 from loopc.ir.digest import semantic_digest
 from loopc.ir.instr import children
+from loopc.ir.versions import VERSIONS
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ir_reference_digest  # noqa: E402
 
@@ -259,7 +260,7 @@ def test_every_mode_port_route_scope_and_version_has_a_golden() -> None:
     assert cov["dispositions"] == set(surface.DISPOSITION.variants)
     kinds = set(surface.SCOPE_REF.variants)
     assert kinds <= cov["scope_kinds"] and {"decl:" + k for k in kinds} <= cov["scope_kinds"]
-    assert cov["versions"] == {f"loop.plan.artifact/v{v}" for v in range(1, 6)}
+    assert cov["versions"] == {f"loop.plan.artifact/v{v}" for v in VERSIONS}
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)

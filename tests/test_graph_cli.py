@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from loopc.cli.main import cli
 
-ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
+from conftest import ROOT
+from conftest import EXAMPLES
 
 
 def run(*args: str):

@@ -8,7 +8,7 @@ import pytest
 
 import loopc
 
-H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
+from conftest import HEADER as H
 
 
 def _plan_with_nodes(n: int) -> str:

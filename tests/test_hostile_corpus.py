@@ -26,7 +26,7 @@ from loopc.cli.formats import FileReport
 from loopc.cli.formats import json as json_format
 from loopc.cli.formats import text as text_format
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
 _spec = importlib.util.spec_from_file_location("loopc_bench_hostile", ROOT / "benchmarks" / "hostile.py")
 assert _spec is not None and _spec.loader is not None
 hostile = importlib.util.module_from_spec(_spec)

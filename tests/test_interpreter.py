@@ -19,7 +19,7 @@ from loopc.interpreter.monitor import Monitor
 from loopc.interpreter.runner import (dump_journal, parse_journal, prepare_file, replay, resume, run_prepared,
                                       strip_markers)
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
 GOLDEN = ROOT / "golden" / "scenarios"
 SCENARIOS = golden_scenarios(str(GOLDEN))
 IDS = [Path(s).stem for s in SCENARIOS]

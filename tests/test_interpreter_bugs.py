@@ -19,7 +19,7 @@ from loopc.interpreter.golden import golden_scenarios, journal_path  # noqa: E40
 from loopc.interpreter.monitor import InvariantViolation, Monitor  # noqa: E402
 from loopc.interpreter.runner import dump_journal, prepare_file, run_prepared  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
 GOLDEN = ROOT / "golden" / "scenarios"
 SCENARIOS = golden_scenarios(str(GOLDEN))
 PREPARED = {}

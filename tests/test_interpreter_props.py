@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from explorer import well_nested  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
 PROFILE = dict(derandomize=True, deadline=None, database=None,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 

@@ -15,8 +15,8 @@ from loopc.ir.decoder import DecodeError
 from loopc.ir.digest import semantic_digest
 from loopc.ir.model import Disposition, Ref, ScopeDecl, instr_to_json, type_desc_of
 
-ROOT = Path(__file__).resolve().parents[1]
-H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
+from conftest import ROOT
+from conftest import HEADER as H
 
 MINIMAL = H + """input: {}
 output: {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from loopc.ir.api import compile_source
 
-H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
+from conftest import HEADER as H
 
 
 def wide_switch(n_ports: int, fields: str) -> str:

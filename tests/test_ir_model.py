@@ -19,10 +19,10 @@ from loopc.ir.canonical import canonical_bytes
 from loopc.ir.evaluator import EvaluationError
 from loopc.ir.surface import CONFIGS
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
 CASES = list(G.cases())
 IDS = [f"{c.parent.name}/{c.name}" for c in CASES]
-EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
+from conftest import EXAMPLES
 
 
 def _golden_bytes(case: Path) -> bytes:

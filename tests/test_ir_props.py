@@ -31,7 +31,7 @@ from loopc.ir.digest import semantic_digest, semantic_projection
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
 SOURCES = sorted((ROOT / "golden").glob("*/*/source.yaml"))
 IDS = [f"{p.parent.parent.name}/{p.parent.name}" for p in SOURCES]
 _COMPILED: dict[Path, Any] = {}

@@ -22,7 +22,7 @@ from loopc.ir.digest import semantic_digest
 from loopc.ir.evaluator import EvaluationError
 from loopc.ir.verifier import Violation, VerifyResult
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
 
 
 def _load(name: str) -> dict[str, Any]:

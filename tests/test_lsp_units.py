@@ -16,7 +16,7 @@ from loopc.lsp.analysis import analyse
 from loopc.lsp.positions import EditorIndex, choose_encoding
 from lsp_support import GOOD, H
 
-EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.yaml"))
+from conftest import EXAMPLES
 
 
 def test_choose_encoding() -> None:

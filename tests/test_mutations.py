@@ -17,7 +17,6 @@ import copy
 import io
 import random
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,8 +26,8 @@ from hypothesis import strategies as st
 import loopc
 from loopc.lineindex import LineIndex
 
-ROOT = Path(__file__).resolve().parent.parent
-H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
+from conftest import ROOT
+from conftest import HEADER as H
 
 
 def _corpus() -> list[str]:

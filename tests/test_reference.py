@@ -13,7 +13,7 @@ import pytest
 from loopc import check_source, codes
 from loopc.codes.sections import SECTIONS, section
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
 REFERENCE = (ROOT / "docs" / "reference.md").read_text("utf-8")
 ANCHORS = set(re.findall(r'<a id="([a-z0-9-]+)"></a>', REFERENCE))
 # Design documents users do not have: "seed 004 §4.7", "the seed's", "syntax sheet §3".

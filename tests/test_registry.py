@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from pathlib import Path
 
 import jsonschema
 import pytest
@@ -15,9 +14,10 @@ import loopc
 from loopc import kinds
 from loopc.compiler import model, ports, schema
 from loopc.ir import golden, source_schema, surface
+from loopc.ir.versions import LATEST, VERSIONS
 from loopc.kinds.spec import INSTR
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
 
 
 def test_every_kind_has_a_module_and_one_entry() -> None:
@@ -54,7 +54,7 @@ def test_bounds_are_declared_once() -> None:
     assert src["fanOut"]["properties"]["maxConcurrency"]["maximum"] == kinds.MAX_CONCURRENCY
     assert src["loop"]["properties"]["iterations"]["maximum"] == kinds.MAX_ITERATIONS
     assert src["retry"]["properties"]["maxAttempts"]["maximum"] == kinds.MAX_ATTEMPTS
-    for v in (1, 2, 3, 4, 5):
+    for v in VERSIONS:
         defs = surface.json_schema(v)["$defs"]
         assert defs["Config_loop"]["properties"]["iterations"]["maximum"] == kinds.MAX_ITERATIONS
         assert defs["Retry"]["properties"]["maxAttempts"]["maximum"] == kinds.MAX_ATTEMPTS
@@ -144,7 +144,7 @@ def test_cross_field_rules_agree_with_their_json_schema(op: str) -> None:
     value of every enum field)."""
     k = kinds.KINDS[op]
     obj = k.wire
-    schema_doc = surface.json_schema(5)
+    schema_doc = surface.json_schema(LATEST)
     validator = jsonschema.Draft202012Validator(
         {"$defs": schema_doc["$defs"], "$ref": f"#/$defs/{surface.CONFIG_NAMES[op]}"}
     )

@@ -26,7 +26,7 @@ from loopc.compiler.report import Reporter
 FIXTURES = Path(__file__).parent / "fixtures" / "schema"
 CASES = sorted(FIXTURES.glob("*.yaml"))
 SCHEMA_CODES = [c for c in codes.all_codes() if c.code.startswith("LP2")]
-H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
+from conftest import HEADER as H
 
 
 def build(src: str | bytes) -> tuple[Plan | None, Reporter]:

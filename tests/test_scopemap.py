@@ -460,24 +460,18 @@ def test_failed_end_shared_by_scopes_gets_the_common_prefix() -> None:
     assert kinds(sm2, "x") == ["fork f:a"] and sm2.context_known("x")
 
 
-def _repository_plans() -> list:
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
-    return sorted([*root.glob("examples/*.yaml"), *root.glob("golden/*/*/source.yaml"),
-                   *root.glob("tests/fixtures/*/*.yaml")])
-
-
 def test_analyzer_proves_the_map_and_lowering_emits_it_on_every_accepted_plan() -> None:
     """On every example, golden and fixture the analyzer accepts, its
     scope-typing proof arrives at the map's stack for every reachable node
     and edge (so lowering and the budget may read the map), and the compiled
     artifact carries exactly the map's stacks and owners."""
-    import loopc
+    from conftest import REPOSITORY_PLANS
     from explorer import proof_stacks
 
+    import loopc
+
     accepted = 0
-    for path in _repository_plans():
+    for path in REPOSITORY_PLANS:
         res = loopc.compile_source(path.read_bytes())
         chk = res.check
         if chk is None or chk.analysis is None or not chk.analysis.sound:

@@ -4,7 +4,6 @@ diff on change, ``pytest --snapshot-update`` to accept."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -12,7 +11,7 @@ from loopc.testing.syrupy import IRSnapshotExtension, pretty_snapshot
 
 pytest_plugins = ["pytester"]
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT
 EXAMPLE = ROOT / "examples" / "wait_timeout.yaml"
 
 

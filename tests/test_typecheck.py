@@ -20,7 +20,7 @@ from loopc.compiler.typecheck_values import TypedList, TypedLiteral, TypedMap, T
 
 FIX = Path(__file__).parent / "fixtures" / "bindings"
 MY_CODES = sorted(c.code for c in codes.all_codes() if "LP3200" <= c.code < "LP3500")
-H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
+from conftest import HEADER as H
 
 
 def pipeline(src: str):

@@ -10,7 +10,7 @@ what earlier passes accepted, so one defect gives one diagnostic.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # types only; the passes are imported lazily for start-up tim
     from loopc.compiler.symbols import SymbolIndex
     from loopc.compiler.typecheck import TypeInfo
     from loopc.lineindex import LineIndex
+    from loopc.lint import LintConfig
 
 __all__ = [
     "CheckResult",
@@ -120,7 +121,7 @@ def check_source(
     src: str | bytes,
     *,
     path: str | None = None,
-    config: Any = None,
+    config: LintConfig | None = None,
     lint: bool = True,
     max_diagnostics: int | None = MAX_DIAGNOSTICS,
     pause_gc: bool | None = None,
