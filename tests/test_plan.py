@@ -28,9 +28,9 @@ from loopc.plan.api import plan_artifact, plan_source
 from loopc.plan.catalog import builtin_catalog, load_catalog
 from loopc.plan.derive import Dependency, Step, derive, validate_effect_pairs
 
-from conftest import ROOT
+from conftest import EXAMPLES, ROOT
+
 GOLDEN_SOURCES = sorted(ROOT.glob("golden/*/*/source.yaml"))
-from conftest import EXAMPLES
 IDS = [f"{p.parent.parent.name}/{p.parent.name}" for p in GOLDEN_SOURCES]
 
 
