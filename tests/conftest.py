@@ -5,7 +5,10 @@ here instead of copied into each file."""
 
 from __future__ import annotations
 
+import copy
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,3 +35,25 @@ def _isolated_check_cache(tmp_path_factory: pytest.TempPathFactory):
         os.environ.pop("LOOPC_CACHE_DIR", None)
     else:
         os.environ["LOOPC_CACHE_DIR"] = old
+
+
+def golden_artifact(name: str) -> dict[str, Any]:
+    """The expected artifact of golden case ``name`` as parsed JSON."""
+    return json.loads((ROOT / "golden" / name / "expected.json").read_text(encoding="utf-8"))
+
+
+def seal(d: dict[str, Any]) -> bytes:
+    """Canonical bytes of artifact ``d`` with the digest recomputed for the
+    (mutated) content, so only the semantic rules can reject it."""
+    from loopc.ir.canonical import canonical_bytes
+    from loopc.ir.digest import semantic_digest
+
+    d = copy.deepcopy(d)
+    d["digest"] = "sha256:" + "0" * 64
+    d["digest"] = semantic_digest(d)
+    return canonical_bytes(d)
+
+
+def artifact_node(d: dict[str, Any], nid: str) -> dict[str, Any]:
+    """The node with id ``nid`` in artifact ``d``."""
+    return next(n for n in d["plan"]["nodes"] if n["id"] == nid)

@@ -18,27 +18,13 @@ from loopc.ir import golden as G
 from loopc.ir.api import compile_source
 from loopc.ir.canonical import canonical_bytes
 from loopc.ir.decoder import DecodeError
-from loopc.ir.digest import semantic_digest
 from loopc.ir.evaluator import EvaluationError
 from loopc.ir.verifier import Violation, VerifyResult
 
-from conftest import ROOT
+from conftest import ROOT, artifact_node, golden_artifact, seal
 
 
-def _load(name: str) -> dict[str, Any]:
-    return json.loads((ROOT / "golden" / name / "expected.json").read_text(encoding="utf-8"))
-
-
-def _seal(d: dict[str, Any]) -> bytes:
-    """Canonical bytes with the digest recomputed for the mutated content."""
-    d = copy.deepcopy(d)
-    d["digest"] = "sha256:" + "0" * 64
-    d["digest"] = semantic_digest(d)
-    return canonical_bytes(d)
-
-
-def _node(d: dict[str, Any], nid: str) -> dict[str, Any]:
-    return next(n for n in d["plan"]["nodes"] if n["id"] == nid)
+_load, _seal, _node = golden_artifact, seal, artifact_node
 
 
 def _edge(d: dict[str, Any], eid: str) -> dict[str, Any]:

@@ -7,36 +7,20 @@ durations past the documented bounds are diagnostics on every path (source,
 artifact, scenario), while the evaluator raises only its own error."""
 from __future__ import annotations
 
-import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import loopc
 from loopc.ir import decode, evaluate, verify
-from loopc.ir.canonical import canonical_bytes
 from loopc.ir.decoder import DecodeError
-from loopc.ir.digest import semantic_digest
 from loopc.ir.evaluator import EvaluationError
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT, artifact_node, golden_artifact, seal
 
 
-def _load(name: str) -> dict[str, Any]:
-    return json.loads((ROOT / "golden" / name / "expected.json").read_text(encoding="utf-8"))
-
-
-def _seal(d: dict[str, Any]) -> bytes:
-    d = copy.deepcopy(d)
-    d["digest"] = "sha256:" + "0" * 64
-    d["digest"] = semantic_digest(d)
-    return canonical_bytes(d)
-
-
-def _node(d: dict[str, Any], nid: str) -> dict[str, Any]:
-    return next(n for n in d["plan"]["nodes"] if n["id"] == nid)
+_load, _seal, _node = golden_artifact, seal, artifact_node
 
 
 def _broken() -> dict[str, bytes]:
