@@ -51,6 +51,19 @@ def _condition(config: Any) -> Any:
     return config.condition if isinstance(config, Wait) else None
 
 
+def _walk(adj: Mapping[Any, list[Any]], start: Any, seen: set[Any]) -> set[Any]:
+    """``seen`` plus every node reachable from ``start`` by one or more
+    ``adj`` steps (breadth first); ``start`` itself only if it is in ``seen``
+    or lies on a cycle."""
+    q = deque([start])
+    while q:
+        for t in adj.get(q.popleft(), ()):
+            if t not in seen:
+                seen.add(t)
+                q.append(t)
+    return seen
+
+
 def _subject(field: str) -> str:
     return f"run.state.{field}"
 
@@ -108,16 +121,7 @@ class Ordering:
         return succ
 
     def _reach_from(self, start: Any) -> set[Any]:
-        succ = self._graph()
-        seen = {start}
-        q = deque([start])
-        while q:
-            n = q.popleft()
-            for t in succ.get(n, ()):
-                if t not in seen:
-                    seen.add(t)
-                    q.append(t)
-        return seen
+        return _walk(self._graph(), start, {start})
 
     def _precedes(self, owner: str) -> set[Any]:
         """Nodes from which a path leads to ``owner`` (``owner`` excluded
@@ -130,14 +134,7 @@ class Ordering:
         for n, ts in succ.items():
             for t in ts:
                 pred.setdefault(t, []).append(n)
-        seen: set[Any] = set()
-        q = deque([owner])
-        while q:
-            n = q.popleft()
-            for p in pred.get(n, ()):
-                if p not in seen:
-                    seen.add(p)
-                    q.append(p)
+        seen = _walk(pred, owner, set())
         self._pre[owner] = seen
         return seen
 
