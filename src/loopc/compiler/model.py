@@ -1,4 +1,4 @@
-"""Typed source model of a ``loop.plan/v1`` document (seed 004 §4, syntax sheet).
+"""Typed source model of a ``loop.plan/v1`` document (docs/reference.md#document).
 
 Built by the schema pass (:mod:`loopc.compiler.schema`) from the positioned
 YAML tree; consumed by the type/expression pass, the graph passes, the
@@ -19,10 +19,10 @@ from loopc import kinds as _kinds
 from loopc.kinds.spec import FIELD_TYPES as _FIELD_TYPES
 from loopc.compiler.yamlnodes import YMap, YNode
 
-#: FieldSchema types (syntax sheet §2), from the registry (:mod:`loopc.kinds.spec`).
+#: FieldSchema types (docs/reference.md#types), from the registry (:mod:`loopc.kinds.spec`).
 FIELD_TYPES = tuple(_FIELD_TYPES)
 
-#: Node types (syntax sheet §4) and their config keys; the retry-capable
+#: Node types (docs/reference.md#nodes) and their config keys; the retry-capable
 #: types.  Both come from the node-kind registry (:mod:`loopc.kinds`).
 NODE_CONFIG_KEYS = _kinds.NODE_CONFIG_KEYS
 RETRY_CAPABLE = _kinds.RETRY_CAPABLE
@@ -55,7 +55,7 @@ MISSING: Any = _Missing()
 
 @attrs.frozen(eq=False, repr=True)
 class FieldSchema:
-    """One typed field (seed 004 §4.2, sheet §2).  ``default`` is ``MISSING``
+    """One typed field (docs/reference.md#contracts).  ``default`` is ``MISSING``
     when absent; ``values`` only for ``enum``; ``items`` only for ``array``."""
 
     type: str
@@ -77,7 +77,7 @@ Contract = Mapping[str, FieldSchema]
 
 
 # --------------------------------------------------------------------------
-# ValueExprs (sheet §3)
+# ValueExprs (docs/reference.md#values)
 # --------------------------------------------------------------------------
 
 @attrs.frozen(eq=False, repr=True)
@@ -110,7 +110,7 @@ class Expr:
 
 @attrs.frozen(eq=False, repr=True)
 class Template:
-    """A string that may contain ``{{ expression }}`` segments (sheet §3).
+    """A string that may contain ``{{ expression }}`` segments (docs/reference.md#templates).
     A plain string without ``{{`` is still a Template where the key takes one."""
 
     text: str
@@ -137,7 +137,7 @@ ValueExpr = Union[Literal, Ref, Expr, Template, ListValue, MapValue]
 
 
 # --------------------------------------------------------------------------
-# Node configurations (sheet §4)
+# Node configurations (docs/reference.md#nodes)
 # --------------------------------------------------------------------------
 
 @attrs.frozen(eq=False, repr=True)
@@ -297,7 +297,7 @@ class Edge:
 
 @attrs.frozen(eq=False, repr=True)
 class Plan:
-    """A whole PlanVersion source (seed 004 §4.1).
+    """A whole PlanVersion source (docs/reference.md#document).
 
     ``nodes``/``edges`` hold only well-formed entries, keyed by id in authored
     order; ``malformed_nodes``/``malformed_edges`` hold ids that were declared

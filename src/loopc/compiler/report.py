@@ -1,7 +1,6 @@
-"""Collects diagnostics for one source (seed 004 §5: "Diagnostics are an
-aggregate list, not a first-error-only response") and applies loopc's one
-follow-on-suppression policy (docs/architecture.md "One defect, one
-diagnostic").
+"""Collects diagnostics for one source (every finding, not only the first:
+docs/language.md#one-defect-one-diagnostic) and applies loopc's one
+follow-on-suppression policy (docs/architecture.md#one-defect-one-diagnostic).
 
 Passes call :meth:`Reporter.report` with a code and a location: a
 :class:`~loopc.compiler.yamlnodes.YNode` (its range and pointer are used), or

@@ -1,11 +1,12 @@
 """Schema pass: positioned YAML tree → typed :class:`~loopc.compiler.model.Plan`
-(seed 004 §5 pass 2 "type, constraint, and discriminated node/action schema
-validation" and the shape half of pass 3; syntax sheet §1, §2, §4, §5, §7).
+(pass 2 and the shape half of pass 3, docs/language.md#compiler-passes; the
+rules of docs/reference.md#document, docs/reference.md#contracts,
+docs/reference.md#nodes, docs/reference.md#edges and docs/reference.md#wire-forms).
 
 What it checks (LP2xxx, registry in :mod:`loopc.codes.schema`):
 
 * the document header values and its closed set of keys, with dedicated
-  diagnostics for the legacy shapes of syntax sheet §1;
+  diagnostics for the legacy shapes of docs/reference.md#legacy-shapes;
 * every mapping is closed: an unknown key is reported on the key with a
   "did you mean" suggestion and a rename :class:`~loopc.diagnostics.Fix`;
 * FieldSchema contracts (types, ``values``/``items``, defaults assignable
@@ -13,7 +14,8 @@ What it checks (LP2xxx, registry in :mod:`loopc.codes.schema`):
   reserved callback fields, the 2,048 declared-field budget);
 * node and edge shapes: ids, the discriminated config key, per-type shape
   and bounds rules, literal-only keys, ``retry``;
-* ValueExpr construction (sheet §3) with the literal budgets of seed 004 §3.2
+* ValueExpr construction (docs/reference.md#values) with the literal budgets of
+  docs/reference.md#budgets
   (nesting 32, 8,192 values) and the graph budgets (512 nodes, 2,048 edges).
 
 What it does not check: expression syntax and typing, reference roots,
@@ -159,7 +161,7 @@ _SPACE_RE = re.compile(r"\s")
 
 
 def build_plan(doc: YDocument, reporter: Reporter) -> Plan | None:
-    """Pass 2: build the typed model of ``doc`` (seed 004 §5 pass 2; sheet §1–§5, §7).
+    """Pass 2: build the typed model of ``doc`` (docs/language.md#schema).
 
     Reports LP2xxx diagnostics on ``reporter``.  Returns ``None`` only when
     the document cannot be modelled at all (root not a mapping, ``nodes``
@@ -290,7 +292,7 @@ class _Builder:
         else:
             self.err("LP2007", kn, f"unknown key '{k}' in {what} (allowed: {', '.join(sorted(allowed))})")
 
-    # -- literal-only scalars (sheet §7 "Value kinds per key") -------------
+    # -- literal-only scalars (docs/reference.md#values) -------------
 
     def lit_scalar(self, v: YNode, key: str, expect: str) -> YScalar | None:
         """The scalar of a literal-only key, or ``None`` after reporting LP2013
@@ -404,7 +406,7 @@ class _Builder:
         return s.value
 
     def ident(self, s: YScalar, what: str) -> bool:
-        """Check an author-declared identifier scalar (sheet §1)."""
+        """Check an author-declared identifier scalar (docs/reference.md#identifiers)."""
         val = s.value
         if val.__class__ is not str:
             self.shape(s, f"{what} must be a string")
@@ -445,7 +447,7 @@ class _Builder:
         self.err("LP2028", v, f"'{key}' takes an expression string, not {_kind(v)}")
         return None
 
-    # -- ValueExprs (sheet §3) ---------------------------------------------
+    # -- ValueExprs (docs/reference.md#values) -------------------------------
 
     def value(self, n: YNode) -> ValueExpr | None:
         """Build one ValueExpr, enforcing the literal budgets at its root."""
@@ -541,7 +543,7 @@ class _Builder:
             out[k] = self.value(v)
         return out
 
-    # -- contracts (sheet §2) ----------------------------------------------
+    # -- contracts (docs/reference.md#contracts) ----------------------------
 
     def contract(self, n: YNode, what: str, *, state: bool = False,
                  callback: bool = False) -> dict[str, FieldSchema] | None:
@@ -691,7 +693,7 @@ class _Builder:
             return MISSING
         return data
 
-    # -- document (sheet §1) -----------------------------------------------
+    # -- document (docs/reference.md#document) ------------------------------
 
     def plan(self, root: YNode) -> Plan | None:
         if not isinstance(root, YMap):
@@ -778,7 +780,7 @@ class _Builder:
         shown = f"'{val}'" if val.__class__ is str else _kind(v)
         self.err(code, v, f"'{key}' must be exactly '{want}', not {shown}", fix=fix)
 
-    # -- nodes (sheet §4) --------------------------------------------------
+    # -- nodes (docs/reference.md#nodes) -------------------------------------
 
     def nodes(self, seq: YSeq, root: YMap) -> tuple[dict[str, Node], set[str]]:
         items = seq.items
@@ -1253,7 +1255,7 @@ class _Builder:
             return End(status, code, detail, c)
         return None
 
-    # -- edges (sheet §5) --------------------------------------------------
+    # -- edges (docs/reference.md#edges) -------------------------------------
 
     def edges(self, seq: YSeq, root: YMap) -> tuple[dict[str, Edge], set[str]]:
         items = seq.items

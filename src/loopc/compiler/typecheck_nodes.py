@@ -1,5 +1,6 @@
-"""Typed node configuration (seed 004 §4.5–§4.9; syntax sheet §4, §7
-"Value kinds per key").
+"""Typed node configuration (docs/reference.md#nodes and each kind's section
+below it; which keys take templates, expressions or literals:
+docs/reference.md#values).
 
 One function per node type, each typing its configuration values in the
 node's context (:meth:`~loopc.compiler.typecheck_context.ContextBuilder.node_config`):
@@ -23,7 +24,7 @@ node's context (:meth:`~loopc.compiler.typecheck_context.ContextBuilder.node_con
 
 Mismatches are LP3401 ``config.not_assignable`` (LP3303 inside mappings).
 :func:`check_responder_fields` implements "``responder`` is legal only on a
-fan-out item body's input" (sheet §2) — LP3403.
+fan-out item body's input" (docs/reference.md#types) — LP3403.
 """
 from __future__ import annotations
 
@@ -85,7 +86,7 @@ def _responder_nodes(fs: FieldSchema, kind: str = "responder") -> Iterator[YNode
 
 def check_responder_fields(pc: "_PlanChecker") -> None:
     """LP3403: ``responder`` fields anywhere but the input of a node inside a
-    fan-out item body (sheet §2, §7 "body nodes may declare responder inputs")."""
+    fan-out item body (docs/reference.md#types, docs/reference.md#fan-out-bodies)."""
     plan = pc.plan
     rep = pc.reporter
 
@@ -119,8 +120,8 @@ def check_responder_fields(pc: "_PlanChecker") -> None:
 
 def check_work_items_fields(pc: "_PlanChecker") -> None:
     """LP3406: ``work_items`` values flow only from a callback's compiler-owned
-    ``workItems`` output through node inputs and bindings to a fan_out (sheet
-    §2, seed 004 §4.2): the Plan input, output and Run state, and a
+    ``workItems`` output through node inputs and bindings to a fan_out
+    (docs/reference.md#types): the Plan input, output and Run state, and a
     ``callbackOutput``, cannot declare them (an invoker, a set_variable or an
     Agent would be authoring WorkItems)."""
     plan = pc.plan
@@ -189,7 +190,7 @@ def _send_message(pc: "_PlanChecker", node: Node) -> None:
         vc.check(c.allowed_responders, T.array_of(T.AGENT), ctx, code=CFG, what="`workItems.allowedResponders`")
 
 
-#: Characters allowed after each target prefix (sheet §7 "Wire forms").
+#: Characters allowed after each target prefix (docs/reference.md#wire-forms).
 _TARGET_FORMS = (
     ("#", re.compile(r"[a-z0-9_-]*\Z"), "a channel `#slug` (lowercase letters, digits, `_`, `-`)"),
     ("dm:@", re.compile(r"[A-Za-z0-9_.-]*\Z"), "a direct message `dm:@handle`"),
@@ -208,7 +209,7 @@ def _check_target(pc: "_PlanChecker", node: Node, c: SendMessage, typed: Any) ->
     parts = typed.ast.parts
     text = c.target.text  # type: ignore[union-attr]
     if not parts or not isinstance(parts[0], str):
-        return  # dynamic: resolved (and checked) at run time, seed 004 §4.5
+        return  # dynamic: resolved (and checked) at run time (docs/reference.md#node-send-message)
     first = parts[0]
     if typed.ast.is_constant:
         ok = is_target(text)

@@ -1,4 +1,5 @@
-"""The artifact budget (seed 004 §3.2 "Strict requests and resource budgets").
+"""The artifact budget (docs/reference.md#budgets,
+docs/ir.md#artifact-budget).
 
 Two stages:
 
@@ -45,7 +46,7 @@ CAP = 1 << 62
 
 @attrs.frozen
 class Limits:
-    """Budget limits (seed 004 §3.2); tests may pass smaller ones."""
+    """Budget limits (docs/reference.md#budgets); tests may pass smaller ones."""
 
     schema_fields: int = 16_384
     instructions: int = 32_768
@@ -365,7 +366,7 @@ class Checked:
 
 
 def project(check: Any) -> Projection:
-    """Saturating pre-lowering projection of a checked plan (seed 004 §3.2)."""
+    """Saturating pre-lowering projection of a checked plan (docs/ir.md#artifact-budget)."""
     return _Projector(check).run()
 
 
@@ -455,9 +456,8 @@ def check_budget(plan: Plan, scopes: ScopeMap | None, types: TypeInfo | None, re
     """The pre-lowering projection as a check pass: report LP5001–LP5004 on
     ``reporter`` and return true when within budget.  ``scopes`` is the
     check's one scope model (scope records per node and edge).  For a driver that wants
-    validation to report the same budget diagnostics as compile (seed 004
-    §2.2 "Validation ... returns the same structured diagnostics used by
-    save and publish"); the final gates need the artifact and stay in
+    validation to report the same budget diagnostics as compile (validation and
+    compile report one budget, docs/ir.md#artifact-budget); the final gates need the artifact and stay in
     compile."""
     check = Checked(plan, scopes, types)
     return budget_diagnostics(check, project(check), reporter, limits)

@@ -1,4 +1,4 @@
-"""Lowering: checked model → canonical artifact (seed 004 §5 pass 13; issue 4).
+"""Lowering: checked model → canonical artifact (pass 13, docs/ir.md; issue 4).
 
 Input is a clean :class:`~loopc.pipeline.CheckResult` (plan, the scope
 model, type info, analysis); output is the typed IR model
@@ -137,7 +137,7 @@ class _Lowerer:
     @staticmethod
     def sink(sink: Any, status: str | None = None) -> Disposition:
         """Analyzer :class:`~loopc.analyzer.facts.Sink` → :class:`Disposition`
-        (syntax sheet §6; seed 004 §4.7)."""
+        (docs/reference.md#failure-routes)."""
         kind = sink.kind
         if kind == "fail_plan":
             return Disposition("fail_plan", status=status)
@@ -221,7 +221,7 @@ class _Lowerer:
         return {k: self.value(m[k]) for k in sorted(m)}
 
     def config(self, n: Node) -> Any:
-        """Lowered config of node ``n`` (docs/ir.md §Node configs)."""
+        """Lowered config of node ``n`` (docs/ir.md#node-configs)."""
         c = n.config
         v = self.value
         opt = self.opt
@@ -295,7 +295,7 @@ def lower_plan(check: Any) -> IRPlan:
 
     Raises :class:`~loopc.ir.instr.LoweringError` when information lowering
     needs is missing (a pass did not run, an expression was not typed); the
-    caller turns it into LP5010.  Seed 004 §5 pass 13.
+    caller turns it into LP5010.  Pass 13 (docs/language.md#compiler-passes).
     """
     if check.plan is None or check.scopes is None or check.types is None or check.analysis is None:
         raise LoweringError("the plan was not fully checked (scope map, type information or analysis missing)")
