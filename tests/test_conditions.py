@@ -138,3 +138,73 @@ def test_required_number_and_enum_members_are_exhaustive() -> None:
     # a literal outside the enum (the type pass reports it): the domain is not used
     odd = [_formula("input.s == 'a'"), _formula("input.s != 'a' && input.s != 'z'")]
     assert analyze_cases(odd, {"input.s": Domain("enum", False, ("a", "z2"))}).never == ()
+
+
+# -- the bit-set evaluation decides exactly what enumeration decides ---------
+
+def _enumerated(formulas, domains=None):
+    """The verdicts by evaluating every case in every combination of
+    representatives and free-atom values one by one (what analyze_cases
+    decided before it evaluated each case once over the whole space)."""
+    import itertools
+
+    from loopc.analyzer.conditions import _atoms, _representatives
+
+    atoms: list = []
+    for f in formulas:
+        if f is not None:
+            _atoms(f, atoms)
+    reps = _representatives((a[1] for a in atoms if a[0] == "atom"), domains)
+    if reps is None:
+        return None
+    frees = sorted({a[1] for a in atoms if a[0] == "free"})
+    subjects = sorted(reps)
+    n = len(formulas)
+    can, escapes, overlaps, exhaustive = [False] * n, [False] * n, [set() for _ in range(n)], True
+    for combo in itertools.product(*(reps[s] for s in subjects)):
+        env = dict(zip(subjects, combo))
+        for bits in itertools.product((False, True), repeat=len(frees)):
+            truth = [f is not None and _eval(f, env, dict(zip(frees, bits))) for f in formulas]
+            exhaustive = exhaustive and any(truth)
+            earlier: list = []
+            for i, t in enumerate(truth):
+                if t:
+                    can[i] = True
+                    escapes[i] = escapes[i] or not earlier
+                    overlaps[i].update(earlier)
+                    earlier.append(i)
+    never = tuple(i for i in range(n) if formulas[i] is not None and not can[i])
+    covered = {i: tuple(sorted(overlaps[i])) for i in range(n)
+               if formulas[i] is not None and can[i] and not escapes[i]}
+    return never, covered, exhaustive
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.one_of(st.none(), cond), min_size=0, max_size=6), st.fixed_dictionaries(DOMAINS))
+def test_verdicts_equal_case_by_case_enumeration(conds: list, doms: dict) -> None:
+    formulas = [None if c is None else _formula(c) for c in conds]
+    for domains in (None, {k: d for k, d in doms.items() if d is not None}):
+        v = analyze_cases(formulas, domains)
+        want = _enumerated(formulas, domains)
+        assert (v.never, v.covered, v.exhaustive) == want, (conds, domains)
+
+
+def test_false_when_agrees_with_enumeration() -> None:
+    from loopc.analyzer.conditions import false_when
+
+    f = _formula("input.x >= 7 && input.s == 'a' || contains(input.s, 'q') && input.x == 3")
+    assert not false_when(f, "input.x", 3) and not false_when(f, "input.x", 8)
+    assert false_when(f, "input.x", None) and false_when(f, "input.x", 5)
+    assert not false_when(_formula("contains(input.s, 'q') || input.x == 3"), "input.x", None)  # the free atom may hold
+    g = _formula("input.x >= 7 && (input.s == 'a' || input.flag)")
+    assert false_when(g, "input.x", 6.5) and false_when(g, "input.x", None) and not false_when(g, "input.x", 7)
+    assert false_when(_formula("input.s != 'a'"), "input.s", "a")
+    assert not false_when(_formula("input.s != 'a'"), "input.s", "b")
+
+
+def test_many_free_atoms_without_comparisons_claim_nothing() -> None:
+    """Thirteen independent atoms are 8,192 combinations: past the bound
+    even with no compared subject (the work stays bounded)."""
+    many = [_formula(f"contains(input.s, 'k{k}')") for k in range(13)]
+    assert analyze_cases(many) is None
+    assert analyze_cases(many[:12]) is not None

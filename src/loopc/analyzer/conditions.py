@@ -28,7 +28,6 @@ and whether the cases together always match (so the default never fires).
 """
 from __future__ import annotations
 
-import itertools
 from fractions import Fraction
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -201,10 +200,8 @@ def _representatives(atoms: Iterable[_Atom],
             r += nums + [nums[0] - 1, nums[-1] + 1]
             r += [(a + b) / 2 for a, b in zip(nums, nums[1:])]
         else:
-            seen: list[Any] = []
-            for v in others:
-                if not any(type(v) is type(s) and v == s for s in seen):
-                    seen.append(v)
+            # each distinct literal once (same type and equal), in first-seen order
+            seen = [v for _, v in dict.fromkeys((type(v), v) for v in others)]
             # a value equal to no literal; for a boolean subject also both truth values
             r += seen + [_OTHER]
             if all(isinstance(v, bool) for v in seen):
@@ -235,6 +232,8 @@ def _atom_true(a: _Atom, x: Any) -> bool:
 
 
 def _eval(f: Any, env: dict[str, Any], free: dict[str, bool]) -> bool:
+    """The truth of formula ``f`` for one valuation: ``env`` maps subject
+    keys to values, ``free`` free-atom keys to booleans."""
     kind = f[0]
     if kind == "const":
         return bool(f[1])
@@ -247,6 +246,115 @@ def _eval(f: Any, env: dict[str, Any], free: dict[str, bool]) -> bool:
     if kind == "and":
         return all(_eval(g, env, free) for g in f[1])
     return any(_eval(g, env, free) for g in f[1])
+
+
+def _key(x: Any) -> Any:
+    """A hashable key with ``_key(a) == _key(b)`` exactly when ``_same(a, b)``."""
+    if x is None:
+        return (0,)
+    if x is _OTHER:
+        return (1,)
+    if isinstance(x, bool):
+        return (2, x)
+    if _is_number(x) or isinstance(x, Fraction):
+        return (3, Fraction(x))
+    return (4, type(x), x)
+
+
+class _Space:
+    """Every combination of the subjects' representatives and the free
+    atoms' truth values, one bit each, so that a formula's truth over the
+    whole space is one integer (bit ``i`` set: true in combination ``i``) and
+    the verdicts are a few bitwise operations per case instead of one
+    evaluation per case and combination."""
+
+    __slots__ = ("reps", "full", "_coords", "_frees", "_index")
+
+    def __init__(self, reps: dict[str, list[Any]], frees: list[str]) -> None:
+        self.reps = reps
+        dims = [len(reps[s]) for s in sorted(reps)] + [2] * len(frees)
+        size = 1
+        for n in dims:
+            size *= n
+        self.full = (1 << size) - 1
+        masks: list[list[int]] = []  # per dimension, the combinations holding each of its values
+        stride = 1
+        for n in dims:
+            period = stride * n
+            # ``stride`` ones at offset v * stride, repeated every ``period`` bits
+            repeat = self.full // ((1 << period) - 1) if size else 0
+            masks.append([(((1 << stride) - 1) << (v * stride)) * repeat for v in range(n)])
+            stride = period
+        self._coords = dict(zip(sorted(reps), masks))
+        self._frees = {k: m[1] for k, m in zip(frees, masks[len(reps):])}
+        self._index: dict[str, dict[Any, int]] = {}
+
+    def mask(self, f: Any) -> int:
+        """The combinations in which formula ``f`` is true (cf. :func:`_eval`)."""
+        kind = f[0]
+        if kind == "const":
+            return self.full if f[1] else 0
+        if kind == "atom":
+            return self._atom(f[1])
+        if kind == "free":
+            return self._frees[f[1]]
+        if kind == "not":
+            return self.full ^ self.mask(f[1])
+        if kind == "and":
+            m = self.full
+            for g in f[1]:
+                m &= self.mask(g)
+            return m
+        m = 0
+        for g in f[1]:
+            m |= self.mask(g)
+        return m
+
+    def _atom(self, a: _Atom) -> int:
+        coords = self._coords[a.subject]
+        if a.op in ("==", "!="):
+            index = self._index.get(a.subject)
+            if index is None:
+                index = self._index[a.subject] = {}
+                for v, x in enumerate(self.reps[a.subject]):
+                    k = _key(x)
+                    index[k] = index.get(k, 0) | coords[v]
+            eq = index.get(_key(a.value), 0)
+            return eq if a.op == "==" else self.full ^ eq
+        m = 0
+        for v, x in enumerate(self.reps[a.subject]):
+            if _atom_true(a, x):
+                m |= coords[v]
+        return m
+
+
+def _space(formulas: Iterable[Any], domains: Mapping[str, Domain] | None = None,
+           fixed: tuple[str, Any] | None = None) -> _Space | None:
+    """The representative space of ``formulas`` (``None`` entries skipped),
+    with subject ``fixed[0]`` holding only the value ``fixed[1]``; ``None``
+    when the literals of a subject are ill-typed or the combinations exceed
+    :data:`MAX_ASSIGNMENTS`."""
+    atoms: list[Any] = []
+    for f in formulas:
+        if f is not None:
+            _atoms(f, atoms)
+    compared = (a[1] for a in atoms if a[0] == "atom")
+    if fixed is not None:
+        compared = (a for a in compared if a.subject != fixed[0])
+    reps = _representatives(compared, domains)
+    if reps is None:
+        return None
+    if fixed is not None:
+        reps[fixed[0]] = [fixed[1]]
+    frees = sorted({a[1] for a in atoms if a[0] == "free"})
+    size = 2 ** len(frees)
+    if size > MAX_ASSIGNMENTS:
+        return None
+    for s in reps:
+        size *= len(reps[s])
+        if size > MAX_ASSIGNMENTS:
+            return None
+    return _Space(reps, frees)
 
 
 @attrs.frozen
@@ -272,44 +380,18 @@ def analyze_cases(formulas: Sequence[Any | None],
     keys (``input.cvss``) to what their declared type allows; a subject
     without one may hold any value or ``null``.  Returns ``None`` when the
     representative space exceeds :data:`MAX_ASSIGNMENTS`."""
-    atoms: list[Any] = []
-    for f in formulas:
-        if f is not None:
-            _atoms(f, atoms)
-    reps = _representatives((a[1] for a in atoms if a[0] == "atom"), domains)
-    if reps is None:
+    space = _space(formulas, domains)
+    if space is None:
         return None
-    frees = sorted({a[1] for a in atoms if a[0] == "free"})
-    subjects = sorted(reps)
-    size = 2 ** len(frees)
-    for s in subjects:
-        size *= len(reps[s])
-        if size > MAX_ASSIGNMENTS:
-            return None
-    n = len(formulas)
-    can_match = [False] * n
-    escapes = [False] * n  # case i matches a value no earlier case matches
-    overlaps: list[set[int]] = [set() for _ in range(n)]
-    exhaustive = True
-    for combo in itertools.product(*(reps[s] for s in subjects)):
-        env = dict(zip(subjects, combo))
-        for bits in itertools.product((False, True), repeat=len(frees)):
-            free = dict(zip(frees, bits))
-            truth = [f is not None and _eval(f, env, free) for f in formulas]
-            if not any(truth):
-                exhaustive = False
-            earlier: list[int] = []
-            for i, t in enumerate(truth):
-                if t:
-                    can_match[i] = True
-                    if not earlier:
-                        escapes[i] = True
-                    overlaps[i].update(earlier)
-                    earlier.append(i)
-    never = tuple(i for i in range(n) if formulas[i] is not None and not can_match[i])
-    covered = {i: tuple(sorted(overlaps[i])) for i in range(n)
-               if formulas[i] is not None and can_match[i] and not escapes[i]}
-    return CaseVerdicts(never, covered, exhaustive)
+    masks = [0 if f is None else space.mask(f) for f in formulas]
+    never = tuple(i for i, f in enumerate(formulas) if f is not None and not masks[i])
+    covered: dict[int, tuple[int, ...]] = {}
+    earlier = 0  # the combinations some earlier case matches
+    for i, m in enumerate(masks):
+        if m and not m & ~earlier:
+            covered[i] = tuple(j for j in range(i) if masks[j] & m)
+        earlier |= m
+    return CaseVerdicts(never, covered, earlier == space.full)
 
 
 def false_when(f: Any, subject: str, value: Any) -> bool:
@@ -320,22 +402,5 @@ def false_when(f: Any, subject: str, value: Any) -> bool:
     :data:`MAX_ASSIGNMENTS`."""
     if not (value is None or isinstance(value, (bool, int, float, str))):
         return False
-    atoms: list[Any] = []
-    _atoms(f, atoms)
-    reps = _representatives(a[1] for a in atoms if a[0] == "atom" and a[1].subject != subject)
-    if reps is None:
-        return False
-    reps[subject] = [value]
-    frees = sorted({a[1] for a in atoms if a[0] == "free"})
-    subjects = sorted(reps)
-    size = 2 ** len(frees)
-    for s in subjects:
-        size *= len(reps[s])
-        if size > MAX_ASSIGNMENTS:
-            return False
-    for combo in itertools.product(*(reps[s] for s in subjects)):
-        env = dict(zip(subjects, combo))
-        for bits in itertools.product((False, True), repeat=len(frees)):
-            if _eval(f, env, dict(zip(frees, bits))):
-                return False
-    return True
+    space = _space([f], fixed=(subject, value))
+    return space is not None and not space.mask(f)
