@@ -1,5 +1,5 @@
 """Exact reasoning about switch conditions over literal comparisons
-(docs/reference.md "switch"; docs/language.md "Switch conditions").
+(docs/reference.md#node-switch; docs/language.md#switch-conditions).
 
 A condition is abstracted into a boolean formula whose atoms compare one
 *subject* (a reference path such as ``input.cvss``) with a literal:
@@ -153,8 +153,7 @@ def _atoms(f: Any, out: list[Any]) -> None:
 
 @attrs.frozen
 class Domain:
-    """What a subject's declared type allows (docs/language.md "Switch
-    conditions"): ``type`` is the field type (``number``, ``enum``,
+    """What a subject's declared type allows (docs/language.md#switch-conditions): ``type`` is the field type (``number``, ``enum``,
     ``boolean``, ``string``, ...), ``nullable`` whether ``null`` is possible
     (an optional field without default; Run state is always nullable, a
     write may store ``null``), ``values`` the members of an enum."""

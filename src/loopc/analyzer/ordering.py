@@ -1,5 +1,5 @@
-"""Happens-before through condition waits (docs/language.md "Concurrency";
-issue 14).
+"""Happens-before through condition waits (docs/language.md#wait-orders,
+docs/language.md#concurrency; issue 14).
 
 A read or write of ``run.state.F`` in branch ``X`` of a fork or all_match
 switch ``O`` is *ordered after* the writes of ``F`` in the branches of ``O``

@@ -1,5 +1,5 @@
 """The typed IR model: a ``loop.plan.artifact/vN`` as frozen attrs objects
-(docs/api.md "The typed IR model"; field meanings in docs/ir.md).
+(docs/api.md#the-typed-ir-model; field meanings in docs/ir.md).
 
 :func:`loopc.ir.decode` returns an :class:`Artifact`; lowering
 (:mod:`loopc.ir.lower`) builds the same classes; :func:`to_json` (and
