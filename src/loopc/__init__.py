@@ -2,7 +2,8 @@
 
 Public API (pure functions; no I/O except the ``*_file`` helpers):
 
-* :func:`check_source`, :func:`check_file` — seed 004 §5 passes 1–12, returning
+* :func:`check_source`, :func:`check_file` — passes 1–12
+  (docs/language.md#compiler-passes), returning
   a :class:`CheckResult` (``.ok``, ``.diagnostics``, ``.plan``);
 * :func:`compile_source`, :func:`compile_file` — passes 1–13, returning a
   :class:`CompileResult` (``.ok``, ``.diagnostics``, ``.artifact``,

@@ -1,5 +1,5 @@
 """Bounded, non-blocking reads of input files — the one I/O helper below the
-command line (docs/api.md "Reading files"; used by the ``*_file`` helpers,
+command line (docs/language.md#command-line-output; used by the ``*_file`` helpers,
 the CLI, and the scenario and catalog loaders).
 
 Every input has a byte budget (1 MiB for plan sources; the artifact, scenario

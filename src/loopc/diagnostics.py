@@ -1,6 +1,6 @@
 """Diagnostic model shared by every consumer (CLI, language server, API).
 
-Implements the diagnostics shape of docs/api.md "Diagnostic" (stable code,
+Implements the diagnostics shape of docs/api.md#diagnostic (stable code,
 severity, document path, source line/column and offsets, message, the
 applicable node or edge id, a fix with its applicability, a documentation
 URL).  Positions are 1-based; columns count Unicode code points; ``end_column``
@@ -38,7 +38,7 @@ def docs_base_url() -> str:
     distribution's metadata (``Project-URL: Documentation, ...``), else
     :data:`DOCS_URL_FALLBACK`.  No trailing slash.  Until a docs site
     exists the base is the repository's ``docs`` folder on GitHub
-    (docs/language.md "Documentation URLs")."""
+    (docs/language.md#documentation-urls)."""
     import os
 
     override = os.environ.get(DOCS_URL_ENV, "").strip()
@@ -69,7 +69,7 @@ def docs_url(code: str) -> str:
 
 
 class Severity(str, enum.Enum):
-    """Severity of a finding; only ``error`` blocks publish (seed 004 §5)."""
+    """Severity of a finding; only ``error`` blocks publish (docs/api.md#diagnostic)."""
 
     ERROR = "error"
     WARNING = "warning"
@@ -93,6 +93,7 @@ class Span:
 
     @classmethod
     def point(cls, line: int, column: int) -> "Span":
+        """A one-character span at 1-based ``line``/``column`` (code points)."""
         return cls(line, column, line, column + 1)
 
     def located(self, index: Any) -> "Span":
@@ -140,6 +141,8 @@ class Related:
     pointer: str = ""
 
     def to_json(self) -> dict[str, Any]:
+        """``{message, line, column, endLine, endColumn, pointer}`` (positions
+        ``null`` without a span), as in ``loopc check --format json``."""
         return {"message": self.message, **_span_json(self.span), "pointer": self.pointer}
 
 
@@ -151,6 +154,7 @@ class TextEdit:
     new_text: str
 
     def to_json(self) -> dict[str, Any]:
+        """The span's ``line``/``column``/``endLine``/``endColumn`` plus ``newText``."""
         return {**self.span.to_json(), "newText": self.new_text}
 
 
@@ -166,9 +170,11 @@ class Fix:
 
     @property
     def is_safe(self) -> bool:
+        """True when the fix may be applied without review (``loopc check --fix``)."""
         return self.applicability is Applicability.SAFE
 
     def to_json(self) -> dict[str, Any]:
+        """``{message, edits: [TextEdit.to_json()...], applicability}``."""
         return {"message": self.message, "edits": [e.to_json() for e in self.edits],
                 "applicability": self.applicability.value}
 
@@ -204,6 +210,7 @@ class Diagnostic:
 
     @property
     def is_error(self) -> bool:
+        """True for ``error`` severity: the plan cannot compile."""
         return self.severity is Severity.ERROR
 
     @property

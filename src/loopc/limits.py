@@ -1,5 +1,5 @@
 """Bounds on numbers and durations, shared by the source checker and the
-artifact verifier (docs/language.md "Numbers and durations: bounds").
+artifact verifier (docs/language.md#numbers-and-durations-bounds).
 
 One place so that what ``check`` accepts and what ``verify`` accepts agree:
 a duration the compiler lets through is one every runtime can hold, and a

@@ -1,6 +1,5 @@
 """One line index for a decoded source text: code-point offsets ↔ (line,
-column) ↔ UTF-8 bytes ↔ UTF-16 code units, and back (docs/api.md
-"Positions").
+column) ↔ UTF-8 bytes ↔ UTF-16 code units, and back (docs/api.md#positions-loopclineindexlineindex).
 
 Lines break exactly where loopc's YAML layer breaks them for positions
 (:mod:`loopc.compiler.yamlload`): at ``"\\r\\n"``, ``"\\r"`` and ``"\\n"``.

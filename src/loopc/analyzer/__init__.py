@@ -1,5 +1,6 @@
 """loopc's analyzer: graph soundness for forks, joins, switches, fan-out and
-loops (seed 004 §4.3–§4.9; §5 passes 6–12; issue 3).
+loops (docs/reference.md#graph-rules to docs/reference.md#ends; passes 6–12 of
+docs/language.md#compiler-passes; issue 3).
 
 :func:`analyze` proves that a plan that compiles can never strand a token,
 wait forever at a join, leak a scope, loop outside a counted loop or race on
@@ -42,7 +43,7 @@ __all__ = [
 
 
 def analyze(plan: Plan, scopes: ScopeMap, reporter: Reporter) -> Analysis:
-    """Run passes 6–12 of seed 004 §5 on ``plan`` and report on ``reporter``.
+    """Run passes 6–12 (docs/language.md#compiler-passes) on ``plan`` and report on ``reporter``.
 
     ``scopes`` is the scope model the pipeline built once for this check
     (:func:`loopc.compiler.scopemap.build_scope_map`): the scope-typing proof

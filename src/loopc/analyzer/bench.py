@@ -1,5 +1,5 @@
-"""Max-budget benchmark plan for the analyzer (seed 004 §3.2: "graph: 512
-nodes and 2,048 edges"; issue 3 "Speed").
+"""Max-budget benchmark plan for the analyzer (docs/reference.md#budgets: 512
+nodes and 2,048 edges; issue 3 "Speed").
 
 :func:`budget_plan` returns the source of a sound plan at the graph budget:
 a top-level counted loop whose body chains segments of forks (each branch a
@@ -124,7 +124,7 @@ def _counts(segments: int, cases: int, pad: int) -> tuple[int, int]:
 def budget_plan(nodes: int = 512, edges: int = 2048) -> str:
     """Source of a sound plan with exactly ``nodes`` nodes and at most
     ``edges`` edges (as close as the segment shapes allow), nested forks and
-    loops throughout (seed 004 §3.2 graph budget)."""
+    loops throughout (docs/reference.md#budgets graph budget)."""
     best: tuple[int, int, int, int] | None = None  # (edges, segments, cases, pad)
     for cases in range(1, 64):
         seg = 0

@@ -1,5 +1,6 @@
-"""Cross-field and cross-edge consistency (seed 004 §4.5, §4.7; §5 pass 12
-"timeout, retry, callback, and outcome-port consistency checks").
+"""Cross-field and cross-edge consistency (pass 12, docs/language.md#compiler-passes:
+timeouts, retries, callbacks and their ports agree; docs/reference.md#retry,
+docs/reference.md#node-send-message, docs/reference.md#node-wait).
 
 Most of pass 12 is local to one node and lives in the front end: a
 ``timed_out`` edge from a wait without ``timeout`` is an unknown port
@@ -27,7 +28,7 @@ MAX_SEARCHES = 32
 
 
 def check_consistency(ctx: Ctx, order: list[str]) -> None:
-    """Report LP4701 and LP4702 (seed 004 §5 pass 12)."""
+    """Report LP4701 and LP4702 (pass 12, docs/language.md#compiler-passes)."""
     searches = 0
     for nid in order:
         node = ctx.nodes[nid]

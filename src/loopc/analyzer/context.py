@@ -1,4 +1,4 @@
-"""Shared graph context for the analyses (seed 004 §5 passes 6–12).
+"""Shared graph context for the analyses (passes 6–12 of docs/language.md#compiler-passes).
 
 :class:`Ctx` indexes the well-formed, reachable part of a :class:`Plan`
 once: valid edges (both endpoints are well-formed nodes and both ports exist

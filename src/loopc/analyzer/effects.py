@@ -1,6 +1,5 @@
-"""Run-state effects and race analysis (seed 004 §4.5 ``set_variable``,
-§4.7, §8 item 9; §5 pass 11 "parallel and fan-out Run-state read/write
-conflict analysis").
+"""Run-state effects and race analysis (docs/reference.md#run-state; pass 11
+of docs/language.md#compiler-passes: Run-state reads and writes that can race).
 
 Each node's and edge's read/write set over ``run.state.*`` is computed from
 the model: ``set_variable`` assignments write; every ``{ref: run.state...}``
@@ -18,8 +17,7 @@ inserted into a trie keyed by their stacks; at every trie node, the children
 that are different branches of one owner conflict when one holds a write
 and another any access.  That is linear in the total size of the stacks.
 An access ordered after the concurrent writes by a condition wait
-(:mod:`loopc.analyzer.ordering`, docs/language.md "A wait orders what
-follows it") does not conflict with them.
+(:mod:`loopc.analyzer.ordering`, docs/language.md#wait-orders) does not conflict with them.
 
 Findings: LP4601 ``state.race`` (both racing points, both locations),
 LP4602 ``state.cancellable_write`` (a write in a branch an ``any`` join may
@@ -233,7 +231,7 @@ def _expand(fields: set[str], state: Mapping[str, Any]) -> frozenset[str]:
 
 
 def node_effects(node: Node, state: Mapping[str, Any]) -> Effects:
-    """Run-state effects of one node (seed 004 §4.5)."""
+    """Run-state effects of one node (docs/reference.md#node-set-variable)."""
     c = node.config
     reads: set[str] = set()
     waits: set[str] = set()
@@ -531,7 +529,7 @@ class EffectAnalysis:
     # ----------------------------------------------------------------- waits
     def check_waits(self) -> None:
         """A ``wait.condition`` whose fields nothing concurrent writes can
-        never change while the wait waits (warning, seed 004 §4.5, §8)."""
+        never change while the wait waits (warning, docs/reference.md#run-state)."""
         ctx = self.ctx
         writers: dict[str, list[str]] = {}
         for nid, eff in self.node_eff.items():

@@ -1,5 +1,6 @@
-"""What the analyzer proves and records for lowering (seed 004 §5 passes
-6–12; the IR consumes :class:`Analysis` to emit explicit failure routes and
+"""What the analyzer proves and records for lowering (passes 6–12 of
+docs/language.md#compiler-passes; the IR consumes :class:`Analysis` to emit explicit
+failure routes and
 state effects; scope stacks and declarations come from the one scope model,
 :class:`loopc.compiler.scopemap.ScopeMap`, which the analyzer's proof checks).
 
@@ -23,7 +24,7 @@ from loopc.compiler.scopemap import Scope, Stack
 __all__ = ["Scope", "Stack", "Sink", "Effects", "Analysis", "NO_EFFECTS", "SINK_KINDS",
            "FAIL_PLAN", "FAIL_BRANCH", "ITEM_FAILED", "NEVER"]
 
-#: Sink kinds of a lowered failure route (syntax sheet §6).
+#: Sink kinds of a lowered failure route (docs/reference.md#failure-routes).
 FAIL_PLAN = "fail_plan"        # outside every parallel scope: the Run fails
 FAIL_BRANCH = "fail_branch"    # inside a fork / all_match branch: the owning join decides
 ITEM_FAILED = "item_failed"    # inside a fan-out item body: the item's failed envelope
@@ -34,7 +35,7 @@ SINK_KINDS = (FAIL_PLAN, FAIL_BRANCH, ITEM_FAILED, NEVER)
 @attrs.frozen
 class Sink:
     """Where an omitted ``failed``/``timed_out`` port (or an arrival at a
-    failed End) lowers to (seed 004 §4.3, §4.7; syntax sheet §4, §6).
+    failed End) lowers to (docs/reference.md#failure-routes, docs/reference.md#ends).
 
     ``kind`` is one of :data:`SINK_KINDS`.  For ``fail_branch``: ``owner`` is
     the fork or all_match switch, ``branch`` the branch key, ``join`` the
@@ -52,8 +53,9 @@ class Sink:
 
 @attrs.frozen
 class Effects:
-    """Run-state effects of one node or edge (seed 004 §4.5 set_variable,
-    §5 pass 11).  Field names of ``state``; ``reads`` are ordinary reads
+    """Run-state effects of one node or edge (docs/reference.md#run-state,
+    pass 11 of docs/language.md#compiler-passes).  Field names of ``state``; ``reads``
+    are ordinary reads
     (bindings, templates, switch conditions, config values, merges, loop
     init), ``wait_reads`` the fields a ``wait.condition`` watches (the
     intended synchronization, never a race), ``writes`` the fields a

@@ -1,6 +1,6 @@
-"""Dynamic WorkItem fan-out scopes (seed 004 §4.7 "Dynamic WorkItem
-fan-out"; §5 pass 9 "dynamic fan-out entry/body/join scope, WorkItem
-context, and nesting analysis").
+"""Dynamic WorkItem fan-out scopes (docs/reference.md#node-fan-out,
+docs/reference.md#fan-out-bodies; pass 9 of docs/language.md#compiler-passes: item bodies,
+``item.*`` context and nesting).
 
 The compiler proves, for every ``fan_out``:
 

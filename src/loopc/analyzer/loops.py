@@ -1,5 +1,5 @@
-"""Counted-loop and strongly-connected-component ownership (seed 004 §4.8,
-§5 pass 10).
+"""Counted-loop and strongly-connected-component ownership (docs/reference.md#loops,
+pass 10 of docs/language.md#compiler-passes).
 
 "Cycles exist only inside an explicit counted loop scope ... Back-edges and
 self-loops outside an explicit loop scope are compile errors."  A loop's
@@ -39,7 +39,7 @@ def find_cycles(ctx: Ctx) -> tuple[set[str], list[str]]:
     forward edges), and the reachable node ids in a topological order of
     the remaining forward graph (ties broken by authored order).
 
-    Seed 004 §4.8; networkx SCCs plus one iterative DFS per non-trivial
+    docs/reference.md#loops; networkx SCCs plus one iterative DFS per non-trivial
     component: O(nodes + edges)."""
     back = ctx.back_edges
     fwd = [e for e in ctx.edges if e.id not in back]

@@ -1,5 +1,6 @@
 """Scope typing: fork/join pairing and nesting, dynamic fan-out boundaries,
-loop-body boundaries (seed 004 §4.6–§4.9; §5 passes 8–10).
+loop-body boundaries (docs/reference.md#parallel-scopes, docs/reference.md#fan-out-bodies,
+docs/reference.md#loops; passes 8–10 of docs/language.md#compiler-passes).
 
 One linear pass pushes the stack of open fork / all_match / fan-out / loop
 scopes along the graph in topological order (loop back edges and cycles
@@ -274,7 +275,7 @@ class ScopeTyping:
     def end_arrivals(self, node: Node, arrivals: list[Arrival]) -> tuple[Stack, int | None]:
         """A failed End is a per-arrival terminal (its scoped meaning is the
         failure sink of each arriving edge); a succeeded End is legal only
-        outside every scope (seed 004 §4.9; sheet §4)."""
+        outside every scope (docs/reference.md#parallel-scopes)."""
         ctx = self.ctx
         c = node.config
         if isinstance(c, End) and c.status == "succeeded":
@@ -317,8 +318,8 @@ class ScopeTyping:
     # ---------------------------------------------------------------- joins
     def join_arrivals(self, node: Node, arrivals: list[Arrival]) -> tuple[Stack, int | None]:
         """Every arrival at a join must carry its owner's frame on top
-        (seed 004 §4.7: cross-scope joins, duplicate branch arrival, proper
-        nesting)."""
+        (docs/reference.md#parallel-scopes: no cross-scope joins, no
+        branch arriving twice, proper nesting)."""
         ctx = self.ctx
         c = node.config
         assert isinstance(c, Join)
@@ -611,7 +612,7 @@ class ScopeTyping:
     # ----------------------------------------------------------- back edges
     def check_back_edges(self) -> None:
         """Edges into ``continue``/``break`` come from the loop's own body
-        and leave no inner scope open (seed 004 §4.8)."""
+        and leave no inner scope open (docs/reference.md#loops)."""
         ctx = self.ctx
         for e in ctx.edges:
             if e.id not in ctx.back_edges or e.id not in self.edge_stacks:
@@ -718,7 +719,7 @@ class ScopeTyping:
 
 
 def type_scopes(ctx: Ctx, scopes: ScopeMap, cut: set[str], order: list[str]) -> ScopeTyping:
-    """Run the scope-typing pass (seed 004 §4.6–§4.9, §5 passes 8–10) over
+    """Run the scope-typing pass (passes 8–10 of docs/language.md#compiler-passes) over
     the structural map ``scopes`` and report its findings on ``ctx``;
     returns the pass with its proof stacks."""
     st = ScopeTyping(ctx, scopes, cut, order)

@@ -1,5 +1,5 @@
-"""Switch checks (seed 004 §4.6; §5 pass 7 "switch first/all-match,
-order/default, and unconditional fork checks").
+"""Switch checks (docs/reference.md#node-switch; pass 7 of
+docs/language.md#compiler-passes: match modes, case order and defaults).
 
 The schema pass already guarantees one ``default``, at least one case and
 unique ports; a fork's branch set is unconditional by construction, and an
@@ -9,7 +9,7 @@ conditions, which is semantic for ``first_match``:
 
 * LP4201 ``switch.shadowed_case`` (error): a ``first_match`` case can never
   be selected because an earlier case has the same condition or an earlier
-  condition is always true ("invalid condition order", §5);
+  condition is always true (an invalid condition order, docs/reference.md#node-switch);
 * LP4202 ``switch.unreachable_default`` (warning): a condition is always
   true, so the default port never fires;
 * LP4203 ``switch.case_never_matches`` (warning): a condition is always
@@ -99,8 +99,7 @@ def maybe_constant(toks: tuple[str, ...]) -> bool:
 
 
 def check_switches(ctx: Ctx, order: list[str]) -> None:
-    """Report LP4201–LP4203 for every reachable switch (docs/reference.md
-    "switch")."""
+    """Report LP4201–LP4203 for every reachable switch (docs/reference.md#switch)."""
     for nid in order:
         node = ctx.nodes[nid]
         c = node.config

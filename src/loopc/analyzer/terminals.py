@@ -1,6 +1,6 @@
-"""Terminal analysis and implicit failure routing (seed 004 §4.3, §4.5, §4.7,
-§4.9; §5 pass 6 "implicit error lowering, and End analysis"; syntax sheet
-§4 and §6).
+"""Terminal analysis and implicit failure routing (docs/reference.md#graph-rules,
+docs/reference.md#failure-routes, docs/reference.md#ends; pass 6 of
+docs/language.md#compiler-passes).
 
 Every path ends at an explicit End or a lowered failure route: the graph
 pass guarantees that every success/control port is routed, the loop pass
@@ -33,7 +33,7 @@ _PLAN = Sink(FAIL_PLAN)
 
 
 def sink_for(stack: Stack) -> Sink:
-    """The failure sink of a token carrying ``stack`` (syntax sheet §6)."""
+    """The failure sink of a token carrying ``stack`` (docs/reference.md#failure-routes)."""
     for f in reversed(stack):
         if f.kind == "fan_out":
             return Sink(ITEM_FAILED, f.owner, None, f.closer)

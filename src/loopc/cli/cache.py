@@ -1,4 +1,4 @@
-"""Content-addressed result cache of ``loopc check`` (docs/ci.md "Cache").
+"""Content-addressed result cache of ``loopc check`` (docs/ci.md#speed-jobs-cache-shards).
 
 An entry's key is the SHA-256 of: the loopc version and a build id (the
 sizes and modification times of loopc's own modules, so an edited checkout

@@ -1,5 +1,5 @@
 """Finding and reading loopc's configuration, and ``loopc config``
-(docs/ci.md "Configuration").
+(docs/ci.md#configuration).
 
 The configuration is the ``[tool.loopc]`` table of ``pyproject.toml`` or the
 top level of ``.loopc.toml``, found in the current directory or the nearest

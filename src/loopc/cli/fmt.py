@@ -1,5 +1,5 @@
 """``loopc fmt FILE... [--check]``: canonical, comment-preserving formatting
-(docs/ci.md "Formatting").
+(docs/ci.md#formatting).
 
 The source is loaded with ruamel.yaml's round-trip loader and dumped with
 loopc's layout: two-space mappings, sequences indented two with the dash at

@@ -1,5 +1,5 @@
 """``loopc graph FILE --format mermaid|dot|svg``: the plan drawn
-(docs/ci.md "Pictures").
+(docs/ci.md#pictures).
 
 * nodes by kind (shape per kind; a succeeded End is a double circle, a
   failed End an octagon), labelled ``id`` and kind;

@@ -1,5 +1,5 @@
-"""Reading the command line's input files (docs/language.md "Command-line
-output"): every command reads through :func:`read_input`, so every path has a
+"""Reading the command line's input files (docs/language.md#command-line-output): every
+command reads through :func:`read_input`, so every path has a
 byte budget, never blocks on a FIFO or device, and an unreadable path is
 reported the same way — ``loopc: <escaped name>: <precise reason>`` on
 standard error and exit status 2.

@@ -1,5 +1,4 @@
-"""Clean output failures for every ``loopc`` command (docs/language.md
-"Command-line output").
+"""Clean output failures for every ``loopc`` command (docs/language.md#command-line-output).
 
 A closed pipe (``loopc check . | head -1``), a full device
 (``loopc compile plan.yaml > /dev/full``) or any other error writing

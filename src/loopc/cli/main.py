@@ -114,8 +114,9 @@ __import__("loopc.cli.plan_commands", fromlist=["register"]).register(cli)  # no
 
 def gc_policy() -> None:
     """The ``loopc`` process's garbage-collector policy, set by :func:`main`
-    only (the library never touches GC state; docs/api.md "Memory and the
-    garbage collector").  loopc's results hold no reference cycles, so a
+    only (the library never touches GC state;
+    docs/api.md#memory-and-the-garbage-collector).  loopc's results hold no reference
+    cycles, so a
     collection during a check finds nothing: the objects alive after
     start-up (modules, grammars, registries) are frozen out of every scan
     and generation 0 is collected every 10,000 net allocations instead of

@@ -1,4 +1,4 @@
-"""Execution-plan commands of the ``loopc`` CLI (docs/plan.md "CLI").
+"""Execution-plan commands of the ``loopc`` CLI (docs/plan.md#cli).
 
 * ``loopc plan FILE [--catalog F] [--profile P] [--format text|json]`` — exit
   0 with the plan; 1 when the source has errors, the catalog is rejected or

@@ -1,5 +1,4 @@
-"""Terminal-safe text for the command line (docs/language.md "Command-line
-output").
+"""Terminal-safe text for the command line (docs/language.md#command-line-output).
 
 File names, messages and excerpts can hold characters a terminal would act
 on (newlines, ``ESC`` sequences, bidi overrides) or bytes that are not UTF-8

@@ -1,5 +1,4 @@
-"""Which files ``loopc check`` and ``loopc fmt`` look at (docs/ci.md
-"What gets checked").
+"""Which files ``loopc check`` and ``loopc fmt`` look at (docs/ci.md#what-gets-checked).
 
 * A named file is always taken (unless an ``exclude`` pattern matches it) and
   checked strictly, whatever its name or first line — pre-commit names files.

@@ -1,6 +1,6 @@
 """LP41xx–LP47xx — analyzer: graph soundness for forks, joins, switches,
-fan-out and loops (docs/reference.md "Parallel scopes", "Fan-out item bodies",
-"Counted loops", "Run state").
+fan-out and loops (docs/reference.md#parallel-scopes,
+docs/reference.md#fan-out-bodies, docs/reference.md#loops, docs/reference.md#run-state).
 
 LP41xx terminals, LP42xx switches, LP43xx fork/join scopes, LP44xx dynamic
 fan-out, LP45xx counted loops, LP46xx Run-state effects, LP47xx

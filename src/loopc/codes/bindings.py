@@ -1,5 +1,5 @@
 """LP32xx–LP34xx — references, bindings and typed node configuration
-(docs/reference.md "References", "Edges and bindings", "Types").
+(docs/reference.md#references, docs/reference.md#edges, docs/reference.md#types).
 
 Reported by :mod:`loopc.compiler.typecheck`:
 

@@ -1,5 +1,5 @@
 """LP40xx — graph basics: entry, endpoints, ports, routing, reachability
-(docs/reference.md "Graph rules")."""
+(docs/reference.md#graph-rules)."""
 from loopc.codes import Code, register
 
 H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"

@@ -1,5 +1,5 @@
 """LP5xxx — lowering to the canonical artifact and the artifact budget
-(docs/reference.md "Budgets", "The artifact").
+(docs/reference.md#budgets, docs/reference.md#artifact).
 
 Budget codes share the slug family ``resource.artifact_budget``: the
 pre-lowering projection (LP5001–LP5004) and the final gates on the completed

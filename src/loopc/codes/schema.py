@@ -1,6 +1,7 @@
 """LP2xxx — schema pass: document header, closed mappings, FieldSchema
 contracts, node/edge shapes, ValueExpr construction and the graph/literal
-budgets (docs/reference.md "Document" to "end", "Budgets").
+budgets (docs/reference.md#document to
+docs/reference.md#node-end, docs/reference.md#budgets).
 
 Every ``example`` is a complete plan that produces the code and every
 ``fixed`` a complete plan that checks clean (both run by the test-suite).
@@ -577,7 +578,7 @@ register(
          "Edge ids are unique. The diagnostic sits on the second definition and points at the first; "
          "the first is used.",
          _approval().replace("id: e_no", "id: e_ok"), _approval()),
-    # -- budgets (docs/reference.md "Budgets") -----------------------------------------
+    # -- budgets (docs/reference.md#budgets) -----------------------------------------
     Code("LP2090", "resource.graph_nodes", "More than 512 nodes",
          "A plan graph holds at most 512 nodes.",
          "<a plan with 513 nodes>", OK),

@@ -1,5 +1,5 @@
-"""LP30xx — the expression and template language (docs/reference.md
-"Expressions", "Templates", "Types", "Budgets").
+"""LP30xx — the expression and template language (docs/reference.md#expressions,
+docs/reference.md#templates, docs/reference.md#types, docs/reference.md#budgets).
 
 Returned by :mod:`loopc.compiler.expr` (``ExprError.code``) and reported by
 the type pass at the exact position inside the scalar

@@ -1,4 +1,5 @@
-"""LP1xxx — strict YAML layer and source budgets (docs/reference.md "Source file", "Budgets")."""
+"""LP1xxx — strict YAML layer and source budgets (docs/reference.md#source-file,
+docs/reference.md#budgets)."""
 from loopc.codes import Code, register
 from loopc.diagnostics import Severity
 

@@ -1,5 +1,5 @@
 """Deprecated import path: the check pipeline moved to :mod:`loopc.pipeline`
-(docs/api.md "Moved import paths").  Import ``loopc.check_source`` or
+(docs/api.md#moved-import-paths-the-pipeline-layer).  Import ``loopc.check_source`` or
 ``loopc.pipeline.check_source`` instead; this alias is removed once nothing
 in the repository uses it.
 """

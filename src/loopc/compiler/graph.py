@@ -1,6 +1,6 @@
 """Graph basics: entry, endpoints, ports, routing and reachability
-(seed 004 §4.3; §5 pass 3 "node, edge, endpoint, port ... symbol resolution"
-and the entry/reachability/routing half of pass 6; syntax sheet §4, §5).
+(docs/reference.md#graph-rules; pass 3 of docs/language.md#compiler-passes, every name resolves,
+and the entry/reachability/routing half of pass 6).
 
 :func:`check_graph` reports, each defect once:
 
@@ -325,8 +325,9 @@ class _Check:
                 adj.setdefault(re_.from_node, []).append(re_.to_node)
         if blind:
             return  # a rejected edge with no readable target: reachability is unknown
-        # a join is activated by its owner's activation (runtime lineage, seed
-        # 004 §4.7): even when no branch edge reaches it (every branch ends in
+        # a join is activated by its owner's activation (runtime lineage,
+        # docs/reference.md#parallel-scopes): even when no branch edge reaches it (every
+        # branch ends in
         # a failed End, or a branch wrongly ends in a succeeded End), it is
         # reachable; the analyzer names what is wrong with the branches
         for n in self.nodes.values():
@@ -377,7 +378,7 @@ def _reach(seeds: list[str], adj: dict[str, list[str]], skip: set[str] | frozens
 
 
 def check_graph(plan: Plan, reporter: Reporter) -> bool:
-    """Graph basics of seed 004 §4.3 / §5 passes 3 and 6 (entry, endpoints,
+    """Graph basics of docs/reference.md#graph-rules, passes 3 and 6 (entry, endpoints,
     ports, one edge per source port, routing of success/control ports,
     reachability, a reachable succeeded End).
 

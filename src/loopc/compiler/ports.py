@@ -1,4 +1,4 @@
-"""Port tables and per-port output contracts (syntax sheet §4, seed 004 §4.5–§4.9).
+"""Port tables and per-port output contracts (docs/reference.md#nodes).
 
 Shared by the type pass (edge ``output.*`` typing), graph passes (routing),
 the analyzer and lowering.
@@ -30,7 +30,7 @@ _FAILS = frozenset(t for t, k in kinds.KINDS.items() if "failed" in k.ports.fixe
 
 
 def source_ports(node: Node) -> tuple[str, ...]:
-    """Source ports of ``node`` in canonical order (sheet §4 table), as its
+    """Source ports of ``node`` in canonical order (the table of docs/reference.md#nodes), as its
     kind declares them (:mod:`loopc.kinds`)."""
     p = _PORTS.get(node.type)
     return p.of_model(node.config) if p is not None else ()
@@ -43,7 +43,7 @@ def target_ports(node: Node) -> tuple[str, ...]:
 
 
 def must_route(node: Node, port: str) -> bool:
-    """True when ``port`` must have an outgoing edge (sheet §4)."""
+    """True when ``port`` must have an outgoing edge (docs/reference.md#graph-rules)."""
     return port not in OPTIONAL_PORTS
 
 

@@ -1,5 +1,5 @@
-"""Exact source positions inside YAML scalars (seed 004 §5 "source
-line/column" for diagnostics inside expressions and templates).
+"""Exact source positions inside YAML scalars (positions of
+docs/reference.md#source-file for diagnostics inside expressions and templates).
 
 An expression error is found at an offset into a scalar's *value*
 (``YScalar.raw``: after unquoting, escape processing, line folding and block

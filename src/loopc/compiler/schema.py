@@ -25,8 +25,7 @@ with any schema error is reported once, listed in ``Plan.malformed_nodes``
 / ``malformed_edges``, tainted on the reporter and left out of
 ``Plan.nodes``/``Plan.edges`` so nothing cascades; a misspelt key with a
 suggestion taints the declaration it stands for, and a dropped contract
-field or rejected section is tainted too (docs/architecture.md "One defect,
-one diagnostic").
+field or rejected section is tainted too (docs/architecture.md#one-defect-one-diagnostic).
 
 Cost is linear in the document: one walk, dict lookups per key, precompiled
 regexes, ``difflib`` only for keys that are already wrong.

@@ -1,4 +1,5 @@
-"""The scope model (seed 004 §4.4 context legality; §4.7, §4.8): which
+"""The scope model (where each context is legal, docs/reference.md#references;
+docs/reference.md#parallel-scopes, docs/reference.md#fan-out-bodies, docs/reference.md#loops): which
 fork/all_match branch, fan-out item body and counted-loop body each node and
 edge belongs to, and which scopes the plan declares.
 
@@ -344,8 +345,9 @@ class _Builder:
 
 
 def build_scope_map(plan: Plan) -> ScopeMap:
-    """Structural scope map of ``plan`` (seed 004 §4.4 context legality,
-    §4.7 fork/all_match/fan-out scopes, §4.8 loop bodies).
+    """Structural scope map of ``plan`` (context legality of docs/reference.md#references;
+    fork/all_match scopes of docs/reference.md#parallel-scopes, item bodies of
+    docs/reference.md#fan-out-bodies, loop bodies of docs/reference.md#loops).
 
     Returns a :class:`ScopeMap` with a stack for every node and edge of
     ``plan``; overlapping regions go to ``ambiguous`` (no diagnostic — the

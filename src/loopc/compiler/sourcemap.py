@@ -1,5 +1,5 @@
 """Source map of a typed model: model object / field → YAML node → span
-(docs/api.md "Source map").
+(docs/api.md#source-map).
 
 Every object of :mod:`loopc.compiler.model` keeps ``src``, the YAML node it
 was built from; this module is the one place that knows which YAML key each

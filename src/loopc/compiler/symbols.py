@@ -1,5 +1,5 @@
 """Symbol index of one checked plan: every definition ↔ every reference to it
-(docs/api.md "Symbol index").
+(docs/api.md#symbol-index).
 
 Built from the typed model (:class:`~loopc.compiler.model.Plan`), its YAML
 source nodes (:mod:`loopc.compiler.sourcemap`), the scope map and, for
@@ -69,7 +69,7 @@ from loopc.diagnostics import Span, TextEdit
 
 __all__ = ["IDENT", "Occurrence", "RenameError", "Symbol", "SymbolIndex", "config_values"]
 
-#: What a renamed symbol's new name must match (docs/reference.md "Identifiers").
+#: What a renamed symbol's new name must match (docs/reference.md#identifiers).
 IDENT = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 #: Roles of occurrences.  Definitions: ``id`` (node), ``case``, ``default``,
@@ -125,14 +125,17 @@ class Symbol:
 
     @classmethod
     def node(cls, node_id: str) -> "Symbol":
+        """The node ``node_id``."""
         return cls("node", "", node_id)
 
     @classmethod
     def port(cls, node_id: str, port: str) -> "Symbol":
+        """Port ``port`` of node ``node_id``."""
         return cls("port", node_id, port)
 
     @classmethod
     def field(cls, owner: str, name: str) -> "Symbol":
+        """Field ``name`` of the contract ``owner`` (see :class:`Symbol` for owners)."""
         return cls("field", owner, name)
 
     def __str__(self) -> str:

@@ -1,6 +1,7 @@
-"""Type and binding pass: seed 004 §5 passes 4–5 ("typed expression and
-template compilation", "edge mapping and whole-output assignability"),
-§4.4, §4.5; syntax sheet §3 (reference roots), §4, §5, §7.
+"""Type and binding pass: passes 4–5 of docs/language.md#compiler-passes (expressions
+and templates type-check; bindings are assignable and complete):
+docs/reference.md#references, docs/reference.md#expressions, docs/reference.md#templates,
+docs/reference.md#nodes, docs/reference.md#edges.
 
 :func:`check_types` types every ValueExpr, expression and template of a
 :class:`~loopc.compiler.model.Plan` in the context valid at its location
@@ -71,8 +72,8 @@ class FieldBinding:
       pass-through a typed ``Path`` (``output.<field>`` on edges,
       ``run.input.<field>`` for the entry);
     * ``source`` — the authored ValueExpr, ``None`` when implicit;
-    * ``implicit`` — true for same-name pass-through (sheet §5: "The IR
-      always holds explicit bindings").
+    * ``implicit`` — true for same-name pass-through (docs/reference.md#pass-through;
+      the artifact always holds explicit bindings, docs/ir.md#edges).
     """
 
     field: str
@@ -127,7 +128,8 @@ class TypeInfo:
 
 def check_types(plan: Plan, scopes: ScopeMap | None, reporter: Reporter,
                 doc: YDocument | None = None) -> TypeInfo:
-    """Type-check ``plan`` (seed 004 §5 passes 4–5) and report LP3xxx findings.
+    """Type-check ``plan`` (passes 4–5 of docs/language.md#compiler-passes) and report
+    LP3xxx findings.
 
     ``scopes`` is the structural scope map (``item.*``/``loop.*`` legality,
     ambiguity); ``doc`` the loaded source, used to place expression
@@ -233,8 +235,7 @@ class _PlanChecker:
                          node: str | None, edge: str | None) -> None:
         """LP3307: a required field without default receives a value that may
         be absent — an optional contract field, or a branch of an all_match
-        switch, which runs only when its case matches (docs/language.md
-        "Required destinations")."""
+        switch, which runs only when its case matches (docs/language.md#required-destinations)."""
         t = getattr(typed, "type", None)
         if t is None or not t.optional or not isinstance(typed, A.Path):
             return
@@ -255,7 +256,7 @@ class _PlanChecker:
                     bind_context: Callable[[], Context] | None = None,
                     source_authored: Callable[[str], bool] | None = None,
                     source_decl: str | None = None) -> tuple[FieldBinding, ...]:
-        """Same-name pass-through (sheet §5): every ``dest`` field takes the
+        """Same-name pass-through (docs/reference.md#pass-through): every ``dest`` field takes the
         same-named ``source`` field.  LP3304 lists required fields without
         default that have no same-named source; LP3305 each same-named field
         whose type is not assignable, with the fix that can work: an explicit
@@ -313,7 +314,7 @@ class _PlanChecker:
     # -- entry ---------------------------------------------------------------
     def check_entry(self) -> None:
         """The entry's input is the Plan input by same-name pass-through
-        (sheet §6 "The entry node's activation input is the Plan input")."""
+        (docs/reference.md#pass-through: the entry node's input is built from the Plan input)."""
         node = self.plan.nodes.get(self.plan.entry)
         if node is None:
             return
@@ -335,7 +336,7 @@ class _PlanChecker:
         return effective_input(dst, self.plan.output)
 
     def check_edge(self, edge: Edge) -> None:
-        """Edge ``bind`` or same-name pass-through (seed 004 §4.4, sheet §5)."""
+        """Edge ``bind`` or same-name pass-through (docs/reference.md#edges)."""
         plan = self.plan
         if self.reporter.tainted(edge_entity(edge.id)):
             return

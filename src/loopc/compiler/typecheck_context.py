@@ -1,5 +1,5 @@
-"""Reference contexts and path typing (seed 004 §4.4; syntax sheet §3
-"Reference roots", §7 "Context types").
+"""Reference contexts and path typing (docs/reference.md#references: the
+roots table and the types of context values).
 
 A :class:`Context` says which reference roots exist at one location of the
 plan (a node's configuration, an edge ``bind``, a join ``merge``, a wait
@@ -7,7 +7,7 @@ plan (a node's configuration, an edge ``bind``, a join ``merge``, a wait
 types a dotted path through that context: contracts are typed objects
 (:func:`loopc.compiler.types.record_of`), ``scope`` values have ``kind`` and
 ``scopeId``, and anything below an untyped ``object`` is ``unknown`` (checked
-at run time, seed 004 §7.0).  Problems come back as :class:`PathProblem`
+at run time, docs/reference.md#references).  Problems come back as :class:`PathProblem`
 values (code, message, offending segment, suggested replacement); the caller
 reports them at the exact character.
 
@@ -28,10 +28,11 @@ from loopc.compiler.scopemap import ScopeMap
 from loopc.compiler.types import Type
 from loopc.compiler.yamlnodes import YMap
 
-#: Roots of syntax sheet §3 (``run`` stands for ``run.input``/``run.state``).
+#: Roots of docs/reference.md#references (``run`` stands for ``run.input``/``run.state``).
 ROOTS = ("run", "input", "output", "branches", "winner", "item", "items", "loop")
 
-#: Legacy roots (sheet §1) → (replacement for the root segment(s) or None, advice).
+#: Legacy roots (docs/reference.md#legacy-shapes) → (replacement for the root segment(s)
+#: or None, advice).
 LEGACY_ROOTS: Mapping[str, tuple[str | None, str]] = {
     "inputs": ("input", "the activation input is `input.*`"),
     "state": ("run.state", "typed Run state is `run.state.*`"),
@@ -41,7 +42,7 @@ LEGACY_ROOTS: Mapping[str, tuple[str | None, str]] = {
                     "bind the value across an edge from `output.*` into the destination's input"),
 }
 
-#: ``item.*`` (sheet §7 "Context types").
+#: ``item.*`` (docs/reference.md#references).
 ITEM_TYPE = T.object_of((
     ("key", T.STRING),
     ("dependsOn", T.array_of(T.STRING)),
@@ -52,7 +53,7 @@ ITEM_TYPE = T.object_of((
     ("dependencies", T.OBJECT),
 ))
 
-#: One terminal item envelope of ``items`` (sheet §7).
+#: One terminal item envelope of ``items`` (docs/reference.md#references).
 ENVELOPE_TYPE = T.object_of((
     ("key", T.STRING),
     ("status", T.enum_of(("succeeded", "failed", "timed_out", "blocked", "cancelled"))),
@@ -147,7 +148,7 @@ def resolve_path(ctx: Context, segments: tuple[str, ...], *, in_expr: bool = Fal
     Returns :class:`Resolved` or a :class:`PathProblem` carrying one of
     LP3201 ``ref.unknown_root``, LP3202 ``ref.root_not_here``, LP3203
     ``ref.legacy_root``, LP3204 ``ref.unknown_field``, LP3205
-    ``ref.no_fields``, LP3206 ``ref.unknown_branch`` (sheet §3, §7).
+    ``ref.no_fields``, LP3206 ``ref.unknown_branch`` (docs/reference.md#references).
     ``in_expr``: the path is inside an expression, where a bare unknown word
     is more likely meant as text (the message says how to quote it).
     Never raises.
@@ -252,7 +253,7 @@ def walk_fields(root: str, rtype: Type, segments: tuple[str, ...]) -> Resolved |
 class ContextBuilder:
     """Builds the :class:`Context` of every location of one plan.
 
-    Implements the "where" column of sheet §3's reference-roots table:
+    Implements the "where" column of the roots table in docs/reference.md#references:
 
     * ``run`` everywhere except where a key restricts it (never);
     * ``input``: node config (the node's effective input) and edge binds (the
@@ -386,7 +387,8 @@ class ContextBuilder:
         return Context("config", where, roots, absent, self.unknown(node.id), node=node.id)
 
     def wait_condition(self, node: Node) -> Context:
-        """A wait ``condition`` reads only ``input.*`` and ``run.*`` (sheet §7)."""
+        """A wait ``condition`` reads only ``input.*`` and ``run.*``
+        (docs/reference.md#node-wait)."""
         where = f"the `condition` of wait '{node.id}'"
         roots = {"run": self.run_type, "input": self.record(node.input_contract)}
         reason = (f"a wait `condition` reads only `input.*` and `run.*`; bind the value into "
@@ -396,7 +398,7 @@ class ContextBuilder:
 
     def join_merge(self, node: Node) -> Context:
         """Context of a join's ``merge``: ``branches.*`` (all), ``winner.*``
-        (any), ``items`` (fan-out join) and ``run.*`` only (sheet §7)."""
+        (any), ``items`` (fan-out join) and ``run.*`` only (docs/reference.md#references)."""
         cfg = node.config
         assert isinstance(cfg, Join)
         where = f"the `merge` of join '{node.id}'"

@@ -1,6 +1,6 @@
 """Typing of ValueExprs, expressions and templates against an expected type
-(seed 004 §4.4; syntax sheet §3 "Typing of ValueExprs", §7 "Typing
-string-shaped values").
+(docs/reference.md#values,
+docs/reference.md#types: a string literal takes the expected type in its wire form).
 
 :class:`ValueChecker` types one value in a :class:`~loopc.compiler.typecheck_context.Context`:
 
@@ -12,7 +12,7 @@ string-shaped values").
   :func:`~loopc.compiler.typecheck_context.resolve_path`, so paths inside
   expressions get the same LP32xx diagnostics as ``{ref: ...}``;
 * ``Template`` — a template that is exactly one ``{{ expr }}`` has the
-  expression's type, any other is a ``string`` (sheet §3); text-valued keys
+  expression's type, any other is a ``string`` (docs/reference.md#templates); text-valued keys
   render any scalar;
 * ``ListValue`` / ``MapValue`` — constructors, typed member by member; a
   ``{kind, scopeId}`` map is a ``scope`` where a scope is expected.
@@ -51,7 +51,7 @@ _ROOTS = frozenset(A.ROOTS)
 @attrs.frozen
 class TypedLiteral:
     """A literal ValueExpr with the type it takes at its location (a string
-    literal takes the expected type when it matches its wire form, sheet §7).
+    literal takes the expected type when it matches its wire form, docs/reference.md#types).
     ``value`` is the JSON-like Python value."""
 
     value: Any
@@ -83,9 +83,9 @@ class TypedTemplate:
     * ``ast`` — the typed :class:`~loopc.compiler.expr.ast.TemplateAst`
       (every interpolated expression typed);
     * ``type`` — the value's type: the expression's type when the template is
-      exactly one ``{{ expr }}`` passed as is, else ``string`` (sheet §3);
+      exactly one ``{{ expr }}`` passed as is, else ``string`` (docs/reference.md#templates);
     * ``renders`` — true when the value is the rendered text (literal parts
-      plus interpolations rendered as in sheet §7: strings as is, numbers in
+      plus interpolations rendered as in docs/reference.md#templates: strings as is, numbers in
       shortest round-trip form, booleans ``true``/``false``, ids and channels
       as their string); false when the single expression's value is passed
       unchanged.
@@ -372,7 +372,7 @@ class ValueChecker:
         return hit
 
     def _roots_first(self, paths: Sequence[A.Path], scalar: YNode | None, ctx: Context) -> None:
-        """Report paths whose root is not a root of sheet §3 (unknown or legacy
+        """Report paths whose root is not a root of docs/reference.md#references (unknown or legacy
         roots) with LP3201/LP3203; the checker's own LP3201 is dropped."""
         for p in paths:
             if p.root in A.ROOTS:
@@ -486,9 +486,9 @@ class ValueChecker:
         ``render`` — the key renders text (``text``, ``summary``, ``target``,
         ``detail``): a single ``{{ expr }}`` of any scalar type is rendered;
         a non-scalar one is a mismatch.  ``forbid_agent`` — ``target``: an
-        interpolated ``agent``/``array<agent>`` is LP3402 (seed 004 §4.5).
+        interpolated ``agent``/``array<agent>`` is LP3402 (docs/reference.md#templates).
         Otherwise a single ``{{ expr }}`` passes its value with its type, and
-        any other template is a ``string`` (sheet §3).
+        any other template is a ``string`` (docs/reference.md#templates).
         """
         tpl, errs = self.parse_tpl(v.text)
         if tpl is None:
@@ -547,7 +547,8 @@ class ValueChecker:
                 lit = ip.expr  # type: ignore[union-attr]
                 if expected is not None and lit.__class__ is A.Lit and isinstance(lit.value, str) \
                         and expected.kind in T.STRING_SHAPED and expected.kind != "string":
-                    # "{{ 'PT2H' }}": the string literal takes the expected type (sheet §7)
+                    # "{{ 'PT2H' }}": the string literal takes the expected type
+                    # (docs/reference.md#types)
                     err = T.wire_form_error(lit.value, expected)
                     if err:
                         self.report_in(code, v.src, lit.start, lit.end, f"{what} expects {_expect(expected)}: {err}", ctx)

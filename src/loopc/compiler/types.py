@@ -1,9 +1,10 @@
-"""The loopc type model (seed 004 §4.2, §4.4; syntax sheet §2, §3, §7).
+"""The loopc type model (docs/reference.md#types, docs/reference.md#references,
+docs/reference.md#expressions).
 
 One small frozen :class:`Type` describes every value the compiler reasons
 about: FieldSchema types, the ``null`` literal, the statically untyped
-``unknown`` (anything below an ``object``-typed value, sheet §7 "Paths below
-an object-typed value are not statically typed"), and *typed objects* —
+``unknown`` (anything below an ``object``-typed value, docs/reference.md#references: paths
+below an object-typed value are checked only when the plan runs), and *typed objects* —
 ``object`` with ``fields`` — which give contracts (Plan input, node input,
 join result, ``item.*``...) a static shape so that ``input.a.b`` can be
 resolved.
@@ -11,13 +12,13 @@ resolved.
 Public helpers:
 
 * :func:`type_of_field` / :func:`record_of` — FieldSchema / contract → Type;
-* :func:`assignable` — the only implicit conversions (sheet §7 "Typing
-  string-shaped values"): ``enum`` → ``string``, ``agent`` → ``responder``,
+* :func:`assignable` — the only implicit conversions
+  (docs/reference.md#types): ``enum`` → ``string``, ``agent`` → ``responder``,
   typed object → ``object``, ``null`` → an optional type, ``unknown`` → anything
   (checked at run time), ``array<S>`` → ``array<T>`` when ``S`` → ``T``;
   never ``channel`` → ``scope``;
 * :func:`wire_form_error` / :func:`literal_error` — does a literal (JSON-like
-  Python value) conform to a type's wire form (sheet §2, §7 "Wire forms")?
+  Python value) conform to a type's wire form (docs/reference.md#wire-forms)?
   A string literal "takes the expected type" when it matches that form;
 * :func:`describe` — ``array<agent>``, ``enum(high|low)``, ``member?`` for
   messages.
@@ -38,7 +39,7 @@ from loopc import limits as _limits
 from loopc.compiler.model import MISSING as _MISSING
 from loopc.compiler.spelling import not_an_enum_value
 
-#: FieldSchema types (syntax sheet §2), in the sheet's order.
+#: FieldSchema types (docs/reference.md#types), in that table's order.
 FIELD_KINDS = (
     "string", "enum", "number", "boolean", "duration", "datetime", "object",
     "array", "scope", "channel", "member", "agent", "work_items", "responder",
@@ -49,16 +50,16 @@ EXTRA_KINDS = ("null", "unknown")
 KINDS = FIELD_KINDS + EXTRA_KINDS
 _FIELD_KIND_SET = frozenset(FIELD_KINDS)
 
-#: Kinds a multi-part template may interpolate (sheet §3).
+#: Kinds a multi-part template may interpolate (docs/reference.md#templates).
 INTERPOLABLE = frozenset(
     ("string", "enum", "number", "boolean", "duration", "datetime", "member", "agent", "channel")
 )
-#: Kinds ``==``/``!=`` accept (scalars; sheet §7 "Expressions").
+#: Kinds ``==``/``!=`` accept (scalars; docs/reference.md#expressions).
 EQUATABLE = frozenset(
     ("string", "enum", "number", "boolean", "duration", "datetime", "member", "agent", "channel")
 )
 #: Kinds ``< <= > >=`` accept: numbers, strings (code-point order), durations,
-#: datetimes (sheet §7).  ``enum`` orders as its string.
+#: datetimes (docs/reference.md#expressions).  ``enum`` orders as its string.
 ORDERABLE = frozenset(("number", "string", "enum", "duration", "datetime"))
 #: Kinds whose wire form is a string (a string literal may take these types).
 STRING_SHAPED = frozenset(
@@ -160,7 +161,7 @@ SCOPE_FIELDS: tuple[tuple[str, Type], ...] = (
 # ---------------------------------------------------------------------------
 
 def type_of_field(fs: Any) -> Type:
-    """Type of a :class:`~loopc.compiler.model.FieldSchema` (seed 004 §4.2).
+    """Type of a :class:`~loopc.compiler.model.FieldSchema` (docs/reference.md#contracts).
 
     ``optional`` is true when the field is neither required nor defaulted.
     ``array`` without ``items`` (malformed; already reported by the schema
@@ -225,10 +226,10 @@ def record_of(contract: Mapping[str, Any] | None, *, optional: bool = False) -> 
 
 
 # ---------------------------------------------------------------------------
-# Context types (sheet §7 "Context types") — the roots an ExprContext offers
+# Context types (docs/reference.md#references) — the roots an ExprContext offers
 # ---------------------------------------------------------------------------
 
-#: ``item.*`` inside a fan-out item body (sheet §7).
+#: ``item.*`` inside a fan-out item body (docs/reference.md#references).
 ITEM = object_of((
     ("key", STRING),
     ("dependsOn", array_of(STRING)),
@@ -239,10 +240,10 @@ ITEM = object_of((
     ("dependencies", OBJECT),
 ))
 
-#: Terminal item statuses of a fan-out envelope (sheet §7).
+#: Terminal item statuses of a fan-out envelope (docs/reference.md#fan-out-bodies).
 ITEM_STATUSES = ("succeeded", "failed", "timed_out", "blocked", "cancelled")
 
-#: One terminal envelope of ``items`` (sheet §7).
+#: One terminal envelope of ``items`` (docs/reference.md#references).
 ITEM_ENVELOPE = object_of((
     ("key", STRING),
     ("status", enum_of(ITEM_STATUSES)),
@@ -265,7 +266,7 @@ def branches_of(keys: Iterable[str], contract: Mapping[str, Any] | None, *, opti
 
 def winner_of(contract: Mapping[str, Any] | None) -> Type:
     """``winner`` at an ``any`` join's merge: ``{key: string, value: <join
-    input contract>}`` (sheet §7)."""
+    input contract>}`` (docs/reference.md#references)."""
     return object_of((("key", STRING), ("value", record_of(contract))))
 
 
@@ -282,7 +283,7 @@ def loop_of(state: Mapping[str, Any] | None) -> Type:
 def assignable(src: Type, dst: Type) -> bool:
     """May a value of type ``src`` flow where ``dst`` is expected?
 
-    Rules (sheet §7 "Typing string-shaped values"; seed 004 §4.4):
+    Rules (docs/reference.md#types, docs/reference.md#expressions):
 
     * ``unknown`` on either side: yes (checked at run time);
     * ``null`` only into an optional ``dst`` (or ``unknown``);
@@ -339,7 +340,7 @@ def assignable(src: Type, dst: Type) -> bool:
 
 def comparable(a: Type, b: Type) -> bool:
     """Do ``a`` and ``b`` have "one type" for ``==``/``!=``/ordering?  Same
-    kind (enum values may differ), or ``enum`` with ``string`` (sheet §3),
+    kind (enum values may differ), or ``enum`` with ``string`` (docs/reference.md#expressions),
     or one side ``unknown``."""
     if a.kind == "unknown" or b.kind == "unknown":
         return True
@@ -349,7 +350,7 @@ def comparable(a: Type, b: Type) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# Wire forms (sheet §2, §7)
+# Wire forms (docs/reference.md#wire-forms)
 # ---------------------------------------------------------------------------
 
 CANONICAL_ID_RE = re.compile(r"[a-z][a-z0-9]*_[A-Za-z0-9_-]+\Z")
@@ -366,13 +367,14 @@ SCOPE_KINDS = ("channel", "thread", "dm", "task")
 
 
 def is_canonical_id(s: str) -> bool:
-    """Canonical id (``agt_backend``, ``mem_ana``): sheet §7, ≤ 256 UTF-8 bytes."""
+    """Canonical id (``agt_backend``, ``mem_ana``): docs/reference.md#wire-forms, ≤ 256
+    UTF-8 bytes."""
     return bool(CANONICAL_ID_RE.match(s)) and len(s.encode("utf-8")) <= MAX_ID_BYTES
 
 
 def is_duration(s: str) -> bool:
     """ISO 8601 ``P[nD][T[nH][nM][n[.f]S]]`` with at least one component and
-    no empty ``T`` part (sheet §7), within the bounds of :mod:`loopc.limits`."""
+    no empty ``T`` part (docs/reference.md#wire-forms), within the bounds of :mod:`loopc.limits`."""
     return _limits.is_duration(s)
 
 
@@ -456,7 +458,7 @@ def literal_error(value: Any, t: Type, *, max_items: int = 100_000) -> str | Non
 
     Used for ``{literal: ...}``/plain literal ValueExprs, defaults, and string
     literals inside expressions.  Strings take the expected type when they
-    match its wire form (sheet §7); ``scope`` needs exactly
+    match its wire form (docs/reference.md#types); ``scope`` needs exactly
     ``{kind, scopeId}``; ``work_items`` can never be written by authors;
     ``object`` takes any mapping (typed objects check their fields).
     Returns ``None`` when valid, else a message.  Iterative (explicit stack).

@@ -1,4 +1,4 @@
-"""Unused declarations (docs/reference.md "Contracts", "Run state"):
+"""Unused declarations (docs/reference.md#contracts, docs/reference.md#run-state):
 
 * LP3501 ``input.unused`` (warning): a required Plan input field that no
   reference reads (``run.input.<f>`` anywhere) and the entry node does not

@@ -1,5 +1,5 @@
-"""Wire forms of the ``loop.plan/v1`` value types (syntax sheet §2 and §7,
-seed 004 §4.2).
+"""Wire forms of the ``loop.plan/v1`` value types (docs/reference.md#types,
+docs/reference.md#wire-forms).
 
 Pure predicates over plain Python data (the ``to_data()`` form of YAML
 values), shared by the schema pass (FieldSchema defaults), the type pass
@@ -41,9 +41,9 @@ DATETIME_RE = re.compile(
     r"(?:[Zz]|[+-](?P<oh>[0-9]{2}):(?P<om>[0-9]{2}))\Z"
 )
 HANDLE_RE = re.compile(r"@[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
-#: Identifiers an author declares (sheet §1).
+#: Identifiers an author declares (docs/reference.md#identifiers).
 IDENT_RE = re.compile(r"[a-z][a-z0-9_]{0,63}\Z")
-#: Failed End codes (sheet §7).
+#: Failed End codes (docs/reference.md#node-end).
 ERROR_CODE_RE = re.compile(r"[a-z][a-z0-9_.]{0,63}\Z")
 
 _DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
@@ -149,13 +149,13 @@ def scope_problem(v: Any) -> str | None:
 
 
 def is_scope(v: Any) -> bool:
-    """An exact ``{kind, scopeId}`` scope object (seed 004 §4.2)."""
+    """An exact ``{kind, scopeId}`` scope object (docs/reference.md#types)."""
     return scope_problem(v) is None
 
 
 def is_target(s: Any) -> bool:
     """A literal message target: ``#slug``, ``dm:@handle``, ``task:<id>``,
-    ``team:@handle`` (sheet §7)."""
+    ``team:@handle`` (docs/reference.md#wire-forms)."""
     if s.__class__ is not str:
         return False
     if s.startswith("#"):
@@ -192,7 +192,7 @@ def conform(schema: Any, value: Any) -> str | None:
     with ``type``/``values``/``items``) without coercion.
 
     Returns ``None`` when assignable, else a message saying why not.  Used for
-    ``default`` (sheet §2) and by later passes for literal values.  The
+    ``default`` (docs/reference.md#contracts) and by later passes for literal values.  The
     recursion over nested arrays is bounded by the YAML nesting budget (64).
     """
     t = schema.type

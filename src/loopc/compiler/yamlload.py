@@ -1,8 +1,9 @@
-"""Strict YAML layer: pass 1 of seed 004 §5 (syntax sheet §1 and §7).
+"""Strict YAML layer: pass 1 of docs/language.md#compiler-passes (docs/reference.md#source-file,
+docs/reference.md#header).
 
 Reads source bytes or text into a positioned :class:`YDocument`:
 
-* budgets of seed 004 §3.2 enforced before and during composition — 1 MiB
+* budgets of docs/reference.md#budgets enforced before and during composition — 1 MiB
   of UTF-8 source, nesting 64 and 100,000 structural nodes (mappings,
   sequences and scalars, keys included); nesting is checked on the event
   stream, so no recursion ever happens on hostile depth;
@@ -53,7 +54,7 @@ _PLAIN_SPECIAL = _NULLS | _TRUES | _FALSES
 
 
 def resolve_plain(text: str) -> Any:
-    """Resolve a plain scalar under the YAML 1.2 core schema (syntax sheet §7)."""
+    """Resolve a plain scalar under the YAML 1.2 core schema (docs/reference.md#source-file)."""
     if text in _NULLS:
         return None
     if text in _TRUES:
@@ -121,7 +122,7 @@ def decode_source(src: str | bytes, reporter: Reporter) -> str | None:
             )
             return None
     # Every leading U+FEFF is a byte-order mark: the YAML parser skips them all,
-    # so positions are counted after the last one (docs/language.md "Encoding");
+    # so positions are counted after the last one (docs/language.md#encoding);
     # more than one is reported, since the header must open the file.
     stripped = text.lstrip("\ufeff")
     extra = len(text) - len(stripped) - 1
@@ -868,7 +869,7 @@ def _skip_collection(get_event: Any, level: int) -> Any:
 
 
 def _check_header(doc: YDocument, reporter: Reporter) -> None:
-    """Syntax sheet §1: the first two lines are exactly the header lines.
+    """docs/reference.md#header: the first two lines are exactly the header lines.
 
     Only reports when the header keys hold the right values but are not the
     first two lines (wrong or missing values are the schema pass's LP2xxx).

@@ -1,14 +1,14 @@
-"""Positioned YAML node tree (the AST of pass 1, seed 004 §5 pass 1).
+"""Positioned YAML node tree (the AST of pass 1, docs/language.md#compiler-passes).
 
 Every node keeps its source range as 0-based line/column pairs and code-point
 indexes into the decoded source (libyaml counts code points), plus its parent
 and key so that an RFC 6901 pointer can be derived on demand.  Scalars carry
-the value resolved under the YAML 1.2 core schema (syntax sheet §7).
+the value resolved under the YAML 1.2 core schema (docs/reference.md#source-file).
 
 The tree has no reference cycles: a child refers to its parent through a
 weak reference (:attr:`YNode.parent`), so a discarded document is freed by
 reference counting alone, never left for the cyclic garbage collector
-(docs/architecture.md "Invariants").  ``parent`` is therefore valid while
+(docs/architecture.md#invariants).  ``parent`` is therefore valid while
 the tree's root (or the :class:`YDocument`) is alive, which every result
 holding a node guarantees.
 """

@@ -1,5 +1,5 @@
 """loopc.interpreter — the reference interpreter and conformance kit
-(docs/conformance.md; Run rules in docs/language.md "Run semantics").
+(docs/conformance.md; Run rules in docs/language.md#run-semantics).
 
 * :mod:`loopc.interpreter.engine` — the deterministic, journaled engine;
 * :mod:`loopc.interpreter.scenario` — strict scenario loading;

@@ -1,4 +1,4 @@
-"""Virtual clock and exact durations (docs/language.md "Run semantics").
+"""Virtual clock and exact durations (docs/language.md#run-semantics).
 
 Instants are exact :class:`~decimal.Decimal` seconds since the Run epoch
 ``2026-01-01T00:00:00Z``; durations are exact seconds (``P1D`` = 86,400 s,

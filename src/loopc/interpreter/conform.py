@@ -1,6 +1,6 @@
 """``loopc conform``: drive an external runtime over the JSON-lines protocol
 (:mod:`loopc.interpreter.protocol`) and compare it with the reference
-interpreter (docs/conformance.md "Checking another runtime").
+interpreter (docs/conformance.md#checking-another-runtime).
 
 :func:`conform_prepared` returns ``{"conforms": bool, "divergence": str |
 None, "records": n}``: the first diverging event outcome, journal record or

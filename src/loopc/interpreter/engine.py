@@ -1,5 +1,5 @@
 """The reference interpreter's engine: one deterministic, journaled loop over
-a verified artifact (docs/language.md "Run semantics", docs/conformance.md).
+a verified artifact (docs/language.md#run-semantics, docs/conformance.md).
 
 Shape (in the spirit of a step-journaled flow engine): a FIFO ready queue of
 *arrivals* (a token entering a node port) and internal tasks (deliver an
@@ -100,7 +100,7 @@ class _JournalWorld(World):
 
 
 class Act:
-    """One node activation (docs/language.md "Identities")."""
+    """One node activation (docs/language.md#identities-and-lineage)."""
 
     __slots__ = ("id", "node", "seq", "ctx", "input", "status", "attempt", "effect", "agent", "lease",
                  "timers", "request", "deliveries", "kind")
@@ -1182,8 +1182,8 @@ def _item_of(a: Act) -> str | None:
 
 
 def _normalize_work_items(raw: Any, allowed: Any) -> tuple[list[dict[str, Any]], str | None]:
-    """Validate a WorkItem batch as one closed DAG (docs/language.md
-    "Fan-out"); returns ``(items, None)`` or ``([], reason)``."""
+    """Validate a WorkItem batch as one closed DAG (docs/language.md#fan-out); returns
+    ``(items, None)`` or ``([], reason)``."""
     if not isinstance(raw, list):
         return [], "workItems must be a list"
     if len(raw) > MAX_WORK_ITEMS:

@@ -1,5 +1,5 @@
 """Golden scenarios' committed journals (regression pins on top of the
-hand-written ``expect`` blocks; docs/conformance.md "Golden scenarios").
+hand-written ``expect`` blocks; docs/conformance.md#golden-scenarios).
 
 Check (exit 1 when a pin is stale or missing)::
 

@@ -1,5 +1,5 @@
 """Invariant monitor: checked after every committed step (tests install it as
-the engine's ``on_step`` hook; docs/conformance.md "Invariants").
+the engine's ``on_step`` hook; docs/conformance.md#invariants).
 
 Invariants (each violation raises :class:`InvariantViolation`):
 

@@ -1,7 +1,6 @@
 """The executable form of a verified artifact: per-node and per-edge tables
 built once from the typed IR views (:mod:`loopc.ir.model`), so the engine
-never re-reads artifact JSON or expression text (docs/conformance.md
-"What the interpreter executes").
+never re-reads artifact JSON or expression text (docs/conformance.md#what-the-interpreter-executes).
 """
 from __future__ import annotations
 

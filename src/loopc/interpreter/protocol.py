@@ -1,4 +1,4 @@
-"""The conformance JSON-lines protocol (docs/conformance.md "Protocol").
+"""The conformance JSON-lines protocol (docs/conformance.md#protocol).
 
 :func:`serve` runs the reference interpreter behind the protocol on a pair
 of text streams (``python -m loopc.interpreter.protocol`` serves stdin and

@@ -1,4 +1,4 @@
-"""Scenario files (docs/conformance.md "Scenario format"): strict loading and
+"""Scenario files (docs/conformance.md#scenario-format): strict loading and
 validation with positions.
 
 ``load_scenario(text_or_bytes, path=None)`` → :class:`Scenario` or a list

@@ -2,7 +2,7 @@
 
 ``check_contract(value, contract)`` → ``None`` or a one-line reason;
 ``apply_defaults(value, contract)`` fills absent fields from defaults.
-Wire forms follow the syntax sheet §7 (canonical ids, channels, scopes,
+Wire forms follow docs/reference.md#wire-forms (canonical ids, channels, scopes,
 durations, datetimes).  Iterative over nested arrays and objects.
 """
 from __future__ import annotations

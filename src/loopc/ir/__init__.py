@@ -1,5 +1,5 @@
 """loopc.ir — lowering to the canonical versioned artifact, semantic digest,
-strict decoder and expression evaluator (seed 004 §5 pass 13; docs/ir.md).
+strict decoder and expression evaluator (pass 13; docs/ir.md).
 
 Public names (imported lazily so ``import loopc`` stays fast):
 

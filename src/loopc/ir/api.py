@@ -1,5 +1,5 @@
 """Deprecated import path: the compile pipeline moved to :mod:`loopc.pipeline`
-(docs/api.md "Moved import paths").  Import ``loopc.compile_source`` or
+(docs/api.md#moved-import-paths-the-pipeline-layer).  Import ``loopc.compile_source`` or
 ``loopc.pipeline.compile_source`` instead; this alias is removed once nothing
 in the repository uses it.
 """

@@ -1,7 +1,7 @@
 """Canonical JSON bytes (RFC 8785, JSON Canonicalization Scheme).
 
-Implements the byte form of the artifact required by seed 004 §5 ("explicit
-wire artifact", "semantic digest"): every artifact, and every semantic
+Implements the byte form of the artifact specified in docs/ir.md#canonical-bytes
+(the artifact and its semantic digest): every artifact, and every semantic
 projection that is hashed, is serialized by :func:`canonical_bytes` and by
 nothing else.
 
@@ -102,7 +102,7 @@ def scan(value: Any) -> tuple[bool, int]:
 
 def json_depth(value: Any) -> int:
     """Nesting depth of a JSON-like value: scalars 0, ``{}``/``[]`` 1, ...
-    (the "envelope nesting" of seed 004 §3.2).  Iterative."""
+    (the JSON nesting gate of docs/ir.md#artifact-budget).  Iterative."""
     return scan(value)[1]
 
 
@@ -115,7 +115,7 @@ def canonical_bytes(value: Any, *, fast: bool | None = None) -> bytes:
     ``fast`` — the first result of :func:`scan` for ``value`` (or for a value
     it is a part of), when the caller already has it.
     Raises :class:`CanonicalizationError` for values RFC 8785 cannot represent.
-    Seed 004 §5 (canonical artifact bytes).
+    docs/ir.md#canonical-bytes.
     """
     to_json = getattr(value, "to_json", None)
     if callable(to_json) and not isinstance(value, (dict, list, tuple, str)):

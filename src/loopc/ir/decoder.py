@@ -1,9 +1,9 @@
-"""Strict artifact decoder and verifier (seed 004 §5: "The decoder accepts
-every immutable envelope, validates each against its own closed field/type
-surface, and never interprets newer fields under an older envelope").
+"""Strict artifact decoder and verifier (docs/ir.md#strict-decoder-and-verify:
+it accepts every artifact version, checks each against its own closed set
+of fields and types, and never reads a newer field under an older version).
 
 :func:`decode` turns bytes into the typed IR model
-(:class:`loopc.ir.model.Artifact`; docs/api.md "The typed IR model") or raises
+(:class:`loopc.ir.model.Artifact`; docs/api.md#the-typed-ir-model) or raises
 :class:`DecodeError` with an RFC 6901 pointer and a precise message.  It
 checks, in order:
 

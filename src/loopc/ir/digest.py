@@ -1,12 +1,12 @@
-"""Semantic projection and semantic digest (seed 004 §5: "The semantic digest
-is the SHA-256 hash of a domain-separated canonical semantic projection of
-that IR").
+"""Semantic projection and semantic digest (docs/ir.md#semantic-digest: the
+SHA-256 of a domain-separated canonical projection of the artifact's
+meaning).
 
 The projection is the artifact's ``plan`` member with every authoring-only
 annotation removed — the ``label``/``description`` members of each node, the
 ``label`` of each edge, and the ``label``/``description`` of every
 FieldSchema.  FieldSchemas sit in contracts at exactly these places (see
-docs/ir.md §Digest):
+docs/ir.md#semantic-digest):
 
 * ``plan.input``, ``plan.output``, ``plan.state``;
 * each node's ``input``, each source port's ``output`` (when an object),
@@ -120,6 +120,6 @@ def digest_of_projection(projection: Any, *, fast: bool | None = None) -> str:
 
 
 def semantic_digest(artifact: Mapping[str, Any]) -> str:
-    """Semantic digest of an artifact (seed 004 §5); independent of the
+    """Semantic digest of an artifact (docs/ir.md#semantic-digest); independent of the
     artifact's own ``digest`` and version envelopes."""
     return digest_of_projection(semantic_projection(artifact))

@@ -1,5 +1,5 @@
-"""Evaluator for compiled instruction trees (seed 004 §4.4; syntax sheet §3,
-§7 "Expressions", "Template rendering").  The reference interpreter uses it;
+"""Evaluator for compiled instruction trees (docs/reference.md#expressions,
+docs/reference.md#templates).  The reference interpreter uses it;
 other runtimes can read it as the executable definition of each opcode.
 
 ``evaluate(instr, env)`` — ``instr`` a typed instruction tree
@@ -11,7 +11,7 @@ values::
      "branches": {key: {...}}, "winner": {"key": k, "value": {...}},
      "item": {...}, "items": [...], "loop": {"iteration": n, "state": {...}}}
 
-Semantics (decisions beyond the sheet are marked *):
+Semantics (decisions beyond docs/reference.md#expressions are marked *):
 
 * ``ref`` walks ``path`` through objects; a missing key or a ``null``
   parent gives ``null`` (an optional value that is absent)*; walking into a
@@ -188,7 +188,7 @@ def _truth(v: Any) -> bool:
 
 
 def render(v: Any) -> str:
-    """Template rendering of one value (syntax sheet §7)."""
+    """Template rendering of one value (docs/reference.md#templates)."""
     if isinstance(v, str):
         return v
     if v is True:

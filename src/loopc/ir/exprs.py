@@ -1,6 +1,5 @@
 """Lowering of typed expressions, templates and value forms to instruction
-trees (seed 004 §5 pass 13; format in :mod:`loopc.ir.instr`, docs/ir.md
-§Instructions).
+trees (pass 13; format in :mod:`loopc.ir.instr`, docs/ir.md#instructions).
 
 Input: the type pass's typed forms (:mod:`loopc.compiler.typecheck`:
 ``TypedLiteral``, ``TypedTemplate``, ``TypedList``, ``TypedMap`` and typed

@@ -1,5 +1,5 @@
-"""Golden IR snapshots and vendored schemas (seed 004 §10 "golden
-source-to-IR fixtures"; issue 4 "Goldens").
+"""Golden IR snapshots and vendored schemas (docs/ir.md#goldens-and-schemas;
+issue 4 "Goldens").
 
 Layout: ``golden/<feature>/<case>/`` holds ``source.yaml``, the expected
 artifact ``expected.json`` (pretty: sorted keys, indent 2, for review) and

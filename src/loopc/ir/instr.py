@@ -1,5 +1,5 @@
-"""Expression instruction trees (seed 004 §5: the IR must not "retain raw
-expression/template source as runtime instructions").
+"""Expression instruction trees (docs/ir.md#instructions: the
+artifact carries no expression or template source text to re-parse).
 
 The instruction format and helpers over it (depth, children, scans); the
 lowering of the type pass's typed forms lives in :mod:`loopc.ir.exprs`.  An
@@ -8,7 +8,7 @@ operands...]`` — ``type`` a type descriptor string (``string``, ``enum``,
 ``array<scope>``, ``object``, ``null``, ``unknown`` ...) — so that every
 level of an instruction tree is exactly one level of JSON nesting and a tree
 at the expression-nesting gate (128) always fits the envelope-nesting gate
-(256) (seed 004 §3.2):
+(256) (docs/ir.md#artifact-budget):
 
 * ``["lit", T, value]`` — a constant (any JSON value); constant list/map
   constructors and constant array literals fold into one ``lit``;
@@ -18,12 +18,13 @@ at the expression-nesting gate (128) always fits the envelope-nesting gate
   — constructors with at least one non-constant member (object keys sorted);
 * ``["template", T, instr...]`` — concatenation of the rendered parts (a
   template that is exactly one ``{{ expr }}`` lowers to ``expr`` itself and
-  keeps its type, syntax sheet §3; one without interpolation is a ``lit``);
+  keeps its type, docs/reference.md#templates; one without interpolation is a ``lit``);
 * ``["eq"|"ne"|"lt"|"le"|"gt"|"ge"|"in"|"contains"|"startsWith"|"endsWith",
   T, a, b]``, ``["and"|"or", T, a, b, ...]``, ``["not"|"length", T, a]``.
 
 Iterative over expression trees (their depth is bounded by the parser but the
-rule is "walk it without recursion", sheet §7).
+rule is "walk it without recursion", so hostile input never overflows the
+stack: docs/architecture.md#invariants).
 """
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""JSON Schema of the ``loop.plan/v1`` source (syntax sheet §1–§5), vendored
+"""JSON Schema of the ``loop.plan/v1`` source (docs/reference.md#document to
+docs/reference.md#edges), vendored
 as ``docs/schema/loop.plan.source.v1.schema.json`` so that editors running
 yaml-language-server get completion and structural validation without
 loopc's own language server.

@@ -1,7 +1,6 @@
-"""The closed wire surface of every artifact version (seed 004 §5: "The decoder
-accepts every immutable envelope, validates each against its own closed
-field/type surface, and never interprets newer fields under an older
-envelope").
+"""The closed wire surface of every artifact version (docs/ir.md#strict-decoder-and-verify:
+every version is checked against its own closed set of fields and types, and a
+newer field is never read under an older version).
 
 One declarative description (:data:`ARTIFACT`) drives three things, so they
 cannot drift apart:
@@ -513,7 +512,7 @@ def _validate(value: Any, version: int, spec: Spec, track: bool) -> int:
 
 def required_version(artifact: Any) -> int:
     """The lowest artifact version whose surface accepts ``artifact`` — the
-    version a conforming compiler emits (seed 004 §5).  Raises
+    version a conforming compiler emits (docs/ir.md#envelope-and-versions).  Raises
     :class:`SurfaceError` when even the latest surface rejects it."""
     return validate(artifact, LATEST)
 

@@ -1,5 +1,5 @@
 """The artifact verifier (``loopc verify``, :func:`loopc.ir.verify`;
-docs/ir.md "The verifier").
+docs/ir.md#the-verifier).
 
 In the spirit of WebAssembly validation: after the strict decode
 (:func:`loopc.ir.decoder.decode`: JSON, envelope, closed per-version

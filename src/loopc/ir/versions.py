@@ -1,5 +1,5 @@
-"""Artifact and compiler envelope versions (seed 004 §5 "Artifact evolution is
-reader-first"; syntax sheet §7 "Artifact versions").
+"""Artifact and compiler envelope versions (docs/ir.md#envelope-and-versions:
+readers first, each version kept as it was).
 
 ``loop.plan.artifact/v1`` … ``/v5``; the compiler envelope
 ``loop.plan.compiler/vN`` always carries the same N.  The emitted version is

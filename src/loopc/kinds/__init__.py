@@ -1,5 +1,5 @@
 """The node-kind registry: what each ``loop.plan/v1`` node type is, declared
-once (docs/architecture.md "Adding a node kind"; docs/node-kinds.md is
+once (docs/architecture.md#add-a-node-kind; docs/node-kinds.md is
 generated from it).
 
 One module per kind (:mod:`loopc.kinds.send_message`, ...) holds a

@@ -1,4 +1,4 @@
-"""Vocabulary of the node-kind registry (docs/architecture.md "Adding a node kind").
+"""Vocabulary of the node-kind registry (docs/architecture.md#add-a-node-kind).
 
 A :class:`Kind` is one node type of ``loop.plan/v1`` described once, as data:
 
@@ -57,7 +57,7 @@ IDENT = r"^[a-z][a-z0-9_]{0,63}$"
 #: ISO 8601 durations as loopc accepts them (``PT30S``, ``P1DT2H``).
 DURATION = r"^P(?:[0-9]+D)?(?:T(?:[0-9]+H)?(?:[0-9]+M)?(?:[0-9]+(?:\.[0-9]+)?S)?)?$"
 
-#: What a source key holds (docs/language.md, "Value kinds per key").
+#: What a source key holds (docs/reference.md#values).
 FORMS = frozenset(
     (
         "template",  # a template string: text with {{ expression }} interpolations

@@ -1,4 +1,4 @@
-"""``end``: finish the Run, succeeded or failed (docs/language.md "end")."""
+"""``end``: finish the Run, succeeded or failed (docs/reference.md#node-end)."""
 
 from __future__ import annotations
 

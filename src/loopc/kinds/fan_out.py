@@ -1,4 +1,4 @@
-"""``fan_out``: run its body once per work item (docs/language.md "fanOut")."""
+"""``fan_out``: run its body once per work item (docs/reference.md#node-fan-out)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``fork``: open parallel branches (docs/language.md "fork")."""
+"""``fork``: open parallel branches (docs/reference.md#node-fork)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``join``: close a fork, an all_match switch or a fan_out (docs/language.md "join")."""
+"""``join``: close a fork, an all_match switch or a fan_out (docs/reference.md#node-join)."""
 
 from __future__ import annotations
 

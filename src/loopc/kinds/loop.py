@@ -1,4 +1,4 @@
-"""``loop``: a counted loop with loop state (docs/language.md "loop")."""
+"""``loop``: a counted loop with loop state (docs/reference.md#node-loop)."""
 
 from __future__ import annotations
 

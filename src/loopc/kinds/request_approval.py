@@ -1,4 +1,5 @@
-"""``request_approval``: ask a member to approve or reject (docs/language.md "requestApproval")."""
+"""``request_approval``: ask a member to approve or reject
+(docs/reference.md#node-request-approval)."""
 
 from __future__ import annotations
 

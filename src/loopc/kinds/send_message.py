@@ -1,5 +1,5 @@
 """``send_message``: post a message to a target or scope; optionally wait for
-an Agent's callback (docs/language.md "sendMessage")."""
+an Agent's callback (docs/reference.md#node-send-message)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``set_variable``: assign Run state fields (docs/language.md "setVariable")."""
+"""``set_variable``: assign Run state fields (docs/reference.md#node-set-variable)."""
 
 from __future__ import annotations
 

@@ -111,7 +111,7 @@ class F:
     required: bool = True
     since: int = 1
     #: authoring-only (``label``/``description``): kept in the artifact,
-    #: excluded from the semantic digest (seed 004 §5).
+    #: excluded from the semantic digest (docs/ir.md#semantic-digest).
     annotation: bool = False
 
 
@@ -185,7 +185,7 @@ FIELD_KEY = r"^[a-z][A-Za-z0-9_]{0,63}$"
 DURATION = Str(pattern=r"^P(?:[0-9]+D)?(?:T(?:[0-9]+H)?(?:[0-9]+M)?(?:[0-9]+(?:\.[0-9]+)?S)?)?$")
 DIGEST = Str(pattern=r"^sha256:[0-9a-f]{64}$")
 TEXT = Str()
-#: FieldSchema types (docs/language.md "Types") in the order messages list
+#: FieldSchema types (docs/reference.md#types) in the order messages list
 #: them, each with the artifact version that introduced it.
 FIELD_TYPES: dict[str, int] = {
     "string": 1,

@@ -1,4 +1,4 @@
-"""``switch``: route by conditions, first match or all matches (docs/language.md "switch")."""
+"""``switch``: route by conditions, first match or all matches (docs/reference.md#node-switch)."""
 
 from __future__ import annotations
 

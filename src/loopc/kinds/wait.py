@@ -1,4 +1,4 @@
-"""``wait``: resume on a Run-state condition or after a duration (docs/language.md "wait")."""
+"""``wait``: resume on a Run-state condition or after a duration (docs/reference.md#node-wait)."""
 
 from __future__ import annotations
 

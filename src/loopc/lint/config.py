@@ -1,5 +1,5 @@
 """Lint configuration of ``loopc check`` and the language server
-(docs/ci.md "Configuration").
+(docs/ci.md#configuration).
 
 A :class:`LintConfig` is built from the ``[tool.loopc]`` table of
 ``pyproject.toml`` or the top level of ``.loopc.toml`` (the latter wins when

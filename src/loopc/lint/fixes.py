@@ -1,5 +1,5 @@
 """Applying the fixes diagnostics carry (``loopc check --fix``/``--diff``,
-and the language server's "fix all"; docs/ci.md "Fixes").  Pure: text in,
+and the language server's "fix all"; docs/ci.md#fixes).  Pure: text in,
 text out.
 
 Only fixes whose applicability is *safe* are applied unless ``unsafe`` is

@@ -1,4 +1,4 @@
-"""Inline suppression comments (docs/ci.md "Suppressing a warning").
+"""Inline suppression comments (docs/ci.md#suppressing-a-warning).
 
 A comment line ``# loopc: disable=CODE[,CODE] -- reason`` directly before a
 node's ``- id:`` line covers that node (the whole sequence item); directly

@@ -1,5 +1,4 @@
-"""Which documents the language server analyses (docs/editors.md, "Which
-files are plans").
+"""Which documents the language server analyses (docs/editors.md#which-files-are-plans).
 
 By content, not by file name: a document is a plan when one of its first
 lines is an ``apiVersion:`` whose value is a loop language version

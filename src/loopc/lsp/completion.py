@@ -1,4 +1,4 @@
-"""Completion (docs/editors.md, "Completion").
+"""Completion (docs/editors.md#features).
 
 Where the cursor is comes from the text (:mod:`loopc.lsp.cursor`, so
 half-typed YAML completes); what to offer comes from the language's own

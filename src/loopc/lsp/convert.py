@@ -1,4 +1,4 @@
-"""loopc diagnostics → protocol diagnostics (docs/editors.md, "Diagnostics").
+"""loopc diagnostics → protocol diagnostics (docs/editors.md#features).
 
 One loopc :class:`~loopc.diagnostics.Diagnostic` becomes one protocol
 ``Diagnostic`` with the same code, severity, message and range as

@@ -1,5 +1,5 @@
 """Where the cursor is in a plan's YAML, from the text alone
-(docs/editors.md, "Completion").
+(docs/editors.md#features).
 
 Completion runs while the user types, when the text usually does not parse
 (``    ty`` has no colon yet, a flow mapping is not closed).  This module reads

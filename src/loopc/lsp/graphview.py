@@ -1,4 +1,4 @@
-"""Graph neighbours and inline types (docs/editors.md, "Features"):
+"""Graph neighbours and inline types (docs/editors.md#features):
 
 * **call hierarchy** over the plan graph — incoming calls of a node are its
   upstream nodes (sources of edges into it), outgoing calls its downstream

@@ -1,5 +1,5 @@
-"""Protocol-edge position conversion for the language server (docs/editors.md,
-"Features": position encoding).
+"""Protocol-edge position conversion for the language server (docs/editors.md#features:
+position encoding).
 
 All column arithmetic is :class:`loopc.lineindex.LineIndex` (LF, CRLF and CR
 line breaks, exactly as loopc's positions and the LSP count them); this

@@ -1,5 +1,5 @@
-"""The project configuration a document is checked with (docs/editors.md,
-"Settings"; docs/ci.md "Configuration").
+"""The project configuration a document is checked with (docs/editors.md#settings;
+docs/ci.md#configuration).
 
 So that the editor shows what ``loopc check`` run in the document's folder
 would print, the server finds the same configuration the CLI finds: the

@@ -1,4 +1,4 @@
-"""Semantic tokens for expressions (docs/editors.md, "Features").
+"""Semantic tokens for expressions (docs/editors.md#features).
 
 Inside ``ref:`` paths, ``{{ }}`` templates and bare expressions (``when``,
 ``condition``, ``expr:``) the server marks what a YAML grammar cannot see:

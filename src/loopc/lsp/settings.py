@@ -1,4 +1,4 @@
-"""Client settings of the language server (docs/editors.md, "Settings").
+"""Client settings of the language server (docs/editors.md#settings).
 
 Read from ``workspace/configuration`` (section ``loopc``) when the client
 supports it, else from ``initializationOptions``; re-read on

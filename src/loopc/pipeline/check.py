@@ -89,7 +89,7 @@ class CheckResult:
         """The :class:`~loopc.compiler.symbols.SymbolIndex` of the plan:
         every definition (node ids, ports, branch keys, contract and Run
         state fields) and every reference to it, with go-to-definition,
-        find-references and rename (docs/api.md "Symbol index").  Empty when
+        find-references and rename (docs/api.md#symbol-index).  Empty when
         there is no plan.  Built on first use, then kept."""
         from loopc.compiler.symbols import SymbolIndex
 
@@ -98,22 +98,24 @@ class CheckResult:
     @functools.cached_property
     def source_map(self) -> SourceMap | None:
         """The :class:`~loopc.compiler.sourcemap.SourceMap` of the plan
-        (model object / field → YAML node → span; docs/api.md "Source
-        map"), or ``None`` when there is no plan."""
+        (model object / field → YAML node → span; docs/api.md#source-map), or ``None``
+        when there is no plan."""
         from loopc.compiler.sourcemap import SourceMap
 
         return SourceMap(self.plan) if self.plan is not None else None
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
+        """The ``error`` diagnostics, in report order."""
         return tuple(d for d in self.diagnostics if d.severity is Severity.ERROR)
 
     @property
     def warnings(self) -> tuple[Diagnostic, ...]:
+        """The ``warning`` diagnostics, in report order."""
         return tuple(d for d in self.diagnostics if d.severity is Severity.WARNING)
 
 
-#: Default per-file diagnostic limit (docs/language.md "Diagnostic limit").
+#: Default per-file diagnostic limit (docs/reference.md#budgets).
 MAX_DIAGNOSTICS = 200
 
 
@@ -128,8 +130,9 @@ def check_source(
 ) -> CheckResult:
     """Check one plan source (text or bytes).  Never raises on bad input.
 
-    Runs seed 004 §5 passes 1–12 plus the artifact-budget projection of
-    §3.2 (so validation reports the same LP5001–LP5004 as publish); returns a
+    Runs passes 1–12 (docs/language.md#compiler-passes) plus the artifact-budget
+    projection of docs/ir.md#artifact-budget (so checking reports the same
+    LP5001–LP5004 as compiling, docs/language.md#ir); returns a
     :class:`CheckResult` whose diagnostics are sorted by position, carry
     ``path`` and have code-point offsets on every span.
 
@@ -139,8 +142,7 @@ def check_source(
     errors); ``ok`` then reflects the raised severities.  ``compile`` passes
     ``lint=False``: suppressions and configuration never change an artifact's
     diagnostics.  ``pause_gc`` is accepted and ignored (deprecated): the check
-    never touches the garbage collector (docs/api.md "Memory and the garbage
-    collector").
+    never touches the garbage collector (docs/api.md#memory-and-the-garbage-collector).
 
     At most ``max_diagnostics`` diagnostics are returned (``None`` or 0:
     all); past the limit the first ones are kept and one LP1013 summary

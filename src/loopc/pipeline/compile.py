@@ -1,4 +1,4 @@
-"""The compile pipeline (passes 1–13 of docs/architecture.md; docs/api.md "Compile").
+"""The compile pipeline (passes 1–13 of docs/architecture.md; docs/api.md#compiling-a-plan).
 
 :func:`compile_source` is pure (text or bytes in, :class:`CompileResult`
 out); :func:`compile_file` reads a file and calls it.  The CLI commands
@@ -69,6 +69,7 @@ class CompileResult:
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
+        """The ``error`` diagnostics, in report order."""
         return tuple(d for d in self.diagnostics if d.severity is Severity.ERROR)
 
 
@@ -85,8 +86,8 @@ def compile_source(
     artifact budget (:class:`loopc.ir.budget.Limits`; tests only);
     ``max_diagnostics`` caps the check's diagnostics as in
     :func:`loopc.check_source` (LP1013 summary; ``None``: no cap);
-    ``pause_gc`` is accepted and ignored (deprecated; docs/api.md "Memory
-    and the garbage collector")."""
+    ``pause_gc`` is accepted and ignored (deprecated;
+    docs/api.md#memory-and-the-garbage-collector)."""
     warn_pause_gc(pause_gc)
     check = check_source(src, path=path, lint=False, max_diagnostics=max_diagnostics)
     return compile_checked(check, limits=limits)
@@ -105,7 +106,7 @@ def compile_file(path: str) -> CompileResult:
 
 def compile_checked(check: CheckResult, *, limits: Limits | None = None, pause_gc: bool | None = None) -> CompileResult:
     """Lower an existing :class:`~loopc.pipeline.CheckResult`
-    (seed 004 §5 pass 13).  A check with errors yields ``ok=False`` and its
+    (pass 13, docs/language.md#compiler-passes).  A check with errors yields ``ok=False`` and its
     diagnostics unchanged.  ``pause_gc`` is accepted and ignored (deprecated)."""
     warn_pause_gc(pause_gc)
     if not check.ok:
@@ -176,5 +177,5 @@ def _lower(check: CheckResult, reporter: Reporter, limits: Limits | None) -> tup
 
 def bench_compile(source: str | bytes) -> CompileResult:
     """Benchmark entry point: one full compile (passes 1–13 and canonical
-    bytes) of ``source``.  See benchmarks/ and docs/ir.md §Performance."""
+    bytes) of ``source``.  See benchmarks/ and docs/ir.md#performance."""
     return compile_source(source)

@@ -1,13 +1,13 @@
 """Pass guards of the pipeline.
 
 Every pass runs inside :func:`guard`: a pass that crashes becomes one LP5999
-diagnostic, never a traceback (docs/architecture.md "Invariants").
+diagnostic, never a traceback (docs/architecture.md#invariants).
 
 The library never touches the interpreter's garbage-collector state (a
 process-wide setting that belongs to the host program): the YAML tree, the
 model and the results hold no reference cycles, so a discarded result is
 freed by reference counting alone.  Only the ``loopc`` CLI and language
-server processes set a GC policy (docs/architecture.md "Invariants").
+server processes set a GC policy (docs/architecture.md#invariants).
 """
 
 from __future__ import annotations

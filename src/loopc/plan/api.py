@@ -1,4 +1,4 @@
-"""Execution-plan API (docs/api.md "Execution plans", docs/plan.md).
+"""Execution-plan API (docs/api.md#execution-plans, docs/plan.md).
 
 * :func:`plan_source` — source text/bytes → compile → verify → derive;
 * :func:`plan_file` — the same for a path (the only I/O here);

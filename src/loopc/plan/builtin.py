@@ -1,5 +1,5 @@
 """The built-in capability catalog: one descriptor per action type, each
-value with its reason (docs/plan.md "Built-in catalog").
+value with its reason (docs/plan.md#built-in-catalog).
 
 Action types are keyed by the artifact's opcodes (the node kinds): an
 action node's opcode plus, where one opcode has two behaviours, its mode —

@@ -1,6 +1,6 @@
 """The sealed capability catalog: entries, digests, the conflict policy and
-the catalog file (docs/plan.md "Capability catalog", "Digests", "Conflict
-policy", "Catalog file").
+the catalog file (docs/plan.md#capability-descriptors,
+docs/plan.md#digests, docs/plan.md#conflict-policy, docs/plan.md#catalog-file).
 
 * :class:`CatalogBuilder` takes descriptor and handler-binding submissions
   for one binding scope and seals them into a :class:`Catalog`, or rejects
@@ -231,7 +231,7 @@ class _Bind:
 
 
 class CatalogBuilder:
-    """Builds one catalog generation for ``scope`` (docs/plan.md "Conflict policy").
+    """Builds one catalog generation for ``scope`` (docs/plan.md#conflict-policy).
 
     Submit every descriptor and binding, then :meth:`seal`.  A byte-identical
     re-submission (same owner, same descriptor / same handler binding) is

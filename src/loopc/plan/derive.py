@@ -1,5 +1,5 @@
-"""Plan derivation: artifact + sealed catalog → execution plan (docs/plan.md
-"Steps", "Resource keys", "Bounds", "Profiles", "Plan identity").
+"""Plan derivation: artifact + sealed catalog → execution plan (docs/plan.md#steps,
+docs/plan.md#resource-keys, docs/plan.md#bounds, docs/plan.md#profiles, docs/plan.md#plan-identity).
 
 :func:`derive` takes a decoded artifact (the typed IR views of
 :mod:`loopc.ir.model`), a :class:`~loopc.plan.catalog.Catalog` and an
@@ -34,7 +34,7 @@ PROFILES = ("embedded_before_save", "bounded_atomic", "durable_orchestration")
 """Execution profiles, most restrictive first."""
 
 POLICY_VERSION = "loop.plan.policy/v1"
-"""The profile policy generation (limits and rules of docs/plan.md "Profiles")."""
+"""The profile policy generation (limits and rules of docs/plan.md#profiles)."""
 
 BACKEND_VERSION = "loop.plan.backend/v1"
 """The derivation behaviour generation (step grouping, keys, bounds)."""
@@ -173,7 +173,7 @@ class Step:
 
 @attrs.frozen
 class Bounds:
-    """Maxima over every possible run (docs/plan.md "Bounds")."""
+    """Maxima over every possible run (docs/plan.md#bounds)."""
 
     activations: int
     attempts: int
@@ -250,7 +250,7 @@ class ExecutionPlan:
         }
 
     def payload(self) -> dict[str, Any]:
-        """The normalized plan payload (docs/plan.md "Plan identity")."""
+        """The normalized plan payload (docs/plan.md#plan-identity)."""
         return {"profile": self.profile, "steps": [s.to_json() for s in self.steps], "bounds": self.bounds.to_json()}
 
     @property

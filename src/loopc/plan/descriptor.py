@@ -1,7 +1,7 @@
 """Capability descriptors: the typed values of one catalog entry.
 
 A :class:`CapabilityDescriptor` holds the eleven capability fields of
-docs/plan.md "Capability descriptors" as typed values — an enum wherever the
+docs/plan.md#capability-descriptors as typed values — an enum wherever the
 field is a closed set, a small attrs value where it has structure (fan-out
 bound, lock-plan contract, effect owner, idempotency key shape, security
 policy, minimum capability version).  Every field has a *breadth* order
@@ -9,7 +9,7 @@ policy, minimum capability version).  Every field has a *breadth* order
 is what "a runtime binding cannot broaden its owner's descriptor" compares.
 
 ``to_json``/``from_json`` give the normalized JSON form that is digested
-(docs/plan.md "Digests"); ``from_json`` raises :class:`DescriptorError`
+(docs/plan.md#digests); ``from_json`` raises :class:`DescriptorError`
 with a JSON pointer relative to the descriptor object.
 """
 
@@ -202,7 +202,7 @@ class CapabilityVersion:
 
 @attrs.frozen
 class CapabilityDescriptor:
-    """The eleven capability fields (docs/plan.md "Capability descriptors")."""
+    """The eleven capability fields (docs/plan.md#capability-descriptors)."""
 
     execution_class: ExecutionClass
     transaction_policy: TransactionPolicy

@@ -1,5 +1,5 @@
 """Domain-separated SHA-256 digests of the execution-plan back end
-(docs/plan.md "Digests").
+(docs/plan.md#digests).
 
 Every digest is ``"sha256:" + hex(SHA-256(TAG || 0x00 || JCS(value)))``:
 ``TAG`` an ASCII domain name (one per kind of value, below), one zero byte,

@@ -1,5 +1,5 @@
 """Golden execution plans: ``golden/<feature>/<case>/plan.json`` beside each
-golden artifact (docs/plan.md "Golden plans").
+golden artifact (docs/plan.md#golden-plans).
 
 ``plan.json`` is the ``loopc plan --format json`` object of the case's
 ``source.yaml`` with the built-in catalog and no requested profile (sorted

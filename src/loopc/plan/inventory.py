@@ -1,4 +1,4 @@
-"""Compile-only inventory over a tree of plans (docs/plan.md "Inventory").
+"""Compile-only inventory over a tree of plans (docs/plan.md#inventory).
 
 :func:`inventory` plans every file with :func:`loopc.plan.api.plan_file`
 (nothing executes) and reports, per plan, the selected profile, rejection

@@ -81,7 +81,7 @@ def capabilities_schema() -> dict[str, Any]:
 
 
 def catalog_schema() -> dict[str, Any]:
-    """The catalog file schema (docs/plan.md "Catalog file")."""
+    """The catalog file schema (docs/plan.md#catalog-file)."""
     action = {"enum": list(ACTION_TYPES)}
     caps = {"$ref": "#/$defs/capabilities"}
     return {

@@ -1,1 +1,1 @@
-"""Test helpers for users of loopc (docs/api.md "Golden IR snapshots")."""
+"""Test helpers for users of loopc (docs/api.md#golden-ir-snapshots-in-your-test-suite-syrupy)."""

@@ -1,5 +1,5 @@
 """A syrupy extension that pins a plan's IR artifact in a test suite
-(docs/api.md "Golden IR snapshots").
+(docs/api.md#golden-ir-snapshots-in-your-test-suite-syrupy).
 
 ``snapshot(extension_class=IRSnapshotExtension)`` accepts a
 :class:`loopc.CompileResult`, canonical artifact bytes, or plan source text

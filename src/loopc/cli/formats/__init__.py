@@ -26,7 +26,7 @@ None``).  Diagnostic fields to build on: ``code``, ``name``, ``severity``,
 ``message``, ``span`` (1-based line/column, code-point columns, end
 exclusive, ``start``/``end`` code-point offsets), ``path``, ``pointer``,
 ``node``, ``edge``, ``related``, ``fix`` (with ``applicability``) and
-``url`` (the code's documentation page) — see docs/api.md "Diagnostic".
+``url`` (the code's documentation page) — see docs/api.md#diagnostic.
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ underline, notes for related locations, ``help:`` for a fix and the culprit
 node or edge; a finding without a position prints ``path: severity[code]
 message`` alone.  The summary line goes to standard error.
 
-Linear and streaming (docs/language.md "Command-line output"): each
+Linear and streaming (docs/language.md#command-line-output): each
 diagnostic is written as it is formatted (:func:`write_text`), and its
 excerpt shows at most :data:`EXCERPT_WIDTH` code points of its line (a
 window around the column; ``…`` marks what is cut), so the work per

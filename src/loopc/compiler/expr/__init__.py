@@ -1,5 +1,5 @@
-"""The bounded expression and template language (seed 004 §4.4; syntax
-sheet §3, §7 "Expressions", "Typing string-shaped values").
+"""The bounded expression and template language (docs/reference.md#expressions,
+docs/reference.md#templates).
 
 Public API:
 

@@ -1,4 +1,4 @@
-"""Expression and template AST (seed 004 §4.4; syntax sheet §3, §7).
+"""Expression and template AST (docs/reference.md#expressions, docs/reference.md#templates).
 
 Produced by :mod:`loopc.compiler.expr.parser` (``type`` is ``None``) and
 re-built by :mod:`loopc.compiler.expr.checker` with every node's ``type`` set
@@ -17,7 +17,7 @@ Node kinds:
   ``float``/``bool``/``None``).  After checking, a string literal compared
   with (or expected as) a string-shaped type carries that type (``'PT1H'``
   next to a duration is ``duration``) — the literal "takes the expected type"
-  (sheet §7);
+  (docs/reference.md#expressions);
 * :class:`Path` — ``root`` is ``run.input``, ``run.state``, ``input``,
   ``output``, ``branches``, ``winner``, ``item``, ``items`` or ``loop`` (or an
   unknown word the checker rejects); ``segments`` the field names after it
@@ -184,7 +184,7 @@ class TemplateAst:
 
     @property
     def is_single(self) -> bool:
-        """Exactly one ``{{ expr }}`` and nothing else (sheet §3): the
+        """Exactly one ``{{ expr }}`` and nothing else (docs/reference.md#templates): the
         template then has the expression's type."""
         return len(self.parts) == 1 and isinstance(self.parts[0], Interp)
 

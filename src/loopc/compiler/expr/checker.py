@@ -1,6 +1,6 @@
-"""Static typing of expressions and templates (seed 004 §4.4 "Compilation
-binds every expression to the typed context valid at that location"; syntax
-sheet §3, §7 "Expressions", "Typing string-shaped values").
+"""Static typing of expressions and templates (every
+expression is typed in the context legal where it is: docs/reference.md#references,
+docs/reference.md#expressions, docs/reference.md#templates).
 
 An :class:`ExprContext` says which reference roots exist at a location and
 their types (built by the type pass from the plan, the scope map and the
@@ -23,7 +23,7 @@ string-shaped type when they match its wire form):
   → number;
 * array literals have elements of one type;
 * a path below an untyped ``object`` is ``unknown`` and fits anywhere
-  (checked at run time, seed 004 §7.0); after an error a subtree is
+  (checked at run time, docs/reference.md#references); after an error a subtree is
   ``unknown`` too, so one defect gives one diagnostic.
 """
 from __future__ import annotations
@@ -72,7 +72,7 @@ class ContextError:
     replacement: str | None = None
 
 
-#: Where each root is legal (sheet §3), for the default "not here" message.
+#: Where each root is legal (docs/reference.md#references), for the default "not here" message.
 ROOT_WHERE = {
     "run.input": "everywhere",
     "run.state": "everywhere",
@@ -556,7 +556,7 @@ def check_ast(node: A.Expr, ctx: ExprContext, expected: Type | None = None) -> C
 def check_expression(text: str, ctx: ExprContext, expected: Type | None = None) -> Checked:
     """Parse and type-check one expression (``when``, ``wait.condition``,
     ``{expr: ...}``).  ``expected`` is e.g. ``BOOLEAN`` for conditions.
-    Errors carry offsets into ``text`` (seed 004 §4.4)."""
+    Errors carry offsets into ``text`` (docs/reference.md#expressions)."""
     node, errs = parse_expression(text)
     if errs or node is None:
         return Checked(None, None, tuple(errs))
@@ -564,7 +564,7 @@ def check_expression(text: str, ctx: ExprContext, expected: Type | None = None) 
 
 
 def check_path(text: str, ctx: ExprContext, expected: Type | None = None) -> Checked:
-    """Parse and type-check the path of ``{ref: <path>}`` (sheet §3)."""
+    """Parse and type-check the path of ``{ref: <path>}`` (docs/reference.md#values)."""
     node, errs = parse_path(text)
     if errs or node is None:
         return Checked(None, None, tuple(errs))
@@ -573,7 +573,7 @@ def check_path(text: str, ctx: ExprContext, expected: Type | None = None) -> Che
 
 def check_template_ast(tpl: A.TemplateAst, ctx: ExprContext, expected: Type | None = None,
                        *, forbid_agent: bool = False) -> CheckedTemplate:
-    """Type a parsed template (sheet §3 "Typing of ValueExprs").
+    """Type a parsed template (docs/reference.md#templates).
 
     * exactly one ``{{ expr }}`` and nothing else → the expression's type
       (``passthrough``); where a ``string`` is ``expected`` a non-string
@@ -583,7 +583,7 @@ def check_template_ast(tpl: A.TemplateAst, ctx: ExprContext, expected: Type | No
     * a template with no interpolation is its text, which — like a string
       literal — takes a string-shaped ``expected`` type when it matches the
       wire form (LP3025 otherwise);
-    * ``forbid_agent`` (the ``target`` key, seed 004 §4.5): interpolating an
+    * ``forbid_agent`` (the ``target`` key, docs/reference.md#templates): interpolating an
       agent is LP3402.
     """
     ch = _Checker(ctx)

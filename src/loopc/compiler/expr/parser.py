@@ -1,5 +1,5 @@
-"""Expression and template parser (seed 004 §4.4, §3.2 budgets; syntax sheet
-§3, §7 "Expressions").
+"""Expression and template parser (docs/reference.md#expressions,
+docs/reference.md#templates, docs/reference.md#budgets).
 
 * :func:`parse_expression` — one bounded expression (``when``, ``{expr: ...}``,
   the inside of ``{{ }}``) → :mod:`~loopc.compiler.expr.ast` tree;
@@ -10,7 +10,7 @@ The grammar (``grammar.lark``) is LALR(1) with lark's basic lexer (keywords
 ``true false null in`` are never names, so they are not path segments).  The
 parser is built once per process, lazily, with an inline transformer: lark
 calls it on every reduction, so AST construction is iterative (no recursion
-on hostile input).  Budgets (seed 004 §3.2): an expression is at most 8 KiB
+on hostile input).  Budgets (docs/reference.md#budgets): an expression is at most 8 KiB
 of UTF-8 and nesting 64; a template at most 64 KiB.  *Nesting* is the larger
 of the parsed tree's depth (``&&``/``||`` are n-ary, so a chain of 5,000
 ``&&`` is depth 2) and the bracket depth of ``(``/``[``; the bracket depth is
@@ -401,7 +401,7 @@ def _parse_expression_memo(text: str) -> tuple[A.Expr | None, tuple[ExprError, .
 
 
 def _parse_expression(text: str) -> tuple[A.Expr | None, list[ExprError]]:
-    """Parse one expression (seed 004 §4.4; sheet §7 "Expressions").
+    """Parse one expression (docs/reference.md#expressions).
 
     Returns ``(ast, [])`` or ``(None, [error])``: LP3001 syntax (with the
     expected tokens), LP3002 over 8 KiB of UTF-8, LP3003 nesting over 64,
@@ -439,7 +439,7 @@ def _parse_unbounded(text: str) -> tuple[A.Expr | None, list[ExprError]]:
 
 
 def parse_path(text: str) -> tuple[A.Path | None, list[ExprError]]:
-    """Parse the dotted path of ``{ref: <path>}`` (sheet §3): exactly a path,
+    """Parse the dotted path of ``{ref: <path>}`` (docs/reference.md#values): exactly a path,
     nothing else (``input.a.b``, ``run.state.x``, ``items``; no spaces around
     the dots, no parentheses; surrounding whitespace is ignored).  Errors as for
     :func:`parse_expression`; anything that parses but is not a bare path is
@@ -491,7 +491,7 @@ def _parse_template_memo(text: str) -> tuple[A.TemplateAst | None, tuple[ExprErr
 
 def _parse_template(text: str) -> tuple[A.TemplateAst | None, list[ExprError]]:
     """Parse a template: literal text with ``{{ expression }}`` segments
-    (sheet §3, §7).  A literal ``{{`` is written ``{{ '{{' }}``; a ``}}``
+    (docs/reference.md#templates).  A literal ``{{`` is written ``{{ '{{' }}``; a ``}}``
     outside an interpolation is literal text.  Quotes inside an
     interpolation are respected when looking for its ``}}``.
 
