@@ -15,7 +15,6 @@ because the machine is shared; compare runs of two checkouts side by side
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -25,6 +24,7 @@ sys.path.insert(0, str(HERE))
 
 import generate  # noqa: E402
 from run import _analyze_setup  # noqa: E402
+from timing import median_seconds  # noqa: E402
 
 FIXTURES = HERE.parent / "tests" / "fixtures" / "analysis"
 
@@ -39,13 +39,7 @@ def plans() -> dict[str, str]:
 
 
 def median_cpu_ms(fn, repeat: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        t = time.process_time()
-        fn()
-        times.append(time.process_time() - t)
-    return statistics.median(times) * 1000
+    return median_seconds(fn, repeat, clock=time.process_time) * 1000
 
 
 def main(argv: list[str] | None = None) -> int:

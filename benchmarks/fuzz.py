@@ -53,6 +53,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT / "benchmarks") not in sys.path:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import clirender  # noqa: E402  (benchmarks/clirender.py)
+
 MAX_LEN = 64 * 1024  # mutants stay small: the budgets are tested by the hostile corpus
 
 # --- seeds ----------------------------------------------------------------------------
@@ -239,26 +244,16 @@ def mutate(target: str, data: bytes, rnd: random.Random, pool: list[bytes]) -> b
 def target_check_source(data: bytes) -> None:
     """check_source never raises; registered codes, no LP5999; text and JSON
     rendering never raise and JSON is valid UTF-8."""
-    import io
-
     import loopc
     from loopc import codes
-    from loopc.cli.formats import FileReport
-    from loopc.cli.formats import json as json_format
-    from loopc.cli.formats.text import source_lines, write_text
 
     res = loopc.check_source(data, path="fuzz.yaml")
     assert isinstance(res, loopc.CheckResult)
     for d in res.diagnostics:
         assert d.code != "LP5999", d.message
         assert codes.get(d.code).name == d.name, d
-    out = io.StringIO()
-    lines = source_lines(res.document.text) if res.document is not None else None
-    write_text(out, "fuzz.yaml", res.diagnostics, lines)
-    js = io.StringIO()
-    json_format.write([FileReport("fuzz.yaml", res.diagnostics, suppressed=res.suppressed,
-                                  errors=res.error_count, warnings=res.warning_count)], js)
-    json.loads(js.getvalue().encode("utf-8"))
+    _, js = clirender.render(res, "fuzz.yaml")
+    json.loads(js.encode("utf-8"))
 
 
 _ENV = {"run.input": {}, "run.state": {}, "input": {}, "output": {}, "branches": {}, "winner": {},

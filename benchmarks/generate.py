@@ -727,12 +727,9 @@ def _fill_to(src: str, target: int, seed: int) -> str:
     return "".join(out)
 
 
-def typical_plan() -> str:
-    """A ~30-node plan: classification switch, a 3-branch review fork with an
-    ``all`` join, an approval, a Run-state gate, a polishing loop, all_match
-    routing and a timer."""
-    b = PlanBuilder(seed=30, text_bytes=160)
-    blocks: list[Block] = [
+def _typical_blocks() -> list[Block]:
+    """The typical plan's seven blocks (a fresh list each call)."""
+    return [
         (review_switch, {"cases": 4, "acks": 2}),
         (fork_all, {"branches": 3}),
         (approval, {}),
@@ -741,7 +738,14 @@ def typical_plan() -> str:
         (all_match, {"cases": 2}),
         (timer, {}),
     ]
-    entry = _chain(b, blocks)
+
+
+def typical_plan() -> str:
+    """A ~30-node plan: classification switch, a 3-branch review fork with an
+    ``all`` join, an approval, a Run-state gate, a polishing loop, all_match
+    routing and a timer."""
+    b = PlanBuilder(seed=30, text_bytes=160)
+    entry = _chain(b, _typical_blocks())
     return b.finish(entry)
 
 
@@ -749,15 +753,7 @@ def hundred_node_plan() -> str:
     """A ~100-node plan (57 KiB): the typical plan's seven blocks three
     times over, then a four-branch review fork."""
     b = PlanBuilder(seed=100, text_bytes=160)
-    blocks: list[Block] = [
-        (review_switch, {"cases": 4, "acks": 2}),
-        (fork_all, {"branches": 3}),
-        (approval, {}),
-        (state_wait, {}),
-        (counted_loop, {"iterations": 3}),
-        (all_match, {"cases": 2}),
-        (timer, {}),
-    ] * 3 + [(fork_all, {"branches": 4})]
+    blocks: list[Block] = _typical_blocks() * 3 + [(fork_all, {"branches": 4})]
     entry = _chain(b, blocks)
     return b.finish(entry)
 

@@ -25,13 +25,18 @@ Goal: each ≤ 2 s and ≤ 200 MB.  Results go to ``benchmarks/hostile_results.j
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any, Callable, NamedTuple
+
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import clirender  # noqa: E402  (benchmarks/clirender.py)
 
 H = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
 CAP = 200
@@ -347,18 +352,9 @@ CASES: tuple[Case, ...] = (
 def run_case(src: str | bytes, max_diagnostics: int | None = CAP) -> Outcome:
     """Check ``src`` and render it as ``loopc check`` does (text and JSON)."""
     import loopc
-    from loopc.cli.formats import FileReport
-    from loopc.cli.formats import json as json_format
-    from loopc.cli.formats.text import source_lines, write_text
 
     res = loopc.check_source(src, path="hostile.yaml", max_diagnostics=max_diagnostics)
-    text = io.StringIO()
-    lines = source_lines(res.document.text) if res.document is not None else None
-    write_text(text, "hostile.yaml", res.diagnostics, lines)
-    js = io.StringIO()
-    json_format.write([FileReport("hostile.yaml", res.diagnostics, suppressed=res.suppressed,
-                                  errors=res.error_count, warnings=res.warning_count)], js)
-    return Outcome(res, text.getvalue(), js.getvalue())
+    return Outcome(res, *clirender.render(res, "hostile.yaml"))
 
 
 # --- file cases (benchmarked here, asserted in the tests) -----------------------

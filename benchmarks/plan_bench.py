@@ -10,14 +10,13 @@ for the typical and the near-budget generated plans.  ``python benchmarks/plan_b
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 import generate  # noqa: E402
+from timing import median_seconds  # noqa: E402
 
 from loopc.ir import decode  # noqa: E402
 from loopc.ir.api import compile_source  # noqa: E402
@@ -27,13 +26,8 @@ from loopc.plan.derive import derive  # noqa: E402
 
 
 def _median(fn, repeat: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1000
+    """Median wall time in milliseconds."""
+    return median_seconds(fn, repeat) * 1000
 
 
 def main() -> None:

@@ -35,10 +35,8 @@ import json
 import os
 import platform
 import shutil
-import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -50,24 +48,13 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 import generate  # noqa: E402  (benchmarks/generate.py)
+from timing import median_seconds  # noqa: E402  (benchmarks/timing.py)
 
 SMALL_EXAMPLE = ROOT / "examples" / "callback_review.yaml"
 
 
 class NotAvailable(Exception):
     """A measured component is not importable/usable yet; reported as n/a."""
-
-
-def median_time(fn: Callable[[], Any], repeat: int) -> float:
-    """Median wall time of ``fn()`` in seconds over ``repeat`` runs (one
-    unmeasured warm-up first)."""
-    fn()
-    samples = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - t0)
-    return statistics.median(samples)
 
 
 def _compose(src: str) -> Any:
@@ -212,7 +199,7 @@ def run(repeat: int) -> dict[str, Any]:
 
     def measure(key: str, fn: Callable[[], Any]) -> float | None:
         try:
-            t = median_time(fn, repeat)
+            t = median_seconds(fn, repeat)
         except NotAvailable as exc:
             notes[key] = str(exc)
             rows[key] = None

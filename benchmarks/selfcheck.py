@@ -19,29 +19,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 import generate  # noqa: E402
+from timing import median_seconds  # noqa: E402
 
 import loopc  # noqa: E402
 from loopc.ir import verify  # noqa: E402
 from loopc.ir.decoder import decode, decode_data  # noqa: E402
-
-
-def _median(fn: Callable[[], Any], repeat: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
 
 
 def measure(src: str, repeat: int) -> dict[str, float]:
@@ -58,7 +47,7 @@ def measure(src: str, repeat: int) -> dict[str, float]:
         "decode == model": lambda: decode(raw) == res.artifact,
         "verify(bytes)": lambda: verify(raw),
     }
-    return {k: _median(fn, repeat) for k, fn in rows.items()} | {"artifact_bytes": float(len(raw))}
+    return {k: median_seconds(fn, repeat) for k, fn in rows.items()} | {"artifact_bytes": float(len(raw))}
 
 
 def run(repeat: int) -> dict[str, dict[str, float]]:

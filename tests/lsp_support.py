@@ -7,6 +7,8 @@ import asyncio
 import sys
 from typing import Any, Callable
 
+import pytest
+import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
@@ -15,6 +17,14 @@ SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "loopc", "lsp"
 #: (profile name, pytest-lsp capability spec, expected encoding, pull?)
 VSCODE = ("vscode", "visual-studio-code", "utf-16", False)
 NEOVIM = ("neovim", "neovim@v0.11.0", "utf-8", True)
+PROFILES = [VSCODE, NEOVIM]
+
+#: ``pytestmark`` of an end-to-end module: one event loop per module (the
+#: ``client`` fixture's server lives as long), protocol-spec violations fail
+MARKS = [
+    pytest.mark.asyncio(loop_scope="module"),
+    pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"),
+]
 
 from conftest import HEADER as H
 
@@ -46,6 +56,24 @@ async def start(client: LanguageClient, spec: str, *, debounce: int = 10) -> lsp
     params = lsp.InitializeParams(capabilities=client_capabilities(spec),
                                   root_uri="file:///work/project")
     return await client.initialize_session(params)
+
+
+def client_fixture() -> Any:
+    """A new ``client`` fixture for an end-to-end module (``client =
+    client_fixture()``): one real ``loopc lsp`` process per module and
+    profile of :data:`PROFILES`, initialized with that profile's
+    capabilities; ``client.profile`` is the profile tuple and
+    ``client.init_result`` the server's InitializeResult."""
+
+    @pytest_lsp.fixture(config=SERVER, scope="module", params=PROFILES, ids=[p[0] for p in PROFILES])
+    async def client(lsp_client: LanguageClient, request):
+        result = await start(lsp_client, request.param[1])
+        lsp_client.profile = request.param  # type: ignore[attr-defined]
+        lsp_client.init_result = result  # type: ignore[attr-defined]
+        yield
+        await lsp_client.shutdown_session()
+
+    return client
 
 
 _counter = [0]

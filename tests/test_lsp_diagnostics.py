@@ -8,33 +8,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
 from loopc import check_source
 from loopc.codes import docs_url
 from lsp_support import (
-    GOOD, H, NEOVIM, SERVER, VSCODE, change_doc, diagnostics, expected_range, new_uri, open_doc, pos_of,
-    start,
+    GOOD, MARKS, H, change_doc, client_fixture, diagnostics, expected_range, new_uri, open_doc, pos_of,
 )
 
-pytestmark = [
-    pytest.mark.asyncio(loop_scope="module"),
-    pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"),
-]
-
-PROFILES = [VSCODE, NEOVIM]
-
-
-@pytest_lsp.fixture(config=SERVER, scope="module", params=PROFILES, ids=[p[0] for p in PROFILES])
-async def client(lsp_client: LanguageClient, request):
-    name, spec, encoding, pull = request.param
-    result = await start(lsp_client, spec)
-    lsp_client.profile = request.param  # type: ignore[attr-defined]
-    lsp_client.init_result = result  # type: ignore[attr-defined]
-    yield
-    await lsp_client.shutdown_session()
+pytestmark = MARKS
+client = client_fixture()
 
 
 def prof(client: LanguageClient) -> tuple[str, str, str, bool]:

@@ -5,19 +5,14 @@ settings and the debugInfo command, for VS Code (UTF-16, push) and Neovim
 from __future__ import annotations
 
 import pytest
-import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
 from loopc import check_source
-from lsp_support import NEOVIM, SERVER, VSCODE, change_doc, diagnostics, new_uri, open_doc, pos_of, start
+from lsp_support import MARKS, change_doc, client_fixture, diagnostics, new_uri, open_doc, pos_of
 
-pytestmark = [
-    pytest.mark.asyncio(loop_scope="module"),
-    pytest.mark.filterwarnings("error::pytest_lsp.LspSpecificationWarning"),
-]
-
-PROFILES = [VSCODE, NEOVIM]
+pytestmark = MARKS
+client = client_fixture()
 
 #: a plan with a fork, a join, a loop and references of every kind; the CJK
 #: and emoji in the text put multi-unit characters before later positions
@@ -87,15 +82,6 @@ edges:
     to: {node: done}
     bind: {verdict: {ref: output.verdict}}
 """
-
-
-@pytest_lsp.fixture(config=SERVER, scope="module", params=PROFILES, ids=[p[0] for p in PROFILES])
-async def client(lsp_client: LanguageClient, request):
-    result = await start(lsp_client, request.param[1])
-    lsp_client.profile = request.param  # type: ignore[attr-defined]
-    lsp_client.init_result = result  # type: ignore[attr-defined]
-    yield
-    await lsp_client.shutdown_session()
 
 
 def enc(client: LanguageClient) -> str:
