@@ -34,9 +34,9 @@ from loopc.compiler.expr import ast as A
 from loopc.compiler.scopemap import ScopeMap
 from loopc.compiler.typecheck import TypeInfo
 from loopc.compiler.model import (
-    MISSING, End, FanOut, FieldSchema, Fork, Join, Loop, Node, Plan,
-    RequestApproval, SendMessage, SetVariable, Switch, Wait,
+    MISSING, End, FanOut, FieldSchema, Fork, Join, Loop, Node, Plan, SendMessage, SetVariable, Switch,
 )
+from loopc.kinds import KINDS
 
 __all__ = ["Limits", "LIMITS", "Projection", "project", "final_gates", "budget_diagnostics", "check_budget"]
 
@@ -278,9 +278,12 @@ class _Projector:
         units = 1 + nports + scope_depth
         nbytes += _mul(scope_depth, SCOPE_OVERHEAD)
         instrs = 0
-        values: list[Any] = []
+        # every generic value, template and expression of the kind (loopc.kinds.Kind.generic_fields)
+        kind = KINDS.get(n.type)
+        values: list[Any] = (
+            [getattr(c, attr) for _key, attr, f in kind.generic_fields if f.form != "literal"] if kind else [])
         if isinstance(c, SendMessage):
-            values += [c.text, c.target, c.scope, c.responder, c.allowed_responders]
+            values += [c.target, c.scope, c.responder, c.allowed_responders]
             if c.work_scope is not MISSING and c.work_scope is not None:
                 values.append(c.work_scope)
             rs = c.related_scopes
@@ -294,10 +297,6 @@ class _Projector:
             values += list(c.assign.values())
             units += len(c.assign)
             nbytes += sum(2 * _str_bytes(k) for k in c.assign)
-        elif isinstance(c, Wait):
-            values += [c.condition, c.duration, c.timeout]
-        elif isinstance(c, RequestApproval):
-            values += [c.assignee, c.summary, c.feedback_scope]
         elif isinstance(c, Switch):
             values += [case.when for case in c.cases]
         elif isinstance(c, Join):
@@ -305,8 +304,6 @@ class _Projector:
             nbytes += sum(_str_bytes(k) for k in c.merge)
             cf, cb = self.contract(c.result)
             fields, nbytes = _add(fields, cf), _add(nbytes, cb)
-        elif isinstance(c, FanOut):
-            values.append(c.items)
         elif isinstance(c, Loop):
             values += list(c.init.values())
             nbytes += sum(_str_bytes(k) for k in c.init)

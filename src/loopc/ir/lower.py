@@ -26,25 +26,23 @@ The envelope (version, digest) is added by
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from loopc.compiler import ports as P
 from loopc.compiler.model import (
-    MISSING, RETRY_CAPABLE, End, FanOut, FieldSchema, Fork, Join, Loop, Node, Plan, RequestApproval,
-    SendMessage, SetVariable, Switch, Wait,
+    MISSING, RETRY_CAPABLE, End, FieldSchema, Fork, Join, Loop, Node, Plan, SendMessage, SetVariable, Switch,
 )
 from loopc.compiler.types import type_of_field
 from loopc.ir.exprs import lower_typed
 from loopc.ir.instr import LoweringError, normalize_json, ref_instr, type_desc
 from loopc.ir.model import (
-    NO_DEFAULT, Disposition, Edge, EdgeEffects, EndConfig, Entry, FanOutConfig, ForkConfig,
-    Instr, JoinConfig, LoopConfig, NodeEffects, RelatedScopes, RequestApprovalConfig, Retry, ScopeDecl,
-    ScopeRef, SendMessageConfig, SetVariableConfig, SourcePort, SwitchCase, SwitchConfig, TargetPort,
-    WaitConfig, WorkItems, WorkScope,
+    CONFIG_CLASSES, NO_DEFAULT, Disposition, Edge, EdgeEffects, Entry, Instr, NodeEffects, RelatedScopes,
+    Retry, ScopeDecl, ScopeRef, SourcePort, SwitchCase, TargetPort, WorkItems, WorkScope,
 )
 from loopc.ir.model import FieldSchema as IRField
 from loopc.ir.model import Node as IRNode
 from loopc.ir.model import Plan as IRPlan
+from loopc.kinds import KINDS
 from loopc.kinds import fan_out as _fan_out
 
 __all__ = ["LoweringError", "lower_plan", "DEFAULT_RETRY", "DEFAULT_MAX_CONCURRENCY"]
@@ -221,58 +219,27 @@ class _Lowerer:
         return {k: self.value(m[k]) for k in sorted(m)}
 
     def config(self, n: Node) -> Any:
-        """Lowered config of node ``n`` (docs/ir.md#node-configs)."""
+        """Lowered config of node ``n`` (docs/ir.md#node-configs): every
+        generic field of its kind (:attr:`loopc.kinds.Kind.generic_fields`)
+        under its wire name — a value, template or expression as its
+        instruction tree, a literal as is (the field's ``default`` when
+        omitted) — and the kind's own fields from :data:`_CUSTOM`."""
         c = n.config
-        v = self.value
-        opt = self.opt
-        if isinstance(c, SendMessage):
-            callback = c.completion == "callback"
-            work_scope = related = work_items = None
-            if callback and c.work_scope is not MISSING:
-                work_scope = WorkScope("agent") if c.work_scope is None else WorkScope("fixed", v(c.work_scope))
-                rs = c.related_scopes
-                if rs is None:
-                    related = RelatedScopes("list", ())
-                elif isinstance(rs, (tuple, list)):
-                    related = RelatedScopes("list", tuple(v(x) for x in rs))
-                else:
-                    related = RelatedScopes("value", None, v(rs))
-            if callback and c.has_work_items and c.allowed_responders is not None:
-                work_items = WorkItems(v(c.allowed_responders))
-            return SendMessageConfig(
-                completion=c.completion, text=v(c.text), target=opt(c.target), scope=opt(c.scope),
-                start_thread=bool(c.start_thread and c.completion == "sent"),
-                callback_output=self.contract(c.callback_output) if callback else None,
-                responder=opt(c.responder) if callback else None,
-                work_scope=work_scope, related_scopes=related, work_items=work_items)
-        if isinstance(c, SetVariable):
-            return SetVariableConfig(assign=self.bind(c.assign))
-        if isinstance(c, Wait):
-            return WaitConfig(condition=opt(c.condition), duration=opt(c.duration), timeout=opt(c.timeout))
-        if isinstance(c, RequestApproval):
-            return RequestApprovalConfig(assignee=v(c.assignee), summary=v(c.summary),
-                                         feedback_scope=opt(c.feedback_scope))
-        if isinstance(c, Switch):
-            return SwitchConfig(mode=c.mode, cases=tuple(SwitchCase(case.port, v(case.when)) for case in c.cases),
-                                default=c.default)
-        if isinstance(c, Fork):
-            return ForkConfig(branches=tuple(c.branches))
-        if isinstance(c, Join):
-            return JoinConfig(mode=c.mode, fork_id=c.fork_id, fan_out_id=c.fan_out_id,
-                              result=self.contract(c.result), merge=self.bind(c.merge))
-        if isinstance(c, FanOut):
-            return FanOutConfig(
-                items=v(c.items),
-                max_concurrency=int(c.max_concurrency) if c.max_concurrency is not None else DEFAULT_MAX_CONCURRENCY,
-                failure_mode=c.failure_mode)
-        if isinstance(c, Loop):
-            return LoopConfig(mode=c.mode, iterations=int(c.iterations), state=self.contract(c.state),
-                              init=self.bind(c.init))
-        if isinstance(c, End):
-            failed = c.status == "failed"
-            return EndConfig(status=c.status, code=c.code if failed else None,
-                             detail=opt(c.detail) if failed else None)
-        raise LoweringError(f"unknown node config {type(c).__name__}")
+        k = KINDS.get(n.type)
+        cls = CONFIG_CLASSES.get(n.type)
+        if k is None or cls is None:
+            raise LoweringError(f"unknown node config {type(c).__name__}")
+        kw: dict[str, Any] = {}
+        for _key, attr, f in k.generic_fields:
+            x = getattr(c, attr)
+            if f.form == "literal":
+                kw[attr] = f.default if x is None else x
+            else:
+                kw[attr] = None if x is None else self.value(x)
+        custom = _CUSTOM.get(n.type)
+        if custom is not None:
+            kw.update(custom(self, c))
+        return cls(**kw)
 
     # -- edges -----------------------------------------------------------------
     def edge(self, e: Any) -> Edge:
@@ -286,6 +253,71 @@ class _Lowerer:
             e.id, e.from_node, e.from_port, e.to_node, e.to_port, {k: bind[k] for k in sorted(bind)},
             self.scope_stack(e.id, edge=True), EdgeEffects(tuple(sorted(eff.reads)) if eff is not None else ()),
             self.sink(sink) if sink is not None else None, e.label)
+
+
+# ---------------------------------------------------------------------------
+# The kinds' own (cross-field) config fields; generic fields need nothing here
+# ---------------------------------------------------------------------------
+
+def _send_message(lw: _Lowerer, c: SendMessage) -> dict[str, Any]:
+    v, opt = lw.value, lw.opt
+    callback = c.completion == "callback"
+    work_scope = related = work_items = None
+    if callback and c.work_scope is not MISSING:
+        work_scope = WorkScope("agent") if c.work_scope is None else WorkScope("fixed", v(c.work_scope))
+        rs = c.related_scopes
+        if rs is None:
+            related = RelatedScopes("list", ())
+        elif isinstance(rs, (tuple, list)):
+            related = RelatedScopes("list", tuple(v(x) for x in rs))
+        else:
+            related = RelatedScopes("value", None, v(rs))
+    if callback and c.has_work_items and c.allowed_responders is not None:
+        work_items = WorkItems(v(c.allowed_responders))
+    return dict(
+        target=opt(c.target), scope=opt(c.scope),
+        start_thread=bool(c.start_thread and c.completion == "sent"),
+        callback_output=lw.contract(c.callback_output) if callback else None,
+        responder=opt(c.responder) if callback else None,
+        work_scope=work_scope, related_scopes=related, work_items=work_items)
+
+
+def _set_variable(lw: _Lowerer, c: SetVariable) -> dict[str, Any]:
+    return {"assign": lw.bind(c.assign)}
+
+
+def _switch(lw: _Lowerer, c: Switch) -> dict[str, Any]:
+    return {"cases": tuple(SwitchCase(case.port, lw.value(case.when)) for case in c.cases), "default": c.default}
+
+
+def _fork(lw: _Lowerer, c: Fork) -> dict[str, Any]:
+    return {"branches": tuple(c.branches)}
+
+
+def _join(lw: _Lowerer, c: Join) -> dict[str, Any]:
+    return {"fork_id": c.fork_id, "fan_out_id": c.fan_out_id, "result": lw.contract(c.result),
+            "merge": lw.bind(c.merge)}
+
+
+def _loop(lw: _Lowerer, c: Loop) -> dict[str, Any]:
+    return {"state": lw.contract(c.state), "init": lw.bind(c.init)}
+
+
+def _end(lw: _Lowerer, c: End) -> dict[str, Any]:
+    failed = c.status == "failed"
+    return {"code": c.code if failed else None, "detail": lw.opt(c.detail) if failed else None}
+
+
+#: node type -> its kind's own config fields (functions, not bound methods: no cycles)
+_CUSTOM: dict[str, Callable[[Any, Any], dict[str, Any]]] = {
+    "send_message": _send_message,
+    "set_variable": _set_variable,
+    "switch": _switch,
+    "fork": _fork,
+    "join": _join,
+    "loop": _loop,
+    "end": _end,
+}
 
 
 def lower_plan(check: Any) -> IRPlan:

@@ -19,6 +19,7 @@ spells a node kind out.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Mapping
 
 import attrs
@@ -36,6 +37,8 @@ __all__ = [
     "OPTIONAL_PORTS",
     "IDENT",
     "DURATION",
+    "GENERIC_FORMS",
+    "attr_name",
 ]
 
 # Bounds of literal-only integers (docs/language.md; declared once, read by the
@@ -71,6 +74,17 @@ FORMS = frozenset(
 )
 
 
+#: Forms the generic, registry-driven passes read, type, lower and count
+#: (with ``literal`` when the field has ``choices`` or ``bounds``).
+GENERIC_FORMS = frozenset(("template", "expression", "value"))
+
+
+def attr_name(key: str) -> str:
+    """Model and IR attribute name of a source/wire key (``feedbackScope`` →
+    ``feedback_scope``)."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
+
+
 @attrs.frozen
 class SourceField:
     """One key of a node kind's source config mapping.
@@ -80,6 +94,22 @@ class SourceField:
     ``bounds`` is the inclusive ``(lo, hi)`` range of a literal integer;
     ``choices`` the allowed values of a literal string, in the order messages
     list them.
+
+    A field is *generic* (:attr:`generic`) unless ``custom``: a template,
+    expression or value, or a literal with ``choices`` or ``bounds``.  A
+    generic field needs no per-pass code
+    (docs/architecture.md#add-one-field-to-one-node-kind): its model
+    attribute (:func:`attr_name` of the key) is derived on the kind's model
+    class, the schema pass reads it by form, the type pass types it by form
+    against ``type`` (a type name of docs/reference.md#types,
+    ``"array<agent>"`` for arrays; ``render``: a template that renders text;
+    ``context``: ``"config"`` — the node's configuration context — or
+    ``"condition"``, a wait condition's), lowering writes it under the same
+    wire name (``default`` when the key is omitted and the wire field is
+    required) and the budget counts it.  ``what`` is how messages name it
+    (default ```key```), ``hint`` is appended to "missing required key".
+    ``custom`` fields have cross-field semantics and are handled by the
+    kind's own code in each pass.
     """
 
     schema: Mapping[str, Any]
@@ -87,10 +117,28 @@ class SourceField:
     form: str = "literal"
     bounds: tuple[int, int] | None = None
     choices: tuple[str, ...] | None = None
+    custom: bool = False
+    type: str | None = None
+    render: bool = False
+    context: str = "config"
+    what: str | None = None
+    hint: str = ""
+    default: Any = None
 
     def __attrs_post_init__(self) -> None:
         if self.form not in FORMS:
             raise ValueError(f"unknown source form {self.form!r}")
+        if self.context not in ("config", "condition"):
+            raise ValueError(f"unknown context {self.context!r}")
+        if self.generic and self.form in GENERIC_FORMS and self.type is None:
+            raise ValueError(f"a generic {self.form} field declares its type")
+
+    @property
+    def generic(self) -> bool:
+        """Read, typed, lowered and counted by the generic passes."""
+        if self.custom:
+            return False
+        return self.form in GENERIC_FORMS or (self.form == "literal" and (self.choices or self.bounds) is not None)
 
 
 @attrs.frozen
@@ -151,6 +199,15 @@ class Kind:
     source_rules: Mapping[str, Any] = attrs.field(factory=dict)
 
     @property
+    def generic_fields(self) -> tuple[tuple[str, str, SourceField], ...]:
+        """``(key, attribute name, field)`` of every generic source field
+        (:attr:`SourceField.generic`), in declaration order."""
+        got = _GENERIC.get(id(self))
+        if got is None or got[0] is not self:
+            got = _GENERIC[id(self)] = (self, tuple((k, attr_name(k), f) for k, f in self.source.items() if f.generic))
+        return got[1]
+
+    @property
     def source_keys(self) -> frozenset[str]:
         """The closed key set of the source config mapping."""
         return frozenset(self.source)
@@ -187,6 +244,10 @@ class Kind:
             out["required"] = req
         out.update(self.source_rules)
         return out
+
+
+#: id(kind) -> (kind, its generic fields); the kind is kept so the id stays its own
+_GENERIC: dict[int, tuple[Kind, tuple[tuple[str, str, SourceField], ...]]] = {}
 
 
 # ---------------------------------------------------------------------------

@@ -34,7 +34,8 @@ KIND = Kind(
     source={
         "status": SourceField(s_choice(*STATUSES), required=True, choices=STATUSES),
         "code": SourceField({"type": "string", "pattern": ERROR_CODE}),
-        "detail": SourceField(S_TEMPLATE, form="template"),
+        # a failed End's only: read, typed and lowered by the kind's own code
+        "detail": SourceField(S_TEMPLATE, form="template", custom=True),
     },
     wire=WIRE,
     ports=Ports(fixed=()),

@@ -15,9 +15,18 @@ KIND = Kind(
     since=4,
     summary="Run the item body once per work item, at most maxConcurrency at a time; a join with fanOutId closes it.",
     source={
-        "items": SourceField(S_VALUE, required=True, form="value"),
-        "maxConcurrency": SourceField(s_int(1, MAX_CONCURRENCY), bounds=(1, MAX_CONCURRENCY)),
-        "failureMode": SourceField(s_choice(*FAILURE_MODES), choices=FAILURE_MODES),
+        "items": SourceField(
+            S_VALUE,
+            required=True,
+            form="value",
+            type="work_items",
+            what="`fanOut.items`",
+            hint=" (the work_items value, e.g. {ref: input.work_items})",
+        ),
+        "maxConcurrency": SourceField(
+            s_int(1, MAX_CONCURRENCY), bounds=(1, MAX_CONCURRENCY), default=DEFAULT_MAX_CONCURRENCY
+        ),
+        "failureMode": SourceField(s_choice(*FAILURE_MODES), choices=FAILURE_MODES, default="collect"),
     },
     wire=Obj(
         {

@@ -12,10 +12,12 @@ KIND = Kind(
     since=1,
     summary="Ask an assignee to approve or reject; optionally post the decision comment to a scope.",
     source={
-        "assignee": SourceField(S_TEMPLATE, required=True, form="template"),
-        "summary": SourceField(S_TEMPLATE, required=True, form="template"),
+        "assignee": SourceField(
+            S_TEMPLATE, required=True, form="template", type="member", what="`assignee` (a member)"
+        ),
+        "summary": SourceField(S_TEMPLATE, required=True, form="template", type="string", render=True),
         "feedbackScope": SourceField(
-            described(S_VALUE, "Optional scope where a decision comment is posted."), form="value"
+            described(S_VALUE, "Optional scope where a decision comment is posted."), form="value", type="scope"
         ),
     },
     wire=Obj(

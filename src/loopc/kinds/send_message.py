@@ -108,22 +108,29 @@ KIND = Kind(
         "target": SourceField(
             described({"type": "string"}, "Target string: #slug, dm:@handle, task:<id>, team:@handle (template)."),
             form="template",
+            custom=True,
         ),
-        "scope": SourceField(described(S_VALUE, "Destination scope (ValueExpr resolving to a scope)."), form="value"),
-        "text": SourceField(S_TEMPLATE, required=True, form="template"),
+        "scope": SourceField(
+            described(S_VALUE, "Destination scope (ValueExpr resolving to a scope)."), form="value", custom=True
+        ),
+        "text": SourceField(S_TEMPLATE, required=True, form="template", type="string", render=True),
         "completion": SourceField(s_choice(*COMPLETIONS), required=True, choices=COMPLETIONS),
         "startThread": SourceField(described({"type": "boolean"}, "sent only: open a child Thread on a Channel root.")),
         "responder": SourceField(
-            described(S_VALUE, "callback only: the Agent (agent- or responder-typed) that answers."), form="value"
+            described(S_VALUE, "callback only: the Agent (agent- or responder-typed) that answers."),
+            form="value",
+            custom=True,
         ),
         "callbackOutput": SourceField(S_CONTRACT, form="contract"),
         "workScope": SourceField(
             described({"anyOf": [{"type": "null"}, S_VALUE]}, "callback only; null lets the Agent choose."),
             form="value",
+            custom=True,
         ),
         "relatedScopes": SourceField(
             {"anyOf": [{"type": "array", "items": S_VALUE, "maxItems": MAX_RELATED_SCOPES}, S_VALUE]},
             form="value",
+            custom=True,
         ),
         "workItems": SourceField(closed({"allowedResponders": S_VALUE}, ["allowedResponders"]), form="structure"),
     },

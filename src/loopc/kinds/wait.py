@@ -27,10 +27,14 @@ KIND = Kind(
     since=1,
     summary="Resume when a Run-state condition holds (optionally with a timeout), or after a duration.",
     source={
-        "condition": SourceField(S_EXPRESSION, form="expression"),
-        "duration": SourceField(described(S_VALUE, "A pure timer (ISO 8601 duration)."), form="value"),
+        "condition": SourceField(
+            S_EXPRESSION, form="expression", type="boolean", context="condition", what="the wait `condition`"
+        ),
+        "duration": SourceField(described(S_VALUE, "A pure timer (ISO 8601 duration)."), form="value", type="duration"),
         "timeout": SourceField(
-            described(S_VALUE, "Optional deadline for a condition; enables the timed_out port."), form="value"
+            described(S_VALUE, "Optional deadline for a condition; enables the timed_out port."),
+            form="value",
+            type="duration",
         ),
     },
     source_rules={"oneOf": [{"required": ["condition"]}, {"required": ["duration"]}]},
