@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -497,15 +498,55 @@ def test_lsp_hostile_framing() -> None:
     assert r.returncode == 0 and b'"id": 9' in r.stdout.replace(b'"id":9', b'"id": 9'), r.stderr[-500:]
 
 
+def _lsp_messages(stdout: bytes) -> list[dict]:
+    """The JSON bodies of the server's framed messages, in order."""
+    out, rest = [], stdout
+    while rest:
+        head, _, rest = rest.partition(b"\r\n\r\n")
+        n = int(re.search(rb"Content-Length: (\d+)", head).group(1))  # type: ignore[union-attr]
+        out.append(json.loads(rest[:n]))
+        rest = rest[n:]
+    return out
+
+
 @pytest.mark.timeout(120)
 def test_lsp_malformed_messages_one_line_each() -> None:
-    """Invalid JSON and JSON nested past the parser's limit are ignored with
-    one line each on standard error (no traceback); the session goes on."""
+    """Invalid JSON, invalid UTF-8 and JSON nested past the parser's limit
+    each get the JSON-RPC 2.0 Parse error response (-32700, id null) and one
+    line on standard error (no traceback); the session goes on
+    (docs/editors.md#malformed-messages)."""
     init = _frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})
     bye = _frame({"jsonrpc": "2.0", "id": 9, "method": "shutdown"}) + _frame({"jsonrpc": "2.0", "method": "exit"})
     deep = b'{"jsonrpc":"2.0","id":3,"method":"x","params":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
-    r = _lsp_run(init + b"Content-Length: 5\r\n\r\n{{{{{" + b"Content-Length: %d\r\n\r\n" % len(deep) + deep + bye)
+    r = _lsp_run(init + b"Content-Length: 5\r\n\r\n{{{{{" + b"Content-Length: %d\r\n\r\n" % len(deep) + deep
+                 + b'Content-Length: 3\r\n\r\n"\xff"' + bye)
     err = r.stderr.decode()
     assert r.returncode == 0 and "Traceback" not in err, err[-1000:]
-    assert err.count("loopc: ignored a malformed protocol message") == 2, err
-    assert b'"id": 9' in r.stdout.replace(b'"id":9', b'"id": 9')
+    assert err.count("loopc: ignored a malformed protocol message") == 3, err
+    msgs = _lsp_messages(r.stdout)
+    assert [m.get("id") for m in msgs] == [1, None, None, None, 9]
+    errors = [m["error"] for m in msgs[1:4]]
+    assert [e["code"] for e in errors] == [-32700] * 3 and all("id" in m and m["id"] is None for m in msgs[1:4])
+    assert errors[0]["message"].startswith("Parse error: Expecting property name")
+    assert errors[1]["message"] == "Parse error: nested too deeply"
+    assert "utf-8" in errors[2]["message"]
+    assert not any(m.get("method") == "window/showMessage" for m in msgs)
+
+
+@pytest.mark.timeout(120)
+def test_lsp_json_that_is_not_a_message_is_an_invalid_request() -> None:
+    """A number, an array or an object without ``jsonrpc``: -32600 Invalid
+    Request (with the object's id when it has one), one line on standard
+    error, no traceback; a well-formed request afterwards is answered."""
+    init = _frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})
+    bye = _frame({"jsonrpc": "2.0", "id": 9, "method": "shutdown"}) + _frame({"jsonrpc": "2.0", "method": "exit"})
+    r = _lsp_run(init + b"Content-Length: 3\r\n\r\n[1]" + b"Content-Length: 1\r\n\r\n5"
+                 + _frame({"id": 4, "method": "shutdown"}) + _frame({"id": True, "method": "x"}) + bye)
+    err = r.stderr.decode()
+    assert r.returncode == 0 and "Traceback" not in err, err[-1000:]
+    msgs = _lsp_messages(r.stdout)
+    assert [m.get("id") for m in msgs] == [1, None, None, 4, None, 9]
+    assert [m["error"]["code"] for m in msgs[1:5]] == [-32600] * 4
+    assert "a JSON array" in msgs[1]["error"]["message"] and "a JSON number" in msgs[2]["error"]["message"]
+    assert err.count("not a JSON-RPC 2.0 message") == 4, err
+    assert msgs[5] == {"id": 9, "jsonrpc": "2.0", "result": None}

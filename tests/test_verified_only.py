@@ -123,9 +123,9 @@ def test_scenario_durations_and_numbers_past_the_bounds() -> None:
 
     base = (ROOT / "golden" / "scenarios" / "agent_capacity_fifo.yaml").read_text(encoding="utf-8")
     for bad in ("P" + "9" * 5000 + "D", "P3651D", "PT0.0000000001S"):
-        src = base + f"  - advance: {{duration: '{bad}'}}\n"
+        src = base.replace("events:\n", f"events:\n  - advance: '{bad}'\n", 1)
         got = load_scenario(src, "s.yaml")
-        assert isinstance(got, list) and got, bad
+        assert isinstance(got, list) and len(got) == 1 and "is not a duration 'advance' accepts" in got[0].message, bad
     ok = load_scenario(base, "s.yaml")
     assert isinstance(ok, Scenario)
     huge = base.replace("legal: agt_same", "legal: " + "9" * 5000)
@@ -156,3 +156,53 @@ def test_decode_raises_only_decode_error_on_huge_numbers() -> None:
     for text in ('{"a": ' + "9" * 5000 + "}", '{"a": 1e99999}', '{"a": -' + "1" * 4400 + "}"):
         with pytest.raises(DecodeError):
             decode(text.encode())
+
+
+def _timer_scenario(tmp_path: Any, events: list[str]) -> Any:
+    path = tmp_path / "far.yaml"
+    plan = (ROOT / "golden" / "scenarios" / "plans" / "timer.yaml").as_posix()
+    path.write_text(f"plan: {plan}\ninput: {{delay: P3650D}}\nevents:\n"
+                    + "".join(f"  - {e}\n" for e in events)
+                    + "expect:\n  status: succeeded\n  state: {phase: woke}\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("duration, ok", [
+    ("P3650D", True), ("PT315360000S", True), ("P3649DT23H59M59.999999999S", False),
+    ("P3650DT0.000000001S", False), ("P3651D", False), ("PT315360001S", False),
+])
+def test_scenario_advance_at_and_past_the_duration_bound(tmp_path: Any, duration: str, ok: bool) -> None:
+    """``advance`` takes the durations every other place takes (at most
+    P3650D, docs/language.md#bounds): P3650D fires a P3650D timer; one
+    nanosecond or one second more is a scenario error naming the bound."""
+    from click.testing import CliRunner
+
+    from loopc.cli.main import cli
+
+    res = CliRunner().invoke(cli, ["run", str(_timer_scenario(tmp_path, [f"advance: {duration}"]))])
+    if ok:
+        assert res.exit_code == 0 and "PASS" in res.output, res.output
+    elif duration.startswith("P3649D"):  # within the bound, but the timer is one nanosecond short
+        assert res.exit_code == 1 and "FAIL" in res.output, res.output
+    else:
+        assert res.exit_code == 2, res.output
+        assert "is not a duration 'advance' accepts: longer than the maximum of 3,650 days, P3650D" in res.output
+
+
+def test_scenario_advances_add_up_to_at_most_a_thousand_years(tmp_path: Any) -> None:
+    """100 advances of P3650D (a crash in the middle: the journal's instants
+    resume) are fine; the 101st is a scenario error at that event, never an
+    OverflowError from a date past the year 9999."""
+    from click.testing import CliRunner
+
+    from loopc.cli.main import cli
+    from loopc.interpreter.scenario import MAX_ADVANCE_DAYS
+
+    assert MAX_ADVANCE_DAYS == 365_000
+    events = ["advance: P3650D"] * 50 + ["crash: {}"] + ["advance: P3650D"] * 50
+    res = CliRunner().invoke(cli, ["run", str(_timer_scenario(tmp_path, events))])
+    assert res.exit_code == 0 and "PASS" in res.output, res.output
+    res = CliRunner().invoke(cli, ["run", str(_timer_scenario(tmp_path, events + ["advance: PT1S"]))])
+    assert res.exit_code == 2, res.output
+    assert ":105:" in res.output and "more than 365,000 days (1,000 years)" in res.output, res.output
+    assert "Traceback" not in res.output

@@ -16,6 +16,7 @@ import attrs
 from loopc.compiler.yamlnodes import YMap, YNode, YScalar, YSeq
 from loopc.diagnostics import Span
 from loopc.ir.evaluator import EvaluationError, duration_value
+from loopc.limits import MAX_DURATION_DAYS, duration_problem
 
 __all__ = ["Scenario", "Event", "ScenarioProblem", "load_scenario", "EVENT_KINDS", "STATUSES"]
 
@@ -107,10 +108,18 @@ def load_scenario(src: str | bytes, path: str | None = None) -> Scenario | list[
     return sc
 
 
+#: How far one scenario may move the virtual clock, all ``advance`` events
+#: together: 100 of the longest durations (365,000 days, 1,000 years), so
+#: that every instant a Run reaches or schedules is a real RFC 3339 time.
+MAX_ADVANCE_DAYS = 100 * MAX_DURATION_DAYS
+MAX_ADVANCE_SECONDS = MAX_ADVANCE_DAYS * 86_400
+
+
 class _Validator:
     def __init__(self, path: str) -> None:
         self.path = path
         self.problems: list[ScenarioProblem] = []
+        self.advanced = 0  # seconds moved by the advance events so far (whole seconds, rounded up)
 
     def bad(self, at: YNode | None, msg: str, code: str = "scenario.invalid") -> None:
         span = at.span if at is not None else Span(1, 1, 1, 2)
@@ -198,10 +207,20 @@ class _Validator:
             if not (isinstance(vn, YScalar) and isinstance(vn.value, str)):
                 self.bad(vn, "'advance' takes a duration such as PT1H")
                 return None
+            problem = duration_problem(vn.value)
+            if problem is not None:
+                shown = vn.value if len(vn.value) <= 40 else vn.value[:20] + "…"
+                self.bad(vn, f"'{shown}' is not a duration 'advance' accepts: {problem}")
+                return None
             try:
-                duration_value(vn.value)
-            except EvaluationError:
-                self.bad(vn, f"'{vn.value}' is not a duration (P[nD][T[nH][nM][nS]])")
+                seconds = duration_value(vn.value)
+            except EvaluationError:  # pragma: no cover - duration_problem accepted it
+                self.bad(vn, f"'{vn.value}' is not a duration (P[nD][T[nH][nM][n[.f]S]])")
+                return None
+            self.advanced += -int(-seconds // 1)
+            if self.advanced > MAX_ADVANCE_SECONDS:
+                self.bad(vn, f"the 'advance' events up to here move the clock more than {MAX_ADVANCE_DAYS:,} "
+                             "days (1,000 years), the most one scenario may")
                 return None
             return Event(i, kind, {"duration": vn.value}, n.span.line)
         if kind == "expectStatus":

@@ -20,6 +20,7 @@ Diagnostics are delivered one way per client, never both:
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import sys
 import traceback
@@ -27,6 +28,7 @@ from typing import Any, Callable
 
 import attrs
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
@@ -71,6 +73,42 @@ class LoopcProtocol(LanguageServerProtocol):
         result.capabilities.position_encoding = encoding
         return result
 
+    def handle_message(self, message: Any) -> None:
+        """Valid JSON that is no JSON-RPC message object (a number, an array,
+        an object without ``jsonrpc``) gets the JSON-RPC 2.0 answer, -32600
+        Invalid Request, with the object's ``id`` when it has a usable one
+        and ``null`` otherwise (docs/editors.md#malformed-messages); pygls
+        would fail on it with a traceback.  Everything else goes to pygls."""
+        if hasattr(message, "jsonrpc"):
+            super().handle_message(message)
+            return
+        raw_id = message.get("id") if isinstance(message, dict) else None
+        msg_id = raw_id if isinstance(raw_id, (int, str)) and not isinstance(raw_id, bool) else None
+        what = "a JSON object without 'jsonrpc'" if isinstance(message, dict) else f"a JSON {_json_kind(message)}"
+        send_error_response(self.writer, lsp.ErrorCodes.InvalidRequest.value,
+                            f"Invalid Request: {what}, not a JSON-RPC 2.0 message", msg_id)
+        _warn(f"loopc: ignored a protocol message that is {what}, not a JSON-RPC 2.0 message")
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if value is None:
+        return "null"
+    return "number"
+
+
+def _warn(line: str) -> None:
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
 
 class LoopcServer(LanguageServer):
     """Server state: negotiated ``encoding``, diagnostics model (``pull``),
@@ -94,6 +132,18 @@ class LoopcServer(LanguageServer):
         self.config_problems_logged: set[str] = set()
         self._since_gc = 0
         self._gc_scheduled = False
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls's override point for errors outside a request's own reply.
+        A message whose body is not JSON (or nests past the parser's limit,
+        or is not UTF-8) gets what JSON-RPC 2.0 prescribes: an error response
+        with code -32700 (Parse error) and ``id: null``, since no id can be
+        read from it (docs/editors.md#malformed-messages).  Every other error
+        keeps pygls's ``window/showMessage``."""
+        if source is JsonRpcException and isinstance(error, PARSE_ERRORS):
+            send_parse_error(self.protocol.writer, error)
+            return
+        super().report_server_error(error, source)
 
     def next_result_id(self) -> str:
         self._results += 1
@@ -473,16 +523,39 @@ def _output_lost(exc: OSError) -> None:
     os._exit(2)
 
 
+#: What ``json.loads`` raises on a body that is not one JSON value it can
+#: read: invalid JSON, invalid UTF-8, nesting past the recursion limit.
+PARSE_ERRORS: tuple[type[BaseException], ...] = (json.JSONDecodeError, UnicodeDecodeError, RecursionError)
+
+
+def send_error_response(writer: Any, code: int, message: str, msg_id: int | str | None = None) -> None:
+    """Write one JSON-RPC 2.0 error response ``{"jsonrpc": "2.0", "id":
+    msg_id, "error": {code, message}}`` to ``writer`` (the transport pygls
+    writes to: one ``write(bytes)`` per message), framed with the LSP base
+    protocol's ``Content-Length`` header (bytes of the UTF-8 body).  No
+    writer (no transport yet): nothing is sent."""
+    if writer is None:
+        return
+    body = json.dumps({"jsonrpc": "2.0", "id": msg_id,
+                       "error": {"code": code, "message": message}}).encode("utf-8")
+    writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+
+def send_parse_error(writer: Any, error: BaseException) -> None:
+    """The -32700 Parse error response (``id: null``) for a body ``json.loads``
+    could not read (``error`` one of :data:`PARSE_ERRORS`)."""
+    detail = "nested too deeply" if isinstance(error, RecursionError) else str(error)[:200]
+    send_error_response(writer, lsp.ErrorCodes.ParseError.value, f"Parse error: {detail}")
+
+
 class _MalformedMessages(logging.Filter):
     """pygls logs a traceback for every message it cannot parse (invalid
     JSON, JSON nested past the parser's recursion limit); the session goes
     on, so one line says what was ignored instead."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        import json
-
         exc = record.exc_info[1] if record.exc_info else None
-        if isinstance(exc, (json.JSONDecodeError, RecursionError)):
+        if isinstance(exc, PARSE_ERRORS):
             record.msg = "loopc: ignored a malformed protocol message (%s: %s)"
             record.args = (type(exc).__name__, str(exc)[:200])
             record.exc_info = None
