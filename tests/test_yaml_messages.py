@@ -139,3 +139,15 @@ def test_other_errors_keep_the_parser_words_with_the_construct_start() -> None:
     d = _one(H + BODY.replace("entry: done", "entry: *"))
     assert d.message.startswith("YAML syntax error: ") and d.related
     assert _at(d.related[0]) == (5, 8)
+
+
+def test_second_document_is_the_only_diagnostic() -> None:
+    # a stray `---` before `edges:` cuts the plan in two: the first half alone
+    # would report every edge it lacks; the `---` is the one defect
+    src = H + BODY.replace("edges: []", "---\nedges: []")
+    ds = loopc.check_source(src).diagnostics
+    assert [(d.code, d.span.line, d.span.column) for d in ds] == [("LP1004", 10, 1)]
+    # near miss: `---` only at the top (a document start marker) is one document
+    assert [d.code for d in loopc.check_source("---\n" + H + BODY).diagnostics] in ([], ["LP1009"])
+    # the recheck once the stray `---` is removed
+    assert loopc.check_source(src.replace("---\n", "")).diagnostics == ()

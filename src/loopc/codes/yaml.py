@@ -32,7 +32,7 @@ register(
     Code("LP1003", "yaml.empty", "Empty document",
          "The source holds no YAML document at all (only comments or whitespace).", "# nothing here yet\n", H + OK_BODY),
     Code("LP1004", "yaml.multiple_documents", "More than one YAML document",
-         "A plan is exactly one YAML document; a `---` that starts a second document is rejected.",
+         "A plan is exactly one YAML document; a `---` that starts a second document is rejected, and the plan is not analysed further: the second document often holds the rest of the plan (after a stray `---`), and the first alone would report every part it lacks.",
          H + OK_BODY + "---\nfoo: 1\n", H + OK_BODY),
     Code("LP1005", "yaml.duplicate_key", "Duplicate mapping key",
          "A key appears twice in one mapping. The diagnostic sits on the second key and points at the first; the first definition is used and checking continues.",

@@ -7,7 +7,8 @@ Reads source bytes or text into a positioned :class:`YDocument`:
   of UTF-8 source, nesting 64 and 100,000 structural nodes (mappings,
   sequences and scalars, keys included); nesting is checked on the event
   stream, so no recursion ever happens on hostile depth;
-* exactly one document; anchors, aliases and tags rejected (alias bombs are
+* exactly one document (a second one is LP1004 and nothing is analysed);
+  anchors, aliases and tags rejected (alias bombs are
   impossible by construction);
 * duplicate keys reported at the second key with the first as a related
   location — checking continues with the first occurrence;
@@ -477,7 +478,11 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                         "LP1004", span_at(ev.start_mark),
                         "a plan is exactly one YAML document; remove the second document",
                     )
-                    break
+                    # the first document is not analysed: what the second
+                    # holds (often the rest of the plan, after a stray
+                    # `---`) is missing from it, and every graph or schema
+                    # error that absence causes would be a cascade of this one
+                    return None
             elif cls is StreamEndEvent:
                 break
     except RecursionError:  # pragma: no cover - defensive
@@ -487,7 +492,7 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
         open_nodes = [n for n in stack if n is not None] + ([parent] if parent is not None else [])
         _report_parse_error(exc, text, where, open_nodes, closed, pending, verbatim, reporter)
         return None
-    if root is None and documents <= 1:
+    if root is None:
         reporter.report("LP1003", None, "the document is empty; a plan starts with the header lines")
         return None
     return root
