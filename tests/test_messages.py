@@ -44,6 +44,37 @@ def test_enum_suggestion_rule(value: str, values: tuple[str, ...], hint: str | N
     assert (f"did you mean '{hint}'?" in msg) if hint else "did you mean" not in msg
 
 
+
+_ENUM_PLAN = (Path(__file__).parent / "fixtures" / "types" / "enum_value_typo_ok.yaml").read_text("utf-8")
+
+
+@pytest.mark.parametrize("when", [
+    "\"run.state.status == 'rejectd'\"",   # double-quoted YAML, single-quoted literal
+    "'run.state.status == \"rejectd\"'",   # single-quoted YAML, double-quoted literal
+    "run.state.status == 'rejectd'",         # plain YAML
+])
+def test_enum_literal_typo_fix_checks_clean(when: str) -> None:
+    """LP3025's did-you-mean carries its replacement as an (unsafe) edit of
+    the literal's text, quotes kept, in every YAML scalar style; applying it
+    leaves a plan that checks clean."""
+    from loopc.diagnostics import Applicability
+    from loopc.lint.fixes import apply_fixes
+
+    good = "\"run.state.status == 'rejected'\""
+    assert good in _ENUM_PLAN
+    src = _ENUM_PLAN.replace(good, when)
+    res = loopc.check_source(src)
+    (d,) = [d for d in res.diagnostics if d.code == "LP3025"]
+    assert d.fix is not None and d.fix.applicability is Applicability.UNSAFE
+    assert [e.new_text for e in d.fix.edits] == ["rejected"]
+    fixed, n = apply_fixes(src, [d], unsafe=True)
+    assert n == 1 and loopc.check_source(fixed).ok, fixed
+
+
+def test_enum_literal_without_a_close_value_has_no_fix() -> None:
+    (d,) = _diags("types/expr_literal_mismatch.yaml", "LP3025")[1:]
+    assert "'medium'" in d.message and d.fix is None
+
 # --- LP3305: only fixes that can work ------------------------------------------------
 
 def test_pass_through_at_the_entry_offers_no_bind() -> None:
@@ -155,3 +186,81 @@ def test_lp4202_explanation_matches_the_prover(high: str, low: str, severity: st
         "severity: {type: string, required: true}", f"severity: {{type: {severity}, required: true}}")
     got = [d.code for d in loopc.check_source(src).diagnostics]
     assert ("LP4202" in got) is proved, got
+
+
+# --- the whole corpus ----------------------------------------------------------------
+
+_CORPUS: list = []
+
+
+def _corpus() -> list:
+    """``(input, diagnostic)`` for every check and compile diagnostic of every
+    fixture and example (computed once)."""
+    if not _CORPUS:
+        root = Path(__file__).parent.parent
+        for p in sorted(FIXTURES.rglob("*.yaml")) + sorted((root / "examples").glob("*.yaml")):
+            src = p.read_bytes()
+            name = str(p.relative_to(root))
+            for d in loopc.check_source(src, path=name).diagnostics:
+                _CORPUS.append((name, d))
+            for d in loopc.compile_source(src, path=name).diagnostics:
+                _CORPUS.append((name, d))
+    return _CORPUS
+
+
+def test_no_related_note_has_an_empty_message() -> None:
+    """Every related location says what it is (a note with no text is shown
+    as a bare position by every format)."""
+    bad = [(name, d.code, r) for name, d in _corpus() for r in d.related if not r.message.strip()]
+    assert bad == []
+
+
+def test_a_slot_is_named_once_before_expects() -> None:
+    """``<slot> expects <type>``: the slot is named without a description of
+    what it takes, so the type is said once (not "`assignee` (a member)
+    expects member")."""
+    bad = sorted({(name, d.code, d.message) for name, d in _corpus() if ") expects " in d.message})
+    assert bad == []
+
+
+# --- LP3204: where the missing field would be declared ---------------------------------
+
+_REF_PLAN = """apiVersion: loop.plan/v1
+kind: PlanVersion
+input:
+  room: {type: scope, required: true}
+output: {}
+state:
+  phase: {type: string, default: new}
+entry: tell
+nodes:
+  - id: tell
+    type: send_message
+    input:
+      topic: {type: string, required: true}
+    sendMessage: {scope: {ref: run.input.room}, text: "TEXT", completion: sent}
+  - id: done
+    type: end
+    end: {status: succeeded}
+edges:
+  - {id: e_done, from: {node: tell, port: completed}, to: {node: done}}
+"""
+
+
+@pytest.mark.parametrize("text,hint", [
+    ("{{ run.state.owner }}", "declare `owner` under the top-level `state`, with its type and default"),
+    ("{{ run.input.release }}", "declare `release` under the top-level `input`, with its type"),
+    ("{{ input.title }}", "declare `title` in the `input` of node `tell`, with its type"),
+])
+def test_unknown_field_says_where_to_declare_it(text: str, hint: str) -> None:
+    res = loopc.check_source(_REF_PLAN.replace("TEXT", text))
+    (d,) = [d for d in res.diagnostics if d.code == "LP3204"]
+    assert d.message.endswith("; to add it, " + hint), d.message
+    assert d.fix is None  # the field's type is the author's to choose
+
+
+def test_unknown_field_close_to_a_declared_one_suggests_it_instead() -> None:
+    res = loopc.check_source(_REF_PLAN.replace("TEXT", "{{ run.state.phse }}"))
+    (d,) = [d for d in res.diagnostics if d.code == "LP3204"]
+    assert d.message.endswith("did you mean `phase`?") and "to add it" not in d.message
+    assert d.fix is not None

@@ -71,3 +71,45 @@ def test_analyzer_and_explorer_agree(name: str) -> None:
     res = explore(f.plan, max_states=20000)
     assert res.verdict != "inconclusive"
     assert ("race" in res.kinds) is races, res.bad
+
+
+#: For each race variant, the condition of the wait rule its LP4601 names
+#: (a related note of the race: docs/language.md "A wait orders what follows it").
+REASONS: dict[str, str | None] = {
+    "condition_true_at_default": "because its condition already holds while `run.state.decision` has its default",
+    "default_satisfies_condition": "because its condition already holds while `run.state.decision` has its default",
+    "second_write_on_the_path": "the concurrent writers are not mutually exclusive: set_variable `set_rejected` "
+                                "can run after set_variable `set_approved`",
+    "timeout_route_merges": "`announce` can also be reached without passing the wait's `completed` port",
+    "write_before_the_fork": "set_variable `init` can write `run.state.decision` before fork `split` opens",
+    # the write before the wait races with the decision's writes on its own
+    # (write against write): no access after the wait is reported, so no note
+    "write_before_the_wait": None,
+    "third_branch_writes": "the concurrent writers are not mutually exclusive: set_variables",
+    "fork_inside_a_loop": "before fork `split` opens",
+}
+
+
+def test_every_race_variant_names_its_reason() -> None:
+    assert set(REASONS) == {n for n, (_, races) in VARIANTS.items() if races}
+
+
+@pytest.mark.parametrize("name", sorted(REASONS))
+def test_race_beside_a_wait_says_which_condition_fails(name: str) -> None:
+    f = front(VARIANTS[name][0])
+    notes = [r.message for d in f.diagnostics if d.code == "LP4601" for r in d.related]
+    want = REASONS[name]
+    if want is None:
+        assert not any("does not order" in n for n in notes), notes
+    else:
+        assert any(want in n and n.startswith("wait `await_decision` does not order") for n in notes), notes
+    # the race says it: no second diagnostic (LP4604) about the same condition
+    assert "LP4604" not in f.codes, f.codes
+
+
+def test_a_race_without_a_wait_has_no_wait_note() -> None:
+    src = BASE.replace("decision != 'pending'", "true").replace(
+        "wait: {condition: \"run.state.decision != 'pending'\", timeout: P1D}", "wait: {duration: PT1M}")
+    f = front(src)
+    assert "LP4601" in f.errors
+    assert not any("does not order" in r.message for d in f.diagnostics for r in d.related)

@@ -23,7 +23,11 @@ Findings: LP4601 ``state.race`` (both racing points, both locations),
 LP4602 ``state.cancellable_write`` (a write in a branch an ``any`` join may
 cancel: it may or may not have happened), LP4406 ``fan_out.state_write``
 (a write inside an item body), LP4603 ``wait.condition_static`` (warning:
-nothing that runs while the wait waits can change its condition).
+nothing that runs while the wait waits can change its condition), LP4604
+``wait.condition_true_at_default`` (warning: a concurrent branch writes the
+watched field, but the condition already holds at its default).  A race
+beside a wait says, in a related note, which condition of the wait rule
+fails (:meth:`loopc.analyzer.ordering.Ordering.explain`).
 """
 from __future__ import annotations
 
@@ -38,6 +42,7 @@ from loopc.analyzer.scopes import describe
 from loopc.compiler.model import (
     Expr, FieldSchema, Join, ListValue, Literal, MapValue, Node, Ref, SetVariable, Switch, Template, Wait,
 )
+from loopc.compiler.report import decl
 from loopc.compiler.yamlnodes import YMap, YScalar
 
 ALL = "*"
@@ -320,6 +325,7 @@ class EffectAnalysis:
         self.check_writes()
         self.check_races()
         self.check_waits()
+        self.check_wait_defaults()
 
     # ---------------------------------------------------------------- writes
     def check_writes(self) -> None:
@@ -516,6 +522,23 @@ class EffectAnalysis:
         ctx = self.ctx
         kind = "writes" if other.write else "reads"
         what = "edge" if other.is_edge else ctx.nodes[other.id].type
+        related = [(f"{what} `{other.id}` {kind} `run.state.{field}` here", self._field_at(other, field))]
+        taints = []
+        # a race beside a wait: say which condition of the wait rule fails
+        # (docs/language.md#wait-orders)
+        notes: list[str] = []
+        for p, frame in ((other, fo), (w, fw)):
+            why = self._ordering().explain(field, frame, p.id, p.is_edge)
+            if why is None or why[1] in notes:
+                continue
+            wait, text, culprit, holds = why
+            notes.append(text)
+            wnode = ctx.nodes[wait]
+            cond_at = ctx.config_at(wnode, "condition")
+            at = cond_at if culprit is None else self._write_at(culprit, field)
+            related.append((text, at))
+            if holds and cond_at is not None:
+                taints.append(decl(cond_at.pointer))  # LP4604 at that condition would say it again
         ctx.report(
             "LP4601", self._field_at(w, field),
             f"set_variable `{w.id}` writes `run.state.{field}` in {describe(fw)} while {what} "
@@ -523,8 +546,11 @@ class EffectAnalysis:
             f"depends on arrival order; write it once after join "
             + (f"`{fw.closer}`" if fw.closer else f"of `{fw.owner}`")
             + ", or make the branches write different fields",
-            key=(w.id, other.id, field), node=w.id,
-            related=[(f"{what} `{other.id}` {kind} `run.state.{field}` here", self._field_at(other, field))])
+            key=(w.id, other.id, field), node=w.id, related=related, taints=taints)
+
+    def _write_at(self, nid: str, field: str):
+        """Where set_variable ``nid`` assigns ``field`` (its ``assign`` key)."""
+        return self._field_at(_Point(nid, False, self.ns.get(nid, ()), True, -1), field)
 
     # ----------------------------------------------------------------- waits
     def check_waits(self) -> None:
@@ -581,3 +607,59 @@ class EffectAnalysis:
                 "LP4603", ctx.config_at(node, "condition"),
                 f"{why}, so {outcome}; {hint}",
                 node=nid)
+
+    def check_wait_defaults(self) -> None:
+        """LP4604 (warning): a condition wait watches a field that a
+        concurrent branch writes, but its condition already holds at the
+        field's default, and the field has its default when the wait starts
+        (no other writer can run before it): the wait may pass before the
+        write, so it neither waits for it nor orders anything after it
+        (docs/language.md#wait-orders).  Silent when a
+        race (LP4601) already says so at this condition."""
+        ctx = self.ctx
+        writers: dict[str, list[str]] = {}
+        for nid in self.order:
+            eff = self.node_eff.get(nid)
+            if eff is not None and self.nt.get(nid) is None:
+                for f in eff.writes:
+                    writers.setdefault(f, []).append(nid)
+        for nid in self.order:
+            node = ctx.nodes[nid]
+            c = node.config
+            if not isinstance(c, Wait) or c.condition is None or self.nt.get(nid) is not None:
+                continue
+            st = self.ns.get(nid, ())
+            for field in sorted(self.node_eff.get(nid, NO_EFFECTS).wait_reads):
+                conc, other = [], []
+                for w in writers.get(field, ()):
+                    wst = self.ns.get(w, ())
+                    if any(f.kind == "fan_out" for f in wst):
+                        continue  # LP4406
+                    (conc if concurrent(st, wst, self.defaults) else other).append(w)
+                if not conc:
+                    continue
+                order = self._ordering()
+                if not order.cond_true_at_default(nid, field):
+                    continue
+                if any(order.reaches(w, nid) for w in other):
+                    continue  # the field need not hold its default when the wait starts
+                from loopc.analyzer.ordering import default_shown, false_at
+
+                default = order.default(field)
+                good = false_at(field, default)
+                t = conc[0]
+                tst = self.ns.get(t, ())
+                frame = next((f for f, g in zip(tst, st) if f != g), tst[-1] if tst else None)
+                where = f" in {describe(frame)}" if frame is not None else ""
+                cond_at = ctx.config_at(node, "condition")
+                ctx.report(
+                    "LP4604", cond_at,
+                    f"the condition of wait `{nid}` already holds while `run.state.{field}` has its "
+                    f"default{default_shown(default)}, so the wait can pass at once, before set_variable "
+                    f"`{t}` writes the field in a concurrent branch: it neither waits for that write nor "
+                    f"orders what follows it after the write; write a condition that is false at the "
+                    f"default" + (f", such as `{good}`" if good else ""),
+                    node=nid, needs=[decl(cond_at.pointer)] if cond_at is not None else (),
+                    related=[(f"set_variable `{t}` writes `run.state.{field}` here{where}, concurrently "
+                              f"with wait `{nid}`", self._write_at(t, field))])
+                break

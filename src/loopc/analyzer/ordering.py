@@ -68,6 +68,45 @@ def _subject(field: str) -> str:
     return f"run.state.{field}"
 
 
+#: Why the rule does not order an access: the failing condition in words
+#: and the node (a writer) that makes it fail, if one does.
+Reason = tuple[str, "str | None"]
+#: :meth:`Ordering.explain`: (wait, sentence, culprit node or ``None``,
+#: the wait's condition holds at the field's default).
+Explanation = tuple[str, str, "str | None", bool]
+
+
+def _owner_desc(frame: Any) -> str:
+    return f"fork `{frame.owner}`" if frame.kind == "fork" else f"all_match switch `{frame.owner}`"
+
+
+def _literal(value: Any) -> str | None:
+    """``value`` (a scalar default) written as an expression literal, else ``None``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return None
+
+
+def default_shown(value: Any) -> str:
+    """`` `'pending'` `` after "its default" in a message ("" when not a scalar)."""
+    lit = _literal(value)
+    return f" `{lit}`" if lit is not None else ""
+
+
+def false_at(field: str, default: Any) -> str | None:
+    """A condition false while ``field`` holds the scalar ``default``."""
+    if isinstance(default, bool):
+        return f"{_subject(field)} == {'false' if default else 'true'}"
+    lit = _literal(default)
+    return f"{_subject(field)} != {lit}" if lit is not None else None
+
+
 class Ordering:
     """Answers :meth:`ordered_frame` and :meth:`after_wait` for the race
     check (see the module docstring).  ``concurrent`` is the race check's
@@ -89,8 +128,8 @@ class Ordering:
         self._succ: dict[Any, list[Any]] | None = None
         self._idom: dict[Any, Any] | None = None
         self._pre: dict[str, set[Any]] = {}
-        self._quals: dict[tuple[str, Any], frozenset[str] | None] = {}
-        self._false: dict[tuple[str, str], bool] = {}
+        self._quals: dict[tuple[str, Any], tuple[frozenset[str] | None, Reason | None]] = {}
+        self._false: dict[tuple[str, str, bool], bool] = {}
 
     # ------------------------------------------------------------------ graph
     def _graph(self) -> dict[Any, list[Any]]:
@@ -151,8 +190,12 @@ class Ordering:
         return self._idom
 
     # ------------------------------------------------------------------- rule
-    def _cond_false_at_default(self, wait: str, field: str) -> bool:
-        key = (wait, field)
+    def _cond_at_default(self, wait: str, field: str, value: bool) -> bool:
+        """Proved: the wait's condition is ``value`` (false, or true) while
+        ``field`` holds its declared default, whatever the other values it
+        reads (:func:`loopc.analyzer.conditions.false_when` of the condition,
+        or of its negation)."""
+        key = (wait, field, value)
         got = self._false.get(key)
         if got is not None:
             return got
@@ -170,9 +213,23 @@ class Ordering:
             except Exception:  # noqa: BLE001 - never trust a parser on hostile input
                 tree, bad = None, True
             if tree is not None and not bad:
-                ok = false_when(formula(tree, cond.text), _subject(field), default)
+                f = formula(tree, cond.text)
+                ok = false_when(f if not value else ("not", f), _subject(field), default)
         self._false[key] = ok
         return ok
+
+    def _cond_false_at_default(self, wait: str, field: str) -> bool:
+        return self._cond_at_default(wait, field, False)
+
+    def cond_true_at_default(self, wait: str, field: str) -> bool:
+        """Proved: the wait's condition holds while ``field`` has its
+        default, whatever the other values it reads (LP4604)."""
+        return self._cond_at_default(wait, field, True)
+
+    def reaches(self, start: str, target: str) -> bool:
+        """A path over the plan (see the module docstring) leads from node
+        ``start`` to node ``target``."""
+        return target in self._reach_from(start)
 
     def _dominated(self, node: str, waits: frozenset[str], stop: str) -> bool:
         """Every path from the entry to ``node`` passes the ``completed``
@@ -190,25 +247,32 @@ class Ordering:
     def ordered_frame(self, field: str, frame: Any) -> frozenset[str] | None:
         """The qualifying waits of branch ``frame`` (a fork/all_match frame)
         when conditions 2–5 hold for ``field``, else ``None``."""
+        return self._checked(field, frame)[0]
+
+    def _checked(self, field: str, frame: Any) -> tuple[frozenset[str] | None, Reason | None]:
         key = (field, frame)
-        if key in self._quals:
-            return self._quals[key]
-        got = self._check(field, frame)
-        self._quals[key] = got
+        got = self._quals.get(key)
+        if got is None:
+            got = self._quals[key] = self._check(field, frame)
         return got
 
-    def _check(self, field: str, frame: Any) -> frozenset[str] | None:
+    def _check(self, field: str, frame: Any) -> tuple[frozenset[str] | None, Reason | None]:
+        """``(qualifying waits, None)`` when conditions 2–5 hold, else
+        ``(None, why)``: the condition of the rule that fails, as a
+        :data:`Reason` (``None`` when there is no wait to explain, or an
+        earlier error already rejected a writer)."""
         ns, owner = self.ns, frame.owner
         if frame.kind not in ("fork", "all_match") or owner not in ns:
-            return None
+            return None, None
         waits = frozenset(w for w in self.waits
                           if self.nt.get(w) is None and frame in ns.get(w, ())
                           and field in self.eff[w].wait_reads and self._cond_false_at_default(w, field))
         if not waits:
-            return None
+            return None, None
         writers = self.writers.get(field, [])
         if any(self.nt.get(t) is not None or t not in ns for t in writers):
-            return None
+            return None, None
+        scope = _owner_desc(frame)
         ost = ns[owner]
         depth = len(ost)
         pre = self._precedes(owner)
@@ -216,27 +280,92 @@ class Ordering:
         conc: list[str] = []
         for t in writers:
             st = ns[t]
-            if t in pre or self.concurrent(st, ost, self.defaults):
-                return None  # may write before the scope opens, or while it is open
+            if t in pre:  # may write before the scope opens
+                return None, (f"set_variable `{t}` can write `{_subject(field)}` before {scope} opens, "
+                              f"so the field need not hold its default when the wait starts", t)
+            if self.concurrent(st, ost, self.defaults):  # or while it is open
+                return None, (f"set_variable `{t}` can write `{_subject(field)}` from outside {scope} "
+                              f"while it is open", t)
             if frame in st:
                 if not self._dominated(t, waits, owner):
-                    return None
+                    return None, (f"set_variable `{t}` writes `{_subject(field)}` in the waiting branch "
+                                  f"without first passing the wait", t)
                 continue
             if len(st) > depth and st[depth].owner == owner:
                 other = st[depth].branch
                 if frame.kind == "all_match" and exclusive in (other, frame.branch):
                     continue  # never in the same activation
-                if any(f.kind in ("loop", "fan_out") for f in st[depth + 1:]):
-                    return None
+                inner = next((f for f in st[depth + 1:] if f.kind in ("loop", "fan_out")), None)
+                if inner is not None:
+                    body = "loop" if inner.kind == "loop" else "fan_out"
+                    return None, (f"set_variable `{t}` sits in the body of {body} `{inner.owner}` inside "
+                                  f"{scope}, so it can write `{_subject(field)}` more than once", t)
                 conc.append(t)
         if len(conc) > MAX_WRITERS:
-            return None
+            return None, (f"more than {MAX_WRITERS} set_variables write `{_subject(field)}` in the "
+                          f"concurrent branches (the rule compares at most {MAX_WRITERS})", None)
         for i, a in enumerate(conc):
             reach = self._reach_from(a)
             for b in conc:
-                if b != a and (b in reach or (b in conc[:i] and self.concurrent(ns[a], ns[b], self.defaults))):
-                    return None
-        return waits
+                if b == a:
+                    continue
+                if b in reach:
+                    return None, (f"the concurrent writers are not mutually exclusive: set_variable `{b}` "
+                                  f"can run after set_variable `{a}` in one activation of {scope}, so the "
+                                  f"wait may pass between the two writes", b)
+                if b in conc[:i] and self.concurrent(ns[a], ns[b], self.defaults):
+                    return None, (f"the concurrent writers are not mutually exclusive: set_variables `{b}` "
+                                  f"and `{a}` run concurrently in one activation of {scope}", a)
+        return waits, None
+
+    def explain(self, field: str, frame: Any, point: str, is_edge: bool) -> Explanation | None:
+        """Why the waits of branch ``frame`` do not order the access at
+        ``point`` (a node, or an edge's bind) after the concurrent writes of
+        ``field``: ``(wait, the condition of the rule that fails, the node
+        that makes it fail or ``None``, the condition holds at the default)``;
+        ``None`` when no condition wait of the branch watching ``field``
+        precedes the point (the rule does not apply) or nothing is known."""
+        ns, owner = self.ns, frame.owner
+        if frame.kind not in ("fork", "all_match") or owner not in ns:
+            return None
+        watching = [w for w in self.waits if self.nt.get(w) is None and frame in ns.get(w, ())
+                    and field in self.eff[w].wait_reads]
+        if not watching:
+            return None
+        tail = f" does not order {'edge ' if is_edge else ''}`{point}` after the concurrent writes"
+        after = [w for w in watching if self.after_wait(frozenset((w,)), owner,
+                                                       node=None if is_edge else point,
+                                                       edge=point if is_edge else None)]
+        if not after:
+            start = self.ctx.edge_by_id[point].from_node if is_edge and point in self.ctx.edge_by_id else point
+            for w in watching:
+                if (w, _DONE) in self._graph() and start in self._reach_from((w, _DONE)):
+                    return (w, f"wait `{w}`" + tail + f": `{start}` can also be reached without passing "
+                               f"the wait's `completed` port (a `timed_out` or `failed` route joins its path)",
+                            None, False)
+            return None
+        qualifying = [w for w in after if self._cond_false_at_default(w, field)]
+        if not qualifying:
+            w = after[0]
+            default = self.default(field)
+            if self.cond_true_at_default(w, field):
+                good = false_at(field, default)
+                return (w, f"wait `{w}`" + tail + f" because its condition already holds while "
+                           f"`{_subject(field)}` has its default{default_shown(default)}, so the wait may "
+                           f"pass before the write; write a condition that is false at the default"
+                           + (f", such as `{good}`" if good else ""), None, True)
+            return (w, f"wait `{w}`" + tail + f" because loopc cannot prove its condition false while "
+                       f"`{_subject(field)}` has its default{default_shown(default)}, so the wait may "
+                       f"pass before the write", None, False)
+        waits, why = self._checked(field, frame)
+        if waits is not None or why is None:
+            return None
+        return (qualifying[0], f"wait `{qualifying[0]}`" + tail + f" because {why[0]}", why[1], False)
+
+    def default(self, field: str) -> Any:
+        """The declared default of Run-state ``field`` (``None`` when absent)."""
+        fs = self.ctx.plan.state.get(field)
+        return fs.default if fs is not None and fs.has_default else None
 
     def after_wait(self, waits: frozenset[str], owner: str, node: str | None = None,
                    edge: str | None = None) -> bool:

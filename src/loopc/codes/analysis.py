@@ -260,9 +260,9 @@ def _race_plan(b_field: str, mode: str = "all") -> str:
         b_node=_setvar("do_b", "{" + b_field + ": \"security\"}"))
 
 
-def _wait_plan(writer: bool) -> str:
+def _wait_plan(writer: bool, condition: str = "run.state.ready == true") -> str:
     wait = ("  - id: do_a\n    type: wait\n"
-            "    wait: {condition: \"run.state.ready == true\", timeout: P1D}\n")
+            f"    wait: {{condition: \"{condition}\", timeout: P1D}}\n")
     b = _setvar("do_b", "{ready: true}") if writer else _send("do_b")
     return _fork_plan(head=_state_head("ready"), a_node=wait, b_node=b)
 
@@ -564,6 +564,17 @@ register(
          "branch) writes a field the condition reads, the condition cannot change: the wait passes "
          "at once or never — it times out, or without `timeout` waits forever. A warning.",
          _wait_plan(False), _wait_plan(True), _W),
+    Code("LP4604", "wait.condition_true_at_default", "A wait's condition already holds at the field's default",
+         "A condition wait watches a Run-state field that a concurrent branch writes, but the "
+         "condition is already true while the field holds its declared default (and nothing writes "
+         "the field before the wait starts): the wait can pass at once, before the concurrent write, "
+         "so it does not wait for it, and an access after the wait is not ordered after the write "
+         "([A wait orders what follows it](language.md#wait-orders)). Write the condition so that it is "
+         "false at the default — `run.state.ready == true` with default `false`, "
+         "`run.state.decision != 'pending'` with default `pending`. The warning names the "
+         "concurrent write as its related location; when a read after the wait races with the write, "
+         "the race (LP4601) says this instead. A warning.",
+         _wait_plan(True, "run.state.ready == false"), _wait_plan(True), _W),
     # -- consistency -------------------------------------------------------------------
     Code("LP4701", "join.fan_out_failed_route", "Route from a fan-out join's `failed` port",
          "A fan-out join never fires `failed`: it becomes ready once every item is terminal, "

@@ -202,7 +202,10 @@ register(
          "A path is typed through the contract of its root: the field after `input.` must be "
          "declared in the node's input contract, after `output.` in the source port's output, "
          "after `run.state.` in the Plan's `state`, and so on. Paths below an `object`-typed "
-         "value are not typed statically (they are checked at run time).",
+         "value are not typed statically (they are checked at run time). A name close to a "
+         "declared field gets a did-you-mean and a fix; otherwise the message says where the field "
+         "would be declared (the top-level `state` or `input`, or the node's `input`), without a "
+         "fix: its type is the author's choice.",
          _base(text="Review {{ input.topik }}"), _OK),
     Code("LP3205", "ref.no_fields", "Field selected on a value that has none",
          "Only typed objects (contracts), `object` values (unchecked below) and `scope` values "

@@ -45,7 +45,7 @@ _RANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
                          "LP4310")),
     ("fan-out-bodies", ("LP4401", "LP4402", "LP4403", "LP4404", "LP4405", "LP4406", "LP4702")),
     ("loops", ("LP4501", "LP4502", "LP4503", "LP4504")),
-    ("run-state", ("LP4601", "LP4602")),
+    ("run-state", ("LP4601", "LP4602", "LP4604")),
     ("artifact", ("LP5010", "LP5999")),
 )
 

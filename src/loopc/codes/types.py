@@ -148,7 +148,9 @@ register(
     Code("LP3025", "expr.literal_mismatch", "String literal does not fit the expected type",
          "A string literal takes the expected type when it matches that type's wire form: one of "
          "an enum's values, an ISO 8601 duration (`PT1H`), an RFC 3339 datetime with offset, a "
-         "`#channel`, a canonical member/agent id (`mem_ana`).",
+         "`#channel`, a canonical member/agent id (`mem_ana`). A misspelt enum value gets a "
+         "did-you-mean and its replacement as a fix (unsafe: a guess to review), which edits the "
+         "literal's text and keeps its quotes.",
          _plan(when="input.severity == 'urgent'"), _plan(when="input.severity == 'high'")),
     Code("LP3026", "expr.mixed_array", "Array literal elements of different types",
          "The elements of an array literal `[e, ...]` have one type (string literals take the "

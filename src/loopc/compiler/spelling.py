@@ -23,10 +23,17 @@ def suggest(word: str, choices: Iterable[str]) -> str | None:
     return got[0] if got else None
 
 
+def enum_suggestion(value: str, values: Iterable[str]) -> str | None:
+    """The enum value :func:`not_an_enum_value` suggests for ``value``, or ``None``."""
+    vals = list(values)
+    near = suggest(value, vals) if vals else None
+    return near if near is not None and near != value else None
+
+
 def not_an_enum_value(value: str, values: Iterable[str]) -> str:
     """``'hgih' is not one of the enum values (high, low); did you mean
     'high'?`` — the suggestion only when one is close enough."""
     vals = list(values)
-    near = suggest(value, vals) if vals else None
-    hint = f"; did you mean '{near}'?" if near is not None and near != value else ""
+    near = enum_suggestion(value, vals)
+    hint = f"; did you mean '{near}'?" if near is not None else ""
     return f"'{value}' is not one of the enum values ({', '.join(vals)}){hint}"

@@ -179,7 +179,29 @@ def resolve_path(ctx: Context, segments: tuple[str, ...], *, in_expr: bool = Fal
             return Resolved(T.UNKNOWN, 1)
         why = (ctx.absent.get(root) or f"`{root}.*` is not available in {ctx.label}").replace(WHERE, ctx.label)
         return PathProblem("LP3202", why, 0)
-    return walk_fields(root, rtype, segments)
+    got = walk_fields(root, rtype, segments)
+    if isinstance(got, PathProblem) and got.code == "LP3204" and got.replace is None:
+        where = _declare_where(ctx, segments, got.segment)
+        if where is not None:
+            got = attrs.evolve(got, message=got.message + f"; to add it, declare `{segments[got.segment]}` {where}")
+    return got
+
+
+def _declare_where(ctx: Context, segments: tuple[str, ...], i: int) -> str | None:
+    """Where the field ``segments[i]`` that a path names but no contract
+    declares would be declared (the LP3204 hint), when that is one place:
+    a Run-state field or Plan input under the top-level section, a field of
+    ``input.`` in the contract of the node whose input it is."""
+    if segments[0] == "run" and i == 2 and segments[1] == "state":
+        return "under the top-level `state`, with its type and default"
+    if segments[0] == "run" and i == 2 and segments[1] == "input":
+        return "under the top-level `input`, with its type"
+    if segments[0] == "input" and i == 1:
+        if ctx.kind == "bind":
+            return "in the `input` of the edge's source node (it reads that activation's input)"
+        if ctx.kind in ("config", "condition") and ctx.node is not None:
+            return f"in the `input` of node `{ctx.node}`, with its type"
+    return None
 
 
 def _field_hint(ctx: Context, word: str) -> str | None:

@@ -176,16 +176,16 @@ def _send_message(pc: "_PlanChecker", node: Node) -> None:
     if c.text is not None:
         vc.template(c.text, T.STRING, ctx, code=CFG, what="`text`", render=True)
     if c.responder is not None:
-        vc.check(c.responder, T.RESPONDER, ctx, code=CFG, what="`responder` (an agent or responder)")
+        vc.check(c.responder, T.RESPONDER, ctx, code=CFG, what="`responder`")
     if c.work_scope is not MISSING and c.work_scope is not None:
-        vc.check(c.work_scope, T.SCOPE, ctx, code=CFG, what="`workScope` (a scope, or null for the Agent's choice)")
+        vc.check(c.work_scope, T.SCOPE, ctx, code=CFG, what="`workScope`")
     rs = c.related_scopes
     if isinstance(rs, tuple):
         for i, item in enumerate(rs):
             vc.check(item, T.SCOPE, ctx, code=CFG, what=f"`relatedScopes` entry {i + 1}")
     elif rs is not None:
         vc.check(rs, T.array_of(T.Type("scope")), ctx, code=CFG,
-                 what="`relatedScopes` (a list of scope expressions, or one array<scope> expression)")
+                 what="`relatedScopes`")
     if c.allowed_responders is not None:
         vc.check(c.allowed_responders, T.array_of(T.AGENT), ctx, code=CFG, what="`workItems.allowedResponders`")
 
@@ -250,7 +250,7 @@ def _request_approval(pc: "_PlanChecker", node: Node) -> None:
     ctx = pc.ctx.node_config(node)
     vc = pc.vc
     if c.assignee is not None:
-        vc.template(c.assignee, T.MEMBER, ctx, code=CFG, what="`assignee` (a member)")
+        vc.template(c.assignee, T.MEMBER, ctx, code=CFG, what="`assignee`")
     if c.summary is not None:
         vc.template(c.summary, T.STRING, ctx, code=CFG, what="`summary`", render=True)
     if c.feedback_scope is not None:

@@ -161,12 +161,15 @@ class ValueChecker:
                              pointer=getattr(at, "pointer", None) if isinstance(at, YNode) else None)
 
     def report_in(self, code: str, scalar: YNode | None, start: int, end: int, message: str,
-                  ctx: Context | None, fix_text: str | None = None) -> None:
+                  ctx: Context | None, fix_text: str | None = None,
+                  fix_span: tuple[int, int] | None = None) -> None:
         at = self.sub_span(scalar, start, end)
         pointer = scalar.pointer if isinstance(scalar, YNode) else ""
         fix = None
         if fix_text is not None and isinstance(at, Span):
-            fix = Fix(f"replace with `{fix_text}`", (TextEdit(at, fix_text),), Applicability.UNSAFE)
+            edit_at = at if fix_span is None else self.sub_span(scalar, *fix_span)
+            if isinstance(edit_at, Span):
+                fix = Fix(f"replace with `{fix_text}`", (TextEdit(edit_at, fix_text),), Applicability.UNSAFE)
         self.reporter.report(code, at, message, pointer=pointer, node=ctx.node if ctx else None,
                              edge=ctx.edge if ctx else None, fix=fix)
 
@@ -390,7 +393,7 @@ class ValueChecker:
                 continue
             if e.code == _NON_SCALAR and (e.start, e.end) in drop:
                 continue
-            self.report_in(e.code, scalar, e.start, e.end, e.message, ctx, e.replacement)
+            self.report_in(e.code, scalar, e.start, e.end, e.message, ctx, e.replacement, e.fix_span)
 
     def expression(self, v: Expr, expected: Type | None, ctx: Context, *, code: str, what: str) -> Any:
         """Type an ``Expr`` (``{expr: ...}``, ``when``, ``wait.condition``)."""

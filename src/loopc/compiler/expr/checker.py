@@ -29,6 +29,7 @@ string-shaped type when they match its wire form):
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Any, Mapping, Sequence
 
 import attrs
@@ -261,7 +262,9 @@ class _Checker:
             if tk in T.STRING_SHAPED:
                 why = T.wire_form_error(n.value, target)
                 if why:
-                    self.err(LITERAL_MISMATCH, _expected(why, target), n.start, n.end)
+                    near = _enum_fix(n.value, target)
+                    self.errors.append(ExprError(LITERAL_MISMATCH, _expected(why, target), n.start, n.end, near,
+                                                 None if near is None else (n.start + 1, n.end - 1)))
                     return attrs.evolve(n, type=T.UNKNOWN), False
                 return attrs.evolve(n, type=T.required_form(target)), True
             return n, None
@@ -631,7 +634,8 @@ def check_template_ast(tpl: A.TemplateAst, ctx: ExprContext, expected: Type | No
         if not interps and expected.kind in T.STRING_SHAPED:
             why = T.wire_form_error(tpl.text, expected)
             if why:
-                ch.err(LITERAL_MISMATCH, _expected(why, expected), 0, len(tpl.text))
+                ch.errors.append(ExprError(LITERAL_MISMATCH, _expected(why, expected), 0, len(tpl.text),
+                                           _enum_fix(tpl.text, expected)))
             else:
                 ttype = T.required_form(expected)
         else:
@@ -652,6 +656,22 @@ def check_template(text: str, ctx: ExprContext, expected: Type | None = None,
     if errs or tpl is None:
         return CheckedTemplate(None, None, tuple(errs), False)
     return check_template_ast(tpl, ctx, expected, forbid_agent=forbid_agent)
+
+
+#: An enum suggestion safe to write into any YAML scalar style and inside
+#: either kind of expression quote (no quotes, backslashes, ``#`` or ``:``).
+_SAFE_FIX = re.compile(r"[\w][\w.\- ]*(?<! )")
+
+
+def _enum_fix(value: str, target: Type) -> str | None:
+    """The did-you-mean enum value for a mismatching string literal (the
+    LP3025 fix), when it can be written as is."""
+    if target.kind != "enum":
+        return None
+    from loopc.compiler.spelling import enum_suggestion
+
+    near = enum_suggestion(value, target.values or ())
+    return near if near is not None and _SAFE_FIX.fullmatch(near) else None
 
 
 def _expected(why: str, target: Type) -> str:

@@ -64,9 +64,13 @@ class ExprError:
     end: int
     #: suggested replacement text for ``[start, end)`` (a did-you-mean fix)
     replacement: str | None = None
+    #: what ``replacement`` replaces when not ``[start, end)`` (the inside
+    #: of a string literal, whose quotes stay as written)
+    fix_span: tuple[int, int] | None = None
 
     def shifted(self, delta: int) -> "ExprError":
-        return attrs.evolve(self, start=self.start + delta, end=self.end + delta)
+        fs = None if self.fix_span is None else (self.fix_span[0] + delta, self.fix_span[1] + delta)
+        return attrs.evolve(self, start=self.start + delta, end=self.end + delta, fix_span=fs)
 
 
 class _Fail(Exception):
