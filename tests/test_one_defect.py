@@ -138,3 +138,144 @@ def test_a_join_naming_a_non_fork_is_one_diagnostic(path: pathlib.Path) -> None:
         assert _codes(bad) == ["LP4301"], (nid, kind, _codes(bad))
     bad = text[: m.start(2)] + "zzz_nothing" + text[m.end(2) :]
     assert _codes(bad) == ["LP4312"], _codes(bad)
+
+
+# -- set-aside objects and rules that restate one fact (issue 14 §2) -----------
+#
+# Each test below makes one authoring mistake everywhere it can be made in
+# every example and asserts the single root diagnostic.
+
+_EDGE = re.compile(r"^  - id: (\w+)\n(?:    .*\n|      .*\n)*", re.M)
+_NODE_ID = re.compile(r"^  - id: ([a-z_]+)\n    type: (\w+)", re.M)
+
+
+def _edges(text: str) -> list[re.Match[str]]:
+    """Every block-style edge of ``text`` (the examples' edge style)."""
+    start = text.index("\nedges:\n")
+    return [m for m in _EDGE.finditer(text, start) if "    from:" in m.group(0)]
+
+
+def _diags(src: str) -> list[tuple[str, str]]:
+    return [(d.code, d.message) for d in loopc.check_source(src).diagnostics]
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_join_naming_its_owner_with_the_wrong_key_is_one_diagnostic(path: pathlib.Path) -> None:
+    text = path.read_text()
+    hits = list(re.finditer(r"^(\s+)(forkId|fanOutId):", text, re.M))
+    if not hits:
+        pytest.skip("no join")
+    for m in hits:
+        other = "fanOutId" if m.group(2) == "forkId" else "forkId"
+        bad = text[: m.start(2)] + other + text[m.end(2) :]
+        got = loopc.check_source(bad).diagnostics
+        assert [d.code for d in got] == ["LP4311"], (m.group(2), _diags(bad))
+        (e,) = got[0].fix.edits
+        assert bad[: e.span.start] + e.new_text + bad[e.span.end :] == text
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_misspelt_or_missing_enum_values_is_one_diagnostic(path: pathlib.Path) -> None:
+    text = path.read_text()
+    hits = list(re.finditer(r"type: enum, (values): \[[a-z0-9_, ]+\],? ?", text))
+    if not hits:
+        pytest.skip("no enum field")
+    for m in hits:
+        for wrong in ("valeus", "value", "vaules"):
+            bad = text[: m.start(1)] + wrong + text[m.end(1) :]
+            assert _codes(bad) == ["LP2007"], (wrong, m.group(0), _diags(bad))
+        bad = text[: m.start(1)] + text[m.end(0) :]
+        assert _codes(bad) == ["LP2021"], (m.group(0), _diags(bad))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_deleted_edge_is_one_diagnostic(path: pathlib.Path) -> None:
+    """Deleting the only edge of a port that must be routed is one LP4005 at
+    that port (LP4008 when it was a loop body's way back to `continue`):
+    what the edge led to is not also unreachable (LP4006), the branch it
+    continued does not also miss its join (LP4310), and what it wrote is not
+    judged missing (LP4603, LP4702)."""
+    text = path.read_text()
+    tried = 0
+    for m in _edges(text):
+        bad = text[: m.start()] + text[m.end() :]
+        got = _codes(bad)
+        if got == [] or got == ["LP4006"]:
+            continue  # an optional port (failed, timed_out...): only what it led to is cut off
+        tried += 1
+        assert got in (["LP4005"], ["LP4008"]), (m.group(1), _diags(bad))
+    assert tried
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_second_edge_on_a_port_is_one_diagnostic(path: pathlib.Path) -> None:
+    """A second edge leaving a used port, to any other node, is one LP4004;
+    the extra edge is set aside (no merge, bind or scope finding on it)."""
+    text = path.read_text()
+    edges = _edges(text)
+    nodes = [nid for nid, kind in _NODE_ID.findall(text)]
+    for m in edges:
+        src = re.search(r"    from: (\{node: \w+, port: \w+\})", m.group(0))
+        dst = re.search(r"    to: \{node: (\w+)", m.group(0))
+        assert src and dst
+        for target in nodes:
+            if target == dst.group(1) or target == nodes[0]:
+                continue
+            extra = f"  - {{id: e_extra, from: {src.group(1)}, to: {{node: {target}}}}}\n"
+            bad = text[: m.end()] + extra + text[m.end() :]
+            assert _codes(bad) == ["LP4004"], (m.group(1), target, _diags(bad))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_loop_exit_into_in_is_one_diagnostic(path: pathlib.Path) -> None:
+    text = path.read_text()
+    hits = list(re.finditer(r"to: \{node: (\w+), port: continue\}", text))
+    if not hits:
+        pytest.skip("no loop")
+    for m in hits:
+        for to in (f"to: {{node: {m.group(1)}, port: in}}", f"to: {{node: {m.group(1)}}}"):
+            bad = text[: m.start()] + to + text[m.end() :]
+            got = loopc.check_source(bad).diagnostics
+            assert [d.code for d in got] == ["LP4008"], (to, _diags(bad))
+            (e,) = got[0].fix.edits
+            assert _codes(bad[: e.span.start] + e.new_text + bad[e.span.end :]) == []
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_duplicate_node_id_is_one_diagnostic_with_the_right_fix(path: pathlib.Path) -> None:
+    """A node given the id of an earlier node (a copy not renamed) is one
+    LP2030, whose fix gives it back the id its edges use."""
+    text = path.read_text()
+    ids = list(_NODE_ID.finditer(text))
+    for i, m in enumerate(ids[1:], 1):
+        for prev in ids[:i]:
+            bad = text[: m.start(1)] + prev.group(1) + text[m.end(1) :]
+            got = loopc.check_source(bad).diagnostics
+            assert [d.code for d in got] == ["LP2030"], (m.group(1), prev.group(1), _diags(bad))
+            (e,) = got[0].fix.edits
+            assert e.new_text == m.group(1)
+            assert bad[: e.span.start] + e.new_text + bad[e.span.end :] == text
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_misspelt_edge_key_is_one_diagnostic(path: pathlib.Path) -> None:
+    """A misspelt ``from``/``to`` sets the edge aside: one LP2007, and no
+    graph or scope finding about the branch it would have continued."""
+    text = path.read_text()
+    for m in _edges(text):
+        for key, wrong in (("from", "form"), ("from", "frm"), ("to", "too")):
+            k = m.group(0).index(f"    {key}:")
+            at = m.start() + k + 4
+            bad = text[:at] + wrong + text[at + len(key) :]
+            assert _codes(bad) == ["LP2007"], (m.group(1), wrong, _diags(bad))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_misspelt_array_items_is_one_diagnostic(path: pathlib.Path) -> None:
+    text = path.read_text()
+    hits = list(re.finditer(r"type: array, required: (?:true|false), (items):", text))
+    if not hits:
+        pytest.skip("no array field")
+    for m in hits:
+        bad = text[: m.start(1)] + "itmes" + text[m.end(1) :]
+        assert _codes(bad) == ["LP2007"], (m.group(0), _diags(bad))

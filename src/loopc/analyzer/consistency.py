@@ -33,7 +33,7 @@ def check_consistency(ctx: Ctx, order: list[str]) -> None:
     for nid in order:
         node = ctx.nodes[nid]
         c = node.config
-        if isinstance(c, Join) and c.fan_out_id is not None:
+        if isinstance(c, Join) and ctx.closes_fan_out(c):
             for e in ctx.out.get(nid, ()):
                 if e.from_port == "failed":
                     ctx.report(
@@ -56,10 +56,23 @@ def check_consistency(ctx: Ctx, order: list[str]) -> None:
 
 
 def _reaches_fan_out(ctx: Ctx, start: str) -> bool:
+    """Does a path from ``start``'s ``completed`` port reach a fan_out?  Also
+    true when the path meets an edge the analyses do not see (rejected, set
+    aside or missing: :attr:`Ctx.set_aside`, already reported), which may be
+    the one that leads there."""
+    aside = ctx.set_aside
+    if aside is None:
+        return True
+    cut_ports = set(aside)
+    cut_nodes = {n for n, _p in aside}
+    if (start, "completed") in cut_ports or (start, None) in cut_ports:
+        return True
     seen = {start}
     q = deque([start])
     while q:
         n = q.popleft()
+        if n != start and n in cut_nodes:
+            return True
         for e in ctx.out.get(n, ()):
             if n == start and e.from_port != "completed":
                 continue

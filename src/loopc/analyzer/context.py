@@ -18,9 +18,12 @@ from collections import deque
 from typing import Iterable
 
 from loopc.compiler.model import Edge, Fork, Join, Loop, Node, Plan, Switch
-from loopc.compiler.ports import source_ports, target_ports
-from loopc.compiler.report import Entity, Location, Reporter, decl_path
-from loopc.compiler.yamlnodes import YMap, YNode
+from loopc.compiler.ports import must_route, source_ports, target_ports
+from loopc.compiler.report import Entity, Location, Reporter, decl_path, edge_entity
+from loopc.compiler.schema import EDGE_KEYS
+from loopc.compiler.scopemap import owner_kind
+from loopc.compiler.spelling import suggest
+from loopc.compiler.yamlnodes import YMap, YNode, YScalar, YSeq
 from loopc.diagnostics import Fix
 
 LOOP_BACK_PORTS = frozenset(("continue", "break"))
@@ -51,8 +54,8 @@ class Ctx:
         valid: list[Edge] = []
         for e in plan.edges.values():
             a, b = plan.nodes.get(e.from_node), plan.nodes.get(e.to_node)
-            if a is None or b is None:
-                continue
+            if a is None or b is None or reporter.tainted(edge_entity(e.id)):
+                continue  # an edge an earlier pass set aside (LP4004, LP4008) is not analysed
             if e.from_port not in source_ports(a) or e.to_port not in target_ports(b):
                 continue
             valid.append(e)
@@ -94,8 +97,27 @@ class Ctx:
             if isinstance(c, Join) and c.owner:
                 self.joins_of.setdefault(c.owner, []).append(nid)
         self.errors = 0
+        self._set_aside: list[tuple[str, str | None]] | None | bool = False
 
     # -- ordering ------------------------------------------------------------
+    @property
+    def set_aside(self) -> list[tuple[str, str | None]] | None:
+        """Sources of the edges the analyses do not see (:func:`set_aside_sources`,
+        computed once); ``None`` when one cannot be read."""
+        got = self._set_aside
+        if got is False:
+            got = self._set_aside = set_aside_sources(self.plan, self.r)
+        return got  # type: ignore[return-value]
+
+    def closes_fan_out(self, join: Join) -> bool:
+        """Does ``join`` close a fan_out?  Decided by its owner's kind when
+        the owner opens a scope (a join naming it with the wrong key is one
+        LP4311, fixed by renaming the key), else by the key it uses."""
+        kind = owner_kind(self.nodes.get(join.owner)) if join.owner else None
+        if kind in ("fork", "all_match", "fan_out"):
+            return kind == "fan_out"
+        return join.fan_out_id is not None
+
     def ordered(self, ids: Iterable[str]) -> list[str]:
         """Node ids in authored order."""
         idx = self.index
@@ -159,3 +181,41 @@ class Ctx:
         if d.severity.value == "error":
             self.errors += 1
         return True
+
+
+def set_aside_sources(plan: Plan, reporter: Reporter) -> list[tuple[str, str | None]] | None:
+    """``(node, port)`` sources of the authored edges the analyzer does not
+    see: rejected by the schema pass, or in the model but set aside by the
+    graph pass (tainted).  A rejected edge whose ``from`` is missing is read
+    through the misspelt key standing in for it (``form:``).  ``None`` when a
+    source cannot be read (or the ``edges`` section itself was rejected).
+    A must-route port with no edge at all (LP4005) is an edge missing, so it
+    is listed too."""
+    routed = {(e.from_node, e.from_port) for e in plan.edges.values()}
+    out = [(e.from_node, e.from_port) for e in plan.edges.values() if reporter.tainted(edge_entity(e.id))]
+    out += [(n.id, p) for n in plan.nodes.values() for p in source_ports(n)
+            if must_route(n, p) and (n.id, p) not in routed]
+    if not isinstance(plan.src, YMap):
+        return out
+    seq = plan.src.get("edges")
+    if reporter.tainted(decl_path("edges")) or (seq is not None and not isinstance(seq, YSeq)):
+        return None
+    if seq is None or not plan.malformed_edges and len(seq.items) == len(plan.edges):
+        return out
+    kept = {id(e.src) for e in plan.edges.values() if e.src is not None}
+    for m in seq.items:
+        if id(m) in kept:
+            continue
+        if not isinstance(m, YMap):
+            return None
+        src = m.get("from")
+        if src is None:
+            src = next((v for k, _kn, v in m.pairs() if k not in EDGE_KEYS and suggest(k, EDGE_KEYS) == "from"),
+                       None)
+        node = src.get("node") if isinstance(src, YMap) else None
+        port = src.get("port") if isinstance(src, YMap) else None
+        if not isinstance(node, YScalar) or node.value.__class__ is not str:
+            return None
+        out.append((node.value, port.value if isinstance(port, YScalar) and port.value.__class__ is str
+                    else None))
+    return out

@@ -555,8 +555,12 @@ class EffectAnalysis:
     # ----------------------------------------------------------------- waits
     def check_waits(self) -> None:
         """A ``wait.condition`` whose fields nothing concurrent writes can
-        never change while the wait waits (warning, docs/reference.md#run-state)."""
+        never change while the wait waits (warning, docs/reference.md#run-state).
+        Not judged while an edge is set aside or missing (already reported):
+        the writers it leads to are unknown."""
         ctx = self.ctx
+        if ctx.set_aside != []:
+            return
         writers: dict[str, list[str]] = {}
         for nid, eff in self.node_eff.items():
             for f in eff.writes:

@@ -129,6 +129,7 @@ class ScopeTyping:
 
     def __init__(self, ctx: Ctx, scopes: ScopeMap, cut: set[str], order: list[str]) -> None:
         self.ctx = ctx
+        self.scopes = scopes
         self.closers = scopes.closers
         self.cut = cut
         self.order = order
@@ -154,12 +155,30 @@ class ScopeTyping:
         branch it leaves never reaching its join is a follow-on."""
         self.ctx.r.taint(*(scope_entity(f.owner, f.branch) for f in frames))
 
+    def implicate_set_aside(self) -> None:
+        """An edge an earlier pass set aside (the schema pass rejected it, or
+        the graph pass reported it: LP4004, LP4008) is not analysed, so the
+        branch it leaves may look as if it never reached its join: every
+        fork/all_match branch its source is in, or that it opens, is
+        implicated.  When a rejected edge's source cannot be read, every
+        branch is."""
+        sources = self.ctx.set_aside
+        if sources is None:
+            self.ctx.r.taint(*(scope_entity(o.owner, b) for o in self.scopes.owners.values()
+                               for b in o.branches))
+            return
+        for nid, port in sources:
+            self.implicate_frames(f for f in self.scopes.stack(nid) if f.branch is not None)
+            if port is not None:
+                self.ctx.r.taint(scope_entity(nid, port))
+
     def implicated(self, owner: str) -> bool:
         return self.ctx.r.tainted(scope_entity(owner))
 
     # ------------------------------------------------------------------ run
     def run(self) -> None:
         ctx = self.ctx
+        self.implicate_set_aside()
         self.check_owners()
         for nid in self.order:
             node = ctx.nodes[nid]
@@ -406,7 +425,12 @@ class ScopeTyping:
                 self.implicate(inner.owner)
         first = arrivals[0]
         if all(a.stack == first.stack for a in arrivals):
-            return first.stack, _min_taint(*(a.taint for a in arrivals))
+            # the join most likely closes the innermost parallel scope of
+            # its arrivals: from that frame on, the stack is unknown (a
+            # succeeded End after it is no second finding)
+            inner_at = next((i for i in range(len(first.stack) - 1, -1, -1)
+                             if first.stack[i].kind in PARALLEL), None)
+            return first.stack, _min_taint(inner_at, *(a.taint for a in arrivals))
         c = len(first.stack)
         for a in arrivals[1:]:
             k = 0

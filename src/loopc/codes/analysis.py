@@ -417,7 +417,8 @@ register(
     Code("LP4311", "join.owner_key_mismatch", "Join names its owner with the wrong key",
          "`forkId` names a fork or an all_match switch; `fanOutId` names a fan_out. The two kinds "
          "of join expose different merge spaces (`branches.*` / `winner.*` versus `items`), so the "
-         "key must match the owner. The fix renames the key.",
+         "key must match the owner. The fix renames the key; until then the join is read as the "
+         "owner's kind (its merge, mode and routes), so nothing else is reported about it.",
          _fork_plan(key="fanOutId"), _FORK_OK, _E),
     Code("LP4312", "join.owner_unknown", "Join owner names no node",
          "`forkId`/`fanOutId` must be the id of a fork, all_match switch or fan_out (dangling "

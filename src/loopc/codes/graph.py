@@ -88,7 +88,8 @@ register(
     Code("LP4004", "graph.port_multiple_edges", "More than one edge from a source port",
          "A source port has at most one outgoing edge: ordinary nodes never branch implicitly. "
          "Choice is a `switch`, parallelism a `fork` or `fan_out`. The diagnostic sits on the "
-         "second edge and points at the first.",
+         "second edge and points at the first; that edge is set aside, so no later pass analyses "
+         "it (its binds, the branches it would merge).",
          _plan("notify", _NOTIFY + _DONE + """  - id: audit
     type: end
     end: {status: succeeded}
@@ -99,7 +100,8 @@ register(
          "and default, each fork branch, loop `body` and `done`, fan-out `item`, join `completed` "
          "— must have an edge; a missing edge never completes a Run. Only `failed` and `timed_out` "
          "may be omitted (the compiler lowers them to a failure route). Route an unwanted outcome "
-         "to a failed End.",
+         "to a failed End. A node the missing edge led to, now cut off (no edge leads to it), is "
+         "not also reported unreachable (LP4006).",
          _plan("approve", _APPROVAL + _DONE, _edge("e_approved", "approve", "approved", "done"),
                _APPROVAL_HEAD),
          _plan("approve", _APPROVAL + _DONE + _REJECTED,
@@ -126,6 +128,8 @@ register(
     Code("LP4008", "graph.continue_unrouted", "Loop has no edge into `continue`",
          "A counted loop has a required incoming `continue` port: the body's exit leads back to "
          "the loop's `continue` port, whose `bind` builds the next state. `break` alone cannot "
-         "make a counted loop.",
+         "make a counted loop. When the body's exit enters the loop's `in` port instead, the "
+         "diagnostic sits on that edge with the fix (the cycle it closes is not also LP4501); "
+         "when a port in the body has no edge, it sits on that port's node (not also LP4005).",
          _loop_plan("break"), _loop_plan("continue")),
 )

@@ -449,7 +449,8 @@ register(
          OK.replace("input: {}", "input:\n  topic: {type: string}")),
     Code("LP2021", "schema.enum_values", "Invalid enum values",
          "An `enum` field needs a non-empty `values` list of distinct strings. Unquoted numbers or "
-         "booleans are not strings; quote them.",
+         "booleans are not strings; quote them. A field without its values has no type: it is "
+         "left out, so what binds or reads it is not reported again.",
          OK.replace("input: {}", "input:\n  level: {type: enum, values: [low, high, low]}"),
          OK.replace("input: {}", "input:\n  level: {type: enum, values: [low, high]}")),
     Code("LP2022", "schema.misplaced_constraint", "'values' or 'items' on the wrong type",
@@ -489,7 +490,9 @@ register(
     # -- nodes ---------------------------------------------------------------
     Code("LP2030", "schema.duplicate_node_id", "Duplicate node id",
          "Node ids are unique. The diagnostic sits on the second definition and points at the first; "
-         "the first is used.",
+         "the first is used. When the edges name exactly one id that no node has (and use ports "
+         "the duplicate has), the duplicate is taken to be that node: the fix renames it, and "
+         "those edges are not reported dangling (LP4002).",
          _plan(END + END), OK),
     Code("LP2031", "schema.unknown_node_type", "Unknown node type",
          "Node `type` is one of send_message, set_variable, wait, request_approval, switch, fork, "
@@ -563,7 +566,8 @@ register(
          "fan_out).",
          _fork(owner="forkId: split, fanOutId: split"), _fork()),
     Code("LP2061", "schema.fan_out_join_mode", "fan-out join with mode any",
-         "A join that closes a fan_out waits for every item: its mode is `all`.",
+         "A join that closes a fan_out waits for every item: its mode is `all`. A `fanOutId` "
+         "that names a fork or an all_match switch is LP4311 instead (the key is wrong, not the mode).",
          _fan(mode="any"), FAN_OK),
     Code("LP2065", "schema.end_succeeded_extra", "succeeded End with input, code or detail",
          "A succeeded End takes the Plan output as its input contract and records no error, so it "

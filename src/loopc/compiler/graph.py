@@ -37,7 +37,7 @@ from typing import Iterable
 
 from loopc.compiler.model import Edge, End, Join, Node, Plan
 from loopc.compiler.ports import must_route, source_ports, target_ports
-from loopc.compiler.report import Reporter, decl_path
+from loopc.compiler.report import Reporter, decl_path, edge_entity
 from loopc.compiler.yamlnodes import YMap, YNode, YScalar, YSeq
 from loopc.diagnostics import Applicability, Fix, TextEdit
 
@@ -267,9 +267,11 @@ class _Check:
                 f"takes at most one edge (use a switch or fork for choice or parallelism)",
                 edge=e.id, node=e.from_node,
                 related=[(f"first edge `{prev.id}` from this port", self.end_at(prev, "from", "port"))],
+                taints=[edge_entity(e.id)],  # set aside: later passes see the port's first edge only
             )
 
     def check_routing(self, raw: list[_RawEdge]) -> None:
+        self.unrouted: list[str] = []  # a node per port reported unrouted (LP4005)
         routed: set[tuple[str, str]] = set(self.assumed_routed)
         continued: set[str] = set()
         for e in self.plan.edges.values():
@@ -286,6 +288,8 @@ class _Check:
                 blind_in = True
             elif re_.to_port == "continue":
                 continued.add(re_.to_node)
+        unrouted: list[tuple[Node, str]] = []
+        open_loops: list[Node] = []
         for n in self.nodes.values():
             if not blind_out and n.id not in self.bad_out_port:
                 seen: set[str] = set()
@@ -293,20 +297,101 @@ class _Check:
                     if p in seen or not must_route(n, p) or (n.id, p) in routed:
                         continue
                     seen.add(p)
-                    self.r.report(
-                        "LP4005", self.node_at(n),
-                        f"port `{p}` of {n.type} `{n.id}` has no edge; a success or control port "
-                        f"must be routed (a missing edge never completes a Run)",
-                        node=n.id,
-                    )
+                    unrouted.append((n, p))
             if (n.type == "loop" and not blind_in and n.id not in self.bad_in_port
                     and n.id not in continued):
+                open_loops.append(n)
+        # a loop without its `continue` edge whose body has an unrouted port
+        # (or an edge back into `in`) is one missing edge: reported once, as LP4008
+        exits: dict[tuple[str, str], Node] = {}
+        for loop in open_loops:
+            body = self.body_of(loop)
+            back = next((e for e in self.plan.edges.values()
+                         if e.to_node == loop.id and e.to_port == "in" and e.from_node in body), None)
+            if back is not None:
+                self.misrouted_continue(loop, back)
+                continue
+            ex = next(((m, p) for m, p in unrouted if m.id in body and (m.id, p) not in exits), None)
+            if ex is not None:
+                exits[(ex[0].id, ex[1])] = loop
+                m, p = ex
+                self.unrouted.append(m.id)
                 self.r.report(
-                    "LP4008", self.node_at(n),
-                    f"loop `{n.id}` has no edge into its required `continue` port; the body's exit "
-                    f"must lead back to `{n.id}` port `continue` (or `break` to leave early)",
-                    node=n.id,
+                    "LP4008", self.node_at(m),
+                    f"loop `{loop.id}` has no edge into its required `continue` port, and port `{p}` of "
+                    f"{m.type} `{m.id}` in its body has no edge: route it to `{loop.id}` port `continue` "
+                    f"(or `break` to leave early)",
+                    node=loop.id, related=[(f"loop `{loop.id}`", self.node_at(loop))],
                 )
+                continue
+            self.r.report(
+                "LP4008", self.node_at(loop),
+                f"loop `{loop.id}` has no edge into its required `continue` port; the body's exit "
+                f"must lead back to `{loop.id}` port `continue` (or `break` to leave early)",
+                node=loop.id,
+            )
+        for n, p in unrouted:
+            if (n.id, p) in exits:
+                continue
+            self.unrouted.append(n.id)
+            self.r.report(
+                "LP4005", self.node_at(n),
+                f"port `{p}` of {n.type} `{n.id}` has no edge; a success or control port "
+                f"must be routed (a missing edge never completes a Run)",
+                node=n.id,
+            )
+
+    def orphaned(self, reached: set[str], adj: dict[str, list[str]]) -> set[str]:
+        """Nodes whose unreachability is the other end of an unrouted port
+        (LP4005) on a reached node: when there are no more orphan heads
+        (unreached nodes no edge leads to) than such ports, each head is the
+        probable target of a missing edge — one defect, reported at the
+        port — so neither it nor what it leads to is reported unreachable."""
+        ports = sum(1 for n in self.unrouted if n in reached)
+        if not ports:
+            return set()
+        heads = _orphans(self.nodes, reached, adj)
+        return heads if len(heads) <= ports else set()
+
+    def body_of(self, loop: Node) -> set[str]:
+        """Nodes ``loop``'s ``body`` port leads to without passing ``loop``
+        (over the model's edges; computed only for a loop missing its
+        ``continue`` edge)."""
+        out: dict[str, list[str]] = {}
+        for e in self.plan.edges.values():
+            out.setdefault(e.from_node, []).append(e.to_node)
+        seen: set[str] = set()
+        todo = [e.to_node for e in self.plan.edges.values() if e.from_node == loop.id and e.from_port == "body"]
+        while todo:
+            nid = todo.pop()
+            if nid in seen or nid == loop.id:
+                continue
+            seen.add(nid)
+            todo.extend(out.get(nid, ()))
+        return seen
+
+    def misrouted_continue(self, loop: Node, e: Edge) -> None:
+        """LP4008 at the body's exit ``e`` (an edge from the body into
+        ``loop``'s ``in`` port) that enters ``in`` instead of
+        ``continue``; the edge is set aside (its cycle through ``in`` is this
+        defect, not a second one)."""
+        to = _sub(e.src, "to")
+        port = _sub(to, "port")
+        fix = None
+        if isinstance(port, YScalar):
+            fix = Fix(f"route to port `continue` of `{loop.id}`", (TextEdit(port.span, "continue"),),
+                      Applicability.UNSAFE)  # changes which port the edge enters
+        elif isinstance(to, YMap) and to.flow:
+            fix = Fix(f"route to port `continue` of `{loop.id}`",
+                      (TextEdit(to.span, f"{{node: {loop.id}, port: continue}}"),), Applicability.UNSAFE)
+        self.r.report(
+            "LP4008", port or _sub(to, "node") or e.src,
+            f"loop `{loop.id}` has no edge into its required `continue` port; edge `{e.id}` leaves its "
+            f"body for port `in`, which starts the loop again instead of running its next iteration: "
+            f"route it to `{loop.id}` port `continue`",
+            node=loop.id, edge=e.id, fix=fix, taints=[edge_entity(e.id)],
+            related=[(f"loop `{loop.id}`", self.node_at(loop))],
+        )
 
     def check_reachability(self, raw: list[_RawEdge]) -> None:
         known = set(self.nodes) | set(self.malformed)
@@ -334,7 +419,7 @@ class _Check:
             if isinstance(n.config, Join) and n.config.owner in known:
                 adj.setdefault(n.config.owner, []).append(n.id)
         reached = _reach([self.plan.entry], adj)
-        excused = _reach(sorted(self.excused - reached), adj, skip=reached)
+        excused = _reach(sorted(self.excused - reached | self.orphaned(reached, adj)), adj, skip=reached)
         succeeded_ends = [n for n in self.nodes.values()
                           if isinstance(n.config, End) and n.config.status == "succeeded"]
         reached_success = any(n.id in reached for n in succeeded_ends)
@@ -362,6 +447,12 @@ class _Check:
             f"a path to an End with `status: succeeded`",
             node=self.plan.entry,
         )
+
+
+def _orphans(nodes: Iterable[str], reached: set[str], adj: dict[str, list[str]]) -> set[str]:
+    """The unreached ``nodes`` no edge leads to: the heads of what is cut off."""
+    targets = {t for ts in adj.values() for t in ts}
+    return {n for n in nodes if n not in reached and n not in targets}
 
 
 def _reach(seeds: list[str], adj: dict[str, list[str]], skip: set[str] | frozenset[str] = frozenset()) -> set[str]:

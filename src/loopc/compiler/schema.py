@@ -45,6 +45,7 @@ from loopc.compiler.model import (
     RequestApproval, Retry, SendMessage, SetVariable, Switch, SwitchCase, Template,
     ValueExpr, Wait,
 )
+from loopc.compiler.ports import source_ports, target_ports
 from loopc.compiler.report import Entity, Reporter, decl, decl_key, edge_entity, node_entity
 from loopc.limits import number_text_problem
 from loopc.compiler.wireforms import (
@@ -199,6 +200,36 @@ def _kind(n: YNode | None) -> str:
     return "nothing"
 
 
+def _edge_references(seq: YNode | None) -> dict[str, list[tuple[str, str | None]]]:
+    """Node names the authored edges use, in order, each with its uses:
+    ``("from" | "to", port or None)``."""
+    out: dict[str, list[tuple[str, str | None]]] = {}
+    if not isinstance(seq, YSeq):
+        return out
+    for m in seq.items:
+        if not isinstance(m, YMap):
+            continue
+        for side in ("from", "to"):
+            end = m.get(side)
+            if not isinstance(end, YMap):
+                continue
+            name, port = end.get("node"), end.get("port")
+            if isinstance(name, YScalar) and name.value.__class__ is str:
+                out.setdefault(name.value, []).append(
+                    (side, port.value if isinstance(port, YScalar) and port.value.__class__ is str else None))
+    return out
+
+
+def _ports_fit(node: Node, uses: list[tuple[str, str | None]]) -> bool:
+    """Could the edges' ``uses`` of a name be edges of ``node``?"""
+    for side, port in uses:
+        if side == "from" and port is not None and port not in source_ports(node):
+            return False
+        if side == "to" and (port or "in") not in target_ports(node):
+            return False
+    return True
+
+
 def _rename_fix(at: YNode, new: str, what: str = "rename to") -> Fix:
     return Fix(f"{what} '{new}'", (TextEdit(at.span, new),), Applicability.UNSAFE)
 
@@ -221,6 +252,8 @@ class _Builder:
         self.edge: str | None = None
         self._count = 0
         self._deep = False
+        #: ``mode: any`` fan-out joins: (node id, the mode value, fanOutId)
+        self._any_joins: list[tuple[str | None, Any, str | None]] = []
 
     #: one builder method per node kind, named after it (loopc.kinds); the
     #: plain functions, called with the builder (bound methods kept on the
@@ -612,10 +645,11 @@ class _Builder:
             if t is not None and t != "enum":
                 self.err("LP2022", m.key_node("values"), f"'values' applies only to type enum, not {t}")
             elif t == "enum":
-                values = self.enum_values(vn, what) or ()
+                values = self.enum_values(vn, what)
         elif t == "enum":
-            self.err("LP2021", tn, f"{what} is an enum and needs a non-empty 'values' list of strings")
-            values = ()
+            # silent when a misspelt key ("valeus") stands in for 'values'
+            self.err("LP2021", tn, f"{what} is an enum and needs a non-empty 'values' list of strings",
+                     needs=[decl_key(m, "values")])
         items: FieldSchema | None = None
         inn = m.get("items")
         if inn is not None:
@@ -624,17 +658,20 @@ class _Builder:
             elif t == "array":
                 items = self.field(inn, name, m.key_node("items"), f"the items of {what}")
         elif t == "array":
-            self.err("LP2023", tn, f"{what} is an array and needs 'items', the FieldSchema of its elements")
+            self.err("LP2023", tn, f"{what} is an array and needs 'items', the FieldSchema of its elements",
+                     needs=[decl_key(m, "items")])
         default: Any = MISSING
         dn = m.get("default")
-        if dn is not None and t is not None:
+        if dn is not None and t is not None and not (t == "enum" and not values):  # no values: no check
             if t in NO_DEFAULT_TYPES:
                 self.err("LP2025", m.key_node("default"),
                          f"a {t} field cannot have a default: {t} values are never written by authors")
             else:
                 default = self.default(dn, t, values, items, m)
-        if t is None or (t == "array" and items is None):
-            return None  # unusable type: dropped (already reported)
+        if t is None or (t == "array" and items is None) or (t == "enum" and not values):
+            # unusable type (an enum without its values is no type either):
+            # dropped (already reported)
+            return None
         return FieldSchema(
             t, bool(required), default, values, items, label, description, m,
         )
@@ -789,24 +826,74 @@ class _Builder:
         nodes: dict[str, Node] = {}
         bad: set[str] = set()
         first: dict[str, YNode] = {}
+        dups: list[tuple[str, YNode, Node | None]] = []
         for item in items:
             self.node = None
             before = self.errs
+            deferred = len(self._any_joins)
             nid, idn, node = self.node_(item)
             if nid is None:
                 self.node = None
                 continue
             if nid in first:
-                self.err("LP2030", idn, f"duplicate node id '{nid}'; the first definition is used",
-                         related=[("first defined here", first[nid])])
+                self.any_fan_out_joins(self._any_joins[deferred:], {}, bad)
+                del self._any_joins[deferred:]
+                dups.append((nid, idn, node))
                 continue
             first[nid] = idn
             if node is None or self.errs != before:
                 bad.add(nid)
             else:
                 nodes[nid] = node
+        self.any_fan_out_joins(self._any_joins, nodes, bad)
+        self.duplicates(dups, first, root, bad)
         self.node = None
         return nodes, bad
+
+    def any_fan_out_joins(self, joins: list[tuple[str | None, Any, str | None]],
+                          nodes: dict[str, Node], bad: set[str]) -> None:
+        """LP2061 for each ``mode: any`` join naming its owner with
+        ``fanOutId``, unless that owner is a fork or an all_match switch: then
+        the key is what is wrong (the analyzer's LP4311), and ``any`` is a
+        mode that owner's join may have.  A join reported here is rejected."""
+        for nid, mode_node, owner_id in joins:
+            owner = nodes.get(owner_id) if owner_id is not None else None
+            if owner is not None and (isinstance(owner.config, Fork) or (
+                    isinstance(owner.config, Switch) and owner.config.mode == "all_match")):
+                continue
+            self.node = nid
+            self.err("LP2061", mode_node, "a fan-out join waits for every item: use mode: all",
+                     fix=_rename_fix(mode_node, "all", "replace with"))
+            if nid is not None and nodes.pop(nid, None) is not None:
+                bad.add(nid)
+
+    def duplicates(self, dups: list[tuple[str, YNode, Node | None]], first: dict[str, YNode],
+                   root: YMap, bad: set[str]) -> None:
+        """LP2030 for each node whose id an earlier node already has (the
+        first definition is used).  The duplicate is set aside under the id
+        it most likely meant: the one name edges use that no node has (when
+        exactly one fits, by count and by the ports the edges use).  That id
+        is rejected with it (``malformed_nodes``, tainted), so the edges naming
+        it are not dangling a second time (LP4002), and the fix renames the
+        duplicate to it rather than wiring those edges to the first definition."""
+        if not dups:
+            return
+        refs = _edge_references(root.get("edges"))
+        unknown = [n for n in refs if n not in first]
+        for nid, idn, node in dups:
+            cands = [u for u in unknown if node is None or _ports_fit(node, refs[u])]
+            meant = cands[0] if len(cands) == 1 else None
+            self.node = nid
+            if meant is None:
+                self.err("LP2030", idn, f"duplicate node id '{nid}'; the first definition is used",
+                         related=[("first defined here", first[nid])])
+                continue
+            unknown.remove(meant)
+            bad.add(meant)
+            self.err("LP2030", idn, f"duplicate node id '{nid}'; the first definition is used, and "
+                     f"edges name '{meant}', which no node has: did you mean to call this node '{meant}'?",
+                     related=[("first defined here", first[nid])], fix=_rename_fix(idn, meant),
+                     taints=[node_entity(meant)])
 
     def node_(self, n: YNode) -> tuple[str | None, YNode | None, Node | None]:
         if not isinstance(n, YMap):
@@ -1168,8 +1255,10 @@ class _Builder:
         fan_out_id = self.get_str(c, "fanOutId", what) if fo is not None else None
         mode = self.get_choice(c, "mode", _JOIN_MODES, what)
         if mode == "any" and fo is not None:
-            self.err("LP2061", c.get("mode"), "a fan-out join waits for every item: use mode: all",
-                     fix=_rename_fix(c.get("mode"), "all", "replace with"))
+            # decided once every node is read (:meth:`any_fan_out_joins`): a
+            # `fanOutId` naming a fork or all_match switch is the defect
+            # (the analyzer's LP4311, fixed by renaming the key), not the mode
+            self._any_joins.append((self.node, c.get("mode"), fan_out_id))
         result: dict[str, FieldSchema] | None = {}
         rn = c.get("result")
         if rn is not None:

@@ -433,7 +433,14 @@ class ContextBuilder:
         silent = self.unknown(node.id)
         owner = self.plan.nodes.get(cfg.owner) if cfg.owner else None
         arrival = self.record(node.input_contract)
-        if cfg.fan_out_id is not None:
+        # the merge space is the owner's: a join naming its owner with the
+        # wrong key (the analyzer's LP4311, fixed by renaming the key) reads
+        # what the right key would give it, so its merge is not reported again
+        if owner is not None and (isinstance(owner.config, (FanOut, Fork)) or _all_match(owner)):
+            fan_join = isinstance(owner.config, FanOut)
+        else:
+            fan_join = cfg.fan_out_id is not None
+        if fan_join:
             if owner is not None and isinstance(owner.config, FanOut):
                 roots["items"] = ITEMS_TYPE
             else:
@@ -497,3 +504,7 @@ class ContextBuilder:
     def entry(self) -> Context:
         """Context of the entry's Plan-input pass-through (only ``run``)."""
         return Context("entry", "the Plan input", {"run": self.run_type}, {}, False)
+
+
+def _all_match(node: Node | None) -> bool:
+    return node is not None and isinstance(node.config, Switch) and node.config.mode == "all_match"
