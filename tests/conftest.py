@@ -16,6 +16,19 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 #: The header every plan source starts with.
 HEADER = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
+#: The smallest plan that checks clean: no input or output, one succeeded End.
+MINIMAL = (
+    HEADER
+    + """input: {}
+output: {}
+entry: done
+nodes:
+  - id: done
+    type: end
+    end: {status: succeeded}
+edges: []
+"""
+)
 #: examples/*.yaml, sorted.
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
 #: Every plan source of the repository: examples, golden sources, fixtures (sorted).

@@ -83,7 +83,7 @@ import itertools
 import json
 import random
 import re
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import attrs
 
@@ -122,6 +122,12 @@ class State:
     visits: frozenset
     status: str  # run | ok | failed
     data: tuple = ()  # Run state: sorted (field, value) pairs
+
+
+def innermost(lin: tuple, match: Callable[[str], bool]) -> int | None:
+    """Index of the innermost (last) frame ``(owner, branch)`` of lineage
+    ``lin`` whose owner ``match`` accepts, else ``None``."""
+    return next((i for i in range(len(lin) - 1, -1, -1) if match(lin[i][0])), None)
 
 
 def arrived(ok: tuple) -> set:
@@ -217,11 +223,7 @@ class _World:
 
     def fail(self, lin: tuple) -> None:
         ex = self.ex
-        idx = None
-        for i in range(len(lin) - 1, -1, -1):
-            if ex.okind.get(lin[i][0]) in PARALLEL:
-                idx = i
-                break
+        idx = innermost(lin, lambda o: ex.okind.get(o) in PARALLEL)
         if idx is None:
             self.status = "failed"
             self.tokens = []
@@ -366,7 +368,7 @@ class Explorer:
         if isinstance(c, Loop):
             if port == "in":
                 return True
-            idx = next((k for k in range(len(lin) - 1, -1, -1) if lin[k][0] == node), None)
+            idx = innermost(lin, lambda o: o == node)
             if idx is None:
                 return True  # orphan: bad at once
             recs = dict(st.records)
@@ -376,7 +378,7 @@ class Explorer:
             return True  # ends the iteration, or is bad at once when work inside it is live
         if isinstance(c, Join):
             owner = c.owner
-            idx = next((k for k in range(len(lin) - 1, -1, -1) if lin[k][0] == owner), None)
+            idx = innermost(lin, lambda o: o == owner)
             if idx is None or self.okind.get(owner) not in PARALLEL:
                 return True
             recs = dict(st.records)
@@ -400,11 +402,7 @@ class Explorer:
         """Does a failure of token ``i`` commute with every other step?  It
         does when it cancels nothing but its own branch's record entry and
         does not close the owner's activation while siblings are live."""
-        idx = None
-        for k in range(len(lin) - 1, -1, -1):
-            if self.okind.get(lin[k][0]) in PARALLEL:
-                idx = k
-                break
+        idx = innermost(lin, lambda o: self.okind.get(o) in PARALLEL)
         if idx is None:
             return len(st.tokens) == 1 and not st.records
         owner, b = lin[idx]
@@ -571,7 +569,7 @@ class Explorer:
             w.records[key] = ("loop", 1)
             w.emit(loop, "body", lin + ((loop, 1),))
             return
-        idx = next((i for i in range(len(lin) - 1, -1, -1) if lin[i][0] == loop), None)
+        idx = innermost(lin, lambda o: o == loop)
         if idx is None:
             w.bad("orphan_arrival", f"{loop}.{port} without an iteration of {loop}")
         parent = lin[:idx]
@@ -594,7 +592,7 @@ class Explorer:
     def arrive_join(self, w: _World, j, lin: tuple) -> None:
         c = j.config
         owner = c.owner
-        idx = next((i for i in range(len(lin) - 1, -1, -1) if lin[i][0] == owner), None)
+        idx = innermost(lin, lambda o: o == owner)
         if idx is None or self.okind.get(owner) not in PARALLEL:
             w.bad("orphan_arrival", f"join {j.id} reached without an activation of {owner}")
         parent = lin[:idx]

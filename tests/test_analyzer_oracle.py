@@ -38,7 +38,7 @@ from hypothesis import strategies as st
 
 from unittest import mock
 
-from explorer import broken, explore, proof_stacks, sound_front, well_nested, with_state
+from explorer import Result, broken, explore, proof_stacks, sound_front, well_nested, with_state
 
 from loopc.analyzer.ordering import Ordering
 
@@ -92,15 +92,23 @@ def test_no_false_accepts_on_broken_plans(rng: random.Random) -> None:
     _count(f"broken/{verdict}/{res.verdict}")
 
 
-@settings(max_examples=40, **PROFILE)
-@given(st.randoms(use_true_random=False), st.booleans())
-def test_partial_order_reduction_agrees_with_full_exploration(rng: random.Random, good: bool) -> None:
-    src = well_nested(rng, budget=9) if good else broken(rng, budget=9)[0]
+def _reduced_and_full(src: str) -> tuple[Result, Result]:
+    """The explorer's results on ``src`` with and without partial-order
+    reduction; the example is discarded when the front end refuses the plan
+    or either exploration is inconclusive."""
     f = sound_front(src)
     assume(f is not None)
     por = explore(f.plan, max_states=MAX_STATES)
     full = explore(f.plan, max_states=20000, por=False)
     assume("inconclusive" not in (por.verdict, full.verdict))
+    return por, full
+
+
+@settings(max_examples=40, **PROFILE)
+@given(st.randoms(use_true_random=False), st.booleans())
+def test_partial_order_reduction_agrees_with_full_exploration(rng: random.Random, good: bool) -> None:
+    src = well_nested(rng, budget=9) if good else broken(rng, budget=9)[0]
+    por, full = _reduced_and_full(src)
     assert por.verdict == full.verdict, (por, full, src)
 
 
@@ -130,11 +138,7 @@ def test_no_false_accepts_on_run_state_plans(rng: random.Random) -> None:
 @given(st.randoms(use_true_random=False))
 def test_partial_order_reduction_agrees_on_run_state_plans(rng: random.Random) -> None:
     src = with_state(rng, budget=8)
-    f = sound_front(src)
-    assume(f is not None)
-    por = explore(f.plan, max_states=MAX_STATES)
-    full = explore(f.plan, max_states=20000, por=False)
-    assume("inconclusive" not in (por.verdict, full.verdict))
+    por, full = _reduced_and_full(src)
     assert por.kinds == full.kinds, (por, full, src)
 
 

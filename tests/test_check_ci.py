@@ -15,18 +15,7 @@ from loopc.codes import lint as L
 from loopc.lint import LintConfig, apply_lint, from_mapping
 
 from conftest import HEADER as H
-GOOD = (
-    H
-    + """input: {}
-output: {}
-entry: done
-nodes:
-  - id: done
-    type: end
-    end: {status: succeeded}
-edges: []
-"""
-)
+from conftest import MINIMAL as GOOD
 BAD = H + "input: {}\ninput: {}\n" + GOOD.split("\n", 3)[3]
 WARN = L._plan("")  # one LP4603 warning at 15:23
 SUPPRESSED = L._plan(L._REASON)

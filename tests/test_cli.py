@@ -11,15 +11,7 @@ from click.testing import CliRunner
 from loopc.cli.main import cli
 
 from conftest import HEADER as H
-GOOD = H + """input: {}
-output: {}
-entry: done
-nodes:
-  - id: done
-    type: end
-    end: {status: succeeded}
-edges: []
-"""
+from conftest import MINIMAL as GOOD
 BAD = H + "input: {}\ninput: {}\n" + GOOD.split("\n", 3)[3]
 
 

@@ -15,18 +15,8 @@ from loopc.ir.decoder import DecodeError
 from loopc.ir.digest import semantic_digest
 from loopc.ir.model import Disposition, Ref, ScopeDecl, instr_to_json, type_desc_of
 
-from conftest import ROOT
+from conftest import MINIMAL, ROOT
 from conftest import HEADER as H
-
-MINIMAL = H + """input: {}
-output: {}
-entry: done
-nodes:
-  - id: done
-    type: end
-    end: {status: succeeded}
-edges: []
-"""
 
 
 def send_plan(config: str, *, inputs: str = "") -> str:
