@@ -11,7 +11,7 @@ All classes are frozen attrs classes with identity equality/hash
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Union
+from typing import Any, Callable, Mapping, TypeVar, Union
 
 import attrs
 
@@ -136,6 +136,37 @@ class MapValue:
 ValueExpr = Union[Literal, Ref, Expr, Template, ListValue, MapValue]
 
 
+_C = TypeVar("_C", bound=type)
+
+#: node type → its config class (the classes below, in registry order)
+CONFIG_CLASSES: dict[str, type] = {}
+
+
+def _kind_fields(name: str) -> Callable[[_C], _C]:
+    """Derive the attributes of node kind ``name``'s config class from the
+    registry (docs/architecture.md#add-one-field-to-one-node-kind): every
+    generic source field (:attr:`loopc.kinds.Kind.generic_fields`) the class
+    body does not declare gets its attribute (:func:`loopc.kinds.base.attr_name`
+    of the key) after the declared ones — ``None`` when the key is omitted,
+    keyword-only when the key is required — so positional construction keeps
+    working.  Declaring one in the body is optional: it gives the attribute a
+    static type and a place among the positional parameters.  Applied under
+    ``attrs.frozen``; registers the class in :data:`CONFIG_CLASSES`."""
+
+    def derive(cls: _C) -> _C:
+        ann = cls.__dict__.get("__annotations__")
+        if ann is None:
+            ann = {}
+            cls.__annotations__ = ann
+        for _key, attr, f in _kinds.KINDS[name].generic_fields:
+            if attr not in ann:
+                ann[attr] = "Any"
+                setattr(cls, attr, attrs.field(kw_only=True) if f.required else attrs.field(default=None))
+        return cls
+
+    return derive
+
+
 # --------------------------------------------------------------------------
 # Node configurations (docs/reference.md#nodes)
 # --------------------------------------------------------------------------
@@ -148,6 +179,7 @@ class Retry:
 
 
 @attrs.frozen(eq=False, repr=True)
+@_kind_fields("send_message")
 class SendMessage:
     """``work_scope`` is ``MISSING`` (absent), ``None`` (authored null: the
     Agent chooses) or a ValueExpr.  ``related_scopes`` is ``None`` (absent),
@@ -168,12 +200,14 @@ class SendMessage:
 
 
 @attrs.frozen(eq=False, repr=True)
+@_kind_fields("set_variable")
 class SetVariable:
     assign: Mapping[str, ValueExpr]
     src: YMap | None = None
 
 
 @attrs.frozen(eq=False, repr=True)
+@_kind_fields("wait")
 class Wait:
     condition: Expr | None = None
     duration: ValueExpr | None = None
@@ -182,6 +216,7 @@ class Wait:
 
 
 @attrs.frozen(eq=False, repr=True)
+@_kind_fields("request_approval")
 class RequestApproval:
     assignee: Template
     summary: Template
@@ -197,6 +232,7 @@ class SwitchCase:
 
 
 @attrs.frozen(eq=False, repr=True)
+@_kind_fields("switch")
 class Switch:
     mode: str  # first_match | all_match
     cases: tuple[SwitchCase, ...]
@@ -209,12 +245,14 @@ class Switch:
 
 
 @attrs.frozen(eq=False, repr=True)
+@_kind_fields("fork")
 class Fork:
     branches: tuple[str, ...]
     src: YMap | None = None
 
 
 @attrs.frozen(eq=False, repr=True)
+@_kind_fields("join")
 class Join:
     """Exactly one of ``fork_id`` / ``fan_out_id`` is set."""
 
@@ -231,6 +269,7 @@ class Join:
 
 
 @attrs.frozen(eq=False, repr=True)
+@_kind_fields("fan_out")
 class FanOut:
     items: ValueExpr
     max_concurrency: int | None = None  # None = default 4, frozen by lowering
@@ -239,6 +278,7 @@ class FanOut:
 
 
 @attrs.frozen(eq=False, repr=True)
+@_kind_fields("loop")
 class Loop:
     mode: str  # counted
     iterations: int
@@ -248,6 +288,7 @@ class Loop:
 
 
 @attrs.frozen(eq=False, repr=True)
+@_kind_fields("end")
 class End:
     status: str  # succeeded | failed
     code: str | None = None
@@ -256,6 +297,10 @@ class End:
 
 
 NodeConfig = Union[SendMessage, SetVariable, Wait, RequestApproval, Switch, Fork, Join, FanOut, Loop, End]
+CONFIG_CLASSES.update({
+    "send_message": SendMessage, "set_variable": SetVariable, "wait": Wait, "request_approval": RequestApproval,
+    "switch": Switch, "fork": Fork, "join": Join, "fan_out": FanOut, "loop": Loop, "end": End,
+})
 
 
 # --------------------------------------------------------------------------

@@ -40,10 +40,8 @@ from loopc import kinds
 from loopc.codes.sections import LOCATED
 from loopc.compiler.spelling import suggest
 from loopc.compiler.model import (
-    FIELD_TYPES, MISSING, NODE_CONFIG_KEYS, RETRY_CAPABLE, Edge, End, Expr, FanOut,
-    FieldSchema, Fork, Join, ListValue, Literal, Loop, MapValue, Node, Plan, Ref,
-    RequestApproval, Retry, SendMessage, SetVariable, Switch, SwitchCase, Template,
-    ValueExpr, Wait,
+    CONFIG_CLASSES, FIELD_TYPES, MISSING, NODE_CONFIG_KEYS, RETRY_CAPABLE, Edge, Expr, FieldSchema, ListValue,
+    Fork, Literal, MapValue, Node, Plan, Ref, Retry, Switch, SwitchCase, Template, ValueExpr,
 )
 from loopc.compiler.ports import source_ports, target_ports
 from loopc.compiler.report import Entity, Reporter, decl, decl_key, edge_entity, node_entity
@@ -977,7 +975,7 @@ class _Builder:
             if not isinstance(cfg, YMap):
                 self.shape(cfg, f"'{cfg_key}' must be a mapping")
             else:
-                config = self._config_builders[t](self, cfg, m)
+                config = self.config(t, cfg, m)
         if nid is None or config is None:
             return nid, idn, None
         return nid, idn, Node(nid, t, config, inp, retry, label, description, m)
@@ -1009,11 +1007,66 @@ class _Builder:
 
     # per-type configs ------------------------------------------------------
 
-    def send_message(self, c: YMap, node: YMap) -> SendMessage | None:
+    def config(self, t: str, c: YMap, node: YMap) -> Any:
+        """The typed config of a node of type ``t``: its closed keys, every
+        generic field read by :meth:`generic`, then the kind's own fields by
+        the builder method named after the kind (if any), which returns them
+        as keyword arguments, or ``None`` when the config is unusable."""
+        kind = _K[t]
+        what = kind.config_key
+        self.closed(c, kind.source_keys, what)
+        got, ok = self.generic(c, kind, what)
+        custom = self._config_builders.get(t)
+        if custom is not None:
+            more = custom(self, c, node, got)
+            if more is None:
+                return None
+            got.update(more)
+        if not ok:
+            return None
+        return CONFIG_CLASSES[t](**got, src=c)
+
+    def generic(self, c: YMap, kind: kinds.Kind, what: str) -> tuple[dict[str, Any], bool]:
+        """Read the generic fields of ``kind`` (:attr:`loopc.kinds.Kind.generic_fields`)
+        from config mapping ``c`` by form: a template, an expression, a
+        ValueExpr, a literal choice or bounded integer.  Returns ``{attribute:
+        value}`` of the keys present (``None`` where unusable, after reporting)
+        and whether every required one is usable; a missing required key is
+        reported (LP2006, with the field's ``hint``)."""
+        out: dict[str, Any] = {}
+        ok = True
+        for key, attr, f in kind.generic_fields:
+            form = f.form
+            x: Any
+            if form == "template":
+                x = self.get_template(c, key, what, required=f.required)
+            elif form == "literal":
+                if f.choices is not None:
+                    x = self.get_choice(c, key, f.choices, what, required=f.required)
+                else:
+                    lo, hi = f.bounds  # type: ignore[misc]
+                    x = self.get_int(c, key, lo, hi, what, required=f.required)
+            else:
+                v = c.get(key)
+                if v is None:
+                    if f.required:
+                        self.missing(c, key, what, f.hint)
+                    x = None
+                else:
+                    x = self.expr_text(v, key) if form == "expression" else self.value(v)
+            if x is None:
+                if f.required:
+                    ok = False
+                if key not in c:
+                    continue  # omitted: the model's default
+            out[attr] = x
+        return out, ok
+
+    # the kinds' own fields (cross-field rules); generic fields need nothing here
+
+    def send_message(self, c: YMap, node: YMap, got: dict[str, Any]) -> dict[str, Any] | None:
         what = "sendMessage"
-        self.closed(c, SEND_KEYS, what)
-        completion = self.get_choice(c, "completion", _COMPLETIONS, what)
-        text = self.get_template(c, "text", what, required=True)
+        completion = got.get("completion")
         tn, sn = c.get("target"), c.get("scope")
         target = scope = None
         if tn is not None and sn is not None:
@@ -1094,24 +1147,19 @@ class _Builder:
             self.err("LP2045", c.key_node("completion"), "a callback sendMessage needs 'callbackOutput' (the "
                      "fields the Agent returns) unless it declares 'workScope'",
                      needs=self.needs_one(c, "callbackOutput", "workScope"))
-        if completion is None or text is None:
-            return None
-        return SendMessage(
-            text, completion, target, scope, start_thread, responder, callback_output,
-            work_scope, related, allowed_responders, has_work_items, c,
-        )
+        return dict(target=target, scope=scope, start_thread=start_thread, responder=responder,
+                    callback_output=callback_output, work_scope=work_scope, related_scopes=related,
+                    allowed_responders=allowed_responders, has_work_items=has_work_items)
 
-    def set_variable(self, c: YMap, node: YMap) -> SetVariable | None:
-        self.closed(c, SET_VARIABLE_KEYS, "setVariable")
+    def set_variable(self, c: YMap, node: YMap, got: dict[str, Any]) -> dict[str, Any] | None:
         an = c.get("assign")
         if an is None:
             self.missing(c, "assign", "setVariable", " (a mapping of Run state field to value)")
             return None
         assign = self.value_map(an, "assign")
-        return None if assign is None else SetVariable(assign, c)
+        return None if assign is None else {"assign": assign}
 
-    def wait(self, c: YMap, node: YMap) -> Wait | None:
-        self.closed(c, WAIT_KEYS, "wait")
+    def wait(self, c: YMap, node: YMap, got: dict[str, Any]) -> dict[str, Any] | None:
         cn, dn, ton = c.get("condition"), c.get("duration"), c.get("timeout")
         if cn is not None and dn is not None:
             later = max((c.key_node("condition"), c.key_node("duration")), key=lambda k: k.start)
@@ -1123,26 +1171,10 @@ class _Builder:
         if ton is not None and cn is None and dn is not None:
             self.err("LP2051", c.key_node("timeout"), "'timeout' applies only to a wait with a 'condition'; "
                      "a pure timer already ends after its duration", needs=self.needs_one(c, "condition"))
-        cond = self.expr_text(cn, "condition") if cn is not None else None
-        dur = self.value(dn) if dn is not None else None
-        to = self.value(ton) if ton is not None else None
-        return Wait(cond, dur, to, c)
+        return {}
 
-    def request_approval(self, c: YMap, node: YMap) -> RequestApproval | None:
-        what = "requestApproval"
-        self.closed(c, APPROVAL_KEYS, what)
-        assignee = self.get_template(c, "assignee", what, required=True)
-        summary = self.get_template(c, "summary", what, required=True)
-        fs = c.get("feedbackScope")
-        feedback = self.value(fs) if fs is not None else None
-        if assignee is None or summary is None:
-            return None
-        return RequestApproval(assignee, summary, feedback, c)
-
-    def switch(self, c: YMap, node: YMap) -> Switch | None:
+    def switch(self, c: YMap, node: YMap, got: dict[str, Any]) -> dict[str, Any] | None:
         what = "switch"
-        self.closed(c, SWITCH_KEYS, what)
-        mode = self.get_choice(c, "mode", _SWITCH_MODES, what)
         ports: dict[str, YNode] = {}
         cases: list[SwitchCase] = []
         ok = True
@@ -1172,9 +1204,9 @@ class _Builder:
             if s is not None and self.ident(s, "default port"):
                 default = s.value
                 self._port(default, s, ports)
-        if mode is None or default is None or not ok:
+        if default is None or not ok:
             return None
-        return Switch(mode, tuple(cases), default, c)
+        return {"cases": tuple(cases), "default": default}
 
     def _port(self, name: str, at: YNode, seen: dict[str, YNode], noun: str = "port") -> bool:
         if name in seen:
@@ -1209,8 +1241,7 @@ class _Builder:
             return None
         return SwitchCase(port, when, m)
 
-    def fork(self, c: YMap, node: YMap) -> Fork | None:
-        self.closed(c, FORK_KEYS, "fork")
+    def fork(self, c: YMap, node: YMap, got: dict[str, Any]) -> dict[str, Any] | None:
         bn = c.get("branches")
         if bn is None:
             self.missing(c, "branches", "fork", " (a list of at least two branch keys)")
@@ -1238,11 +1269,10 @@ class _Builder:
             return None
         if not ok:
             return None
-        return Fork(tuple(seen), c)
+        return {"branches": tuple(seen)}
 
-    def join(self, c: YMap, node: YMap) -> Join | None:
+    def join(self, c: YMap, node: YMap, got: dict[str, Any]) -> dict[str, Any] | None:
         what = "join"
-        self.closed(c, JOIN_KEYS, what)
         fk, fo = c.get("forkId"), c.get("fanOutId")
         if fk is not None and fo is not None:
             later = max((c.key_node("forkId"), c.key_node("fanOutId")), key=lambda k: k.start)
@@ -1253,8 +1283,7 @@ class _Builder:
                      "switch) or 'fanOutId' (a fan_out)", needs=self.needs_one(c, "forkId", "fanOutId"))
         fork_id = self.get_str(c, "forkId", what) if fk is not None else None
         fan_out_id = self.get_str(c, "fanOutId", what) if fo is not None else None
-        mode = self.get_choice(c, "mode", _JOIN_MODES, what)
-        if mode == "any" and fo is not None:
+        if got.get("mode") == "any" and fo is not None:
             # decided once every node is read (:meth:`any_fan_out_joins`): a
             # `fanOutId` naming a fork or all_match switch is the defect
             # (the analyzer's LP4311, fixed by renaming the key), not the mode
@@ -1267,34 +1296,13 @@ class _Builder:
         mn = c.get("merge")
         if mn is not None:
             merge = self.value_map(mn, "merge")
-        if mode is None or result is None or merge is None or (fork_id is None and fan_out_id is None):
+        if result is None or merge is None or (fork_id is None and fan_out_id is None):
             return None
         if fork_id is not None and fan_out_id is not None:
             return None
-        return Join(mode, result, merge, fork_id, fan_out_id, c)
+        return {"result": result, "merge": merge, "fork_id": fork_id, "fan_out_id": fan_out_id}
 
-    def fan_out(self, c: YMap, node: YMap) -> FanOut | None:
-        what = "fanOut"
-        self.closed(c, FAN_OUT_KEYS, what)
-        items = None
-        itn = c.get("items")
-        if itn is None:
-            self.missing(c, "items", what, " (the work_items value, e.g. {ref: input.work_items})")
-        else:
-            items = self.value(itn)
-        mc = self.get_int(c, "maxConcurrency", *_K["fan_out"].bounds("maxConcurrency"), what)
-        fm = "collect"
-        if "failureMode" in c:
-            fm = self.get_choice(c, "failureMode", _FAILURE_MODES, what)
-        if items is None or fm is None:
-            return None
-        return FanOut(items, mc, fm, c)
-
-    def loop(self, c: YMap, node: YMap) -> Loop | None:
-        what = "loop"
-        self.closed(c, LOOP_KEYS, what)
-        mode = self.get_choice(c, "mode", _LOOP_MODES, what)
-        iterations = self.get_int(c, "iterations", *_K["loop"].bounds("iterations"), what, required=True)
+    def loop(self, c: YMap, node: YMap, got: dict[str, Any]) -> dict[str, Any] | None:
         state: dict[str, FieldSchema] | None = {}
         sn = c.get("state")
         if sn is not None:
@@ -1303,14 +1311,13 @@ class _Builder:
         inn = c.get("init")
         if inn is not None:
             init = self.value_map(inn, "init")
-        if mode is None or iterations is None or state is None or init is None:
+        if state is None or init is None:
             return None
-        return Loop(mode, iterations, state, init, c)
+        return {"state": state, "init": init}
 
-    def end(self, c: YMap, node: YMap) -> End | None:
+    def end(self, c: YMap, node: YMap, got: dict[str, Any]) -> dict[str, Any] | None:
         what = "end"
-        self.closed(c, END_KEYS, what)
-        status = self.get_choice(c, "status", _END_STATUSES, what)
+        status = got.get("status")
         code = None
         detail = None
         if status == "succeeded":
@@ -1320,7 +1327,7 @@ class _Builder:
                     why = ("its input contract is the Plan output" if k == "input"
                            else "only a failed End records an error")
                     self.err("LP2065", kn, f"a succeeded End has no '{k}': {why}")
-            return End(status, None, None, c)
+            return {"code": None, "detail": None}
         if status == "failed":
             cn = c.get("code")
             if cn is None:
@@ -1340,7 +1347,7 @@ class _Builder:
                     return None
             if code is None:
                 return None
-            return End(status, code, detail, c)
+            return {"code": code, "detail": detail}
         return None
 
     # -- edges (docs/reference.md#edges) -------------------------------------
@@ -1445,4 +1452,4 @@ class _Builder:
         return node, port
 
 
-_Builder._config_builders = {t: getattr(_Builder, t) for t in kinds.KINDS}
+_Builder._config_builders = {t: getattr(_Builder, t) for t in kinds.KINDS if hasattr(_Builder, t)}
