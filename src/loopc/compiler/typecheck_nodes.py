@@ -2,23 +2,25 @@
 below it; which keys take templates, expressions or literals:
 docs/reference.md#values).
 
-One function per node type, each typing its configuration values in the
-node's context (:meth:`~loopc.compiler.typecheck_context.ContextBuilder.node_config`):
+Every generic field of a kind (a template, expression or value declared in
+:mod:`loopc.kinds` with its ``type``) is typed by :func:`check_generic`, in
+the node's context
+(:meth:`~loopc.compiler.typecheck_context.ContextBuilder.node_config`, or a
+wait condition's): ``sendMessage.text``, ``requestApproval.assignee``
+(member), ``summary``, ``feedbackScope`` (scope), ``wait.condition``
+(boolean; reads ``input.*``/``run.*`` only), ``duration``/``timeout``
+(duration), ``fanOut.items`` (``work_items``).  One function per node type
+types the kind's own fields:
 
 * send_message — ``target`` (template; never an interpolated agent, LP3402;
   literal parts fit a target form, LP3404; ``startThread`` only towards a
   Channel root, LP3405),
-  ``scope`` (scope), ``text`` (template), ``responder`` (agent or responder),
+  ``scope`` (scope), ``responder`` (agent or responder),
   ``workScope`` (scope, or null), ``relatedScopes`` (scope expressions or one
   ``array<scope>``), ``workItems.allowedResponders`` (``array<agent>``);
-* request_approval — ``assignee`` (member), ``summary`` (template),
-  ``feedbackScope`` (scope);
-* wait — ``condition`` (boolean; reads ``input.*``/``run.*`` only),
-  ``duration``/``timeout`` (duration);
 * switch — every case ``when`` (boolean);
 * set_variable — ``assign`` onto the Run ``state`` contract;
 * join — ``merge`` onto ``result`` (complete), over ``branches``/``winner``/``items``/``run``;
-* fan_out — ``items`` (``work_items``);
 * loop — ``init`` onto the loop ``state`` (complete);
 * end — a failed End's ``detail`` template over its input.
 
@@ -33,11 +35,11 @@ from typing import Any, Iterator, Mapping, Protocol
 
 from loopc.compiler import types as T
 from loopc.compiler.model import (
-    MISSING, End, FanOut, FieldSchema, Join, Loop, Node, Plan, RequestApproval, SendMessage, SetVariable,
-    Switch, Wait,
+    MISSING, End, FieldSchema, Join, Loop, Node, Plan, SendMessage, SetVariable, Switch,
 )
 from loopc.compiler.report import node_entity
 from loopc.compiler.yamlnodes import YMap, YNode
+from loopc.kinds import KINDS, Kind
 
 
 
@@ -150,17 +152,71 @@ def check_work_items_fields(pc: "_PlanChecker") -> None:
 # ---------------------------------------------------------------------------
 
 def check_node(pc: "_PlanChecker", node: Node) -> None:
-    """Type the configuration of one well-formed node."""
+    """Type the configuration of one well-formed node: every generic field
+    of its kind by form (:func:`check_generic`), then the kind's own fields."""
     if pc.reporter.tainted(node_entity(node.id)):
         return
-    fn = _BY_TYPE.get(node.config.__class__)
+    kind = KINDS.get(node.type)
+    ctx = check_generic(pc, node, kind) if kind is not None else None
+    fn = _BY_TYPE.get(node.type)
     if fn is not None:
-        fn(pc, node)
+        fn(pc, node, ctx)
 
 
-def _send_message(pc: "_PlanChecker", node: Node) -> None:
+#: type names of :attr:`loopc.kinds.SourceField.type` (docs/reference.md#types)
+_TYPES: dict[str, T.Type] = {
+    "string": T.STRING, "number": T.NUMBER, "boolean": T.BOOLEAN, "duration": T.DURATION,
+    "datetime": T.DATETIME, "object": T.OBJECT, "scope": T.SCOPE, "channel": T.CHANNEL, "member": T.MEMBER,
+    "agent": T.AGENT, "work_items": T.WORK_ITEMS, "responder": T.RESPONDER,
+}
+
+
+def type_named(name: str) -> T.Type:
+    """The type a :class:`~loopc.kinds.SourceField` declares (``"member"``,
+    ``"array<agent>"``); ``KeyError`` for an unknown name."""
+    if name.startswith("array<") and name.endswith(">"):
+        return T.array_of(type_named(name[6:-1]))
+    return _TYPES[name]
+
+
+def check_generic(pc: "_PlanChecker", node: Node, kind: Kind) -> Any:
+    """Type every generic template, expression and value of ``kind``
+    (:attr:`loopc.kinds.Kind.generic_fields`) present in ``node``'s config
+    against its declared type, in the node's configuration context (a wait
+    condition's for ``context="condition"``); mismatches are LP3401.
+    Returns the configuration context if it was built, else ``None``."""
+    c = node.config
+    ctx = None
+    vc = pc.vc
+    for key, attr, f in kind.generic_fields:
+        form = f.form
+        if form == "literal":
+            continue
+        x = getattr(c, attr)
+        if x is None:
+            continue
+        if f.context == "condition":
+            cx = pc.ctx.wait_condition(node)
+        else:
+            if ctx is None:
+                ctx = pc.ctx.node_config(node)
+            cx = ctx
+        what = f.what or f"`{key}`"
+        t = type_named(f.type)  # type: ignore[arg-type]
+        if form == "template":
+            vc.template(x, t, cx, code=CFG, what=what, render=f.render)
+        else:
+            vc.check(x, t, cx, code=CFG, what=what)
+    return ctx
+
+
+# the kinds' own (cross-field) fields; generic fields need nothing below
+
+
+def _send_message(pc: "_PlanChecker", node: Node, ctx: Any) -> None:
     c: SendMessage = node.config  # type: ignore[assignment]
-    ctx = pc.ctx.node_config(node)
+    if ctx is None:
+        ctx = pc.ctx.node_config(node)
     vc = pc.vc
     if c.target is not None:
         typed = vc.template(c.target, T.STRING, ctx, code=CFG, what="`target`", render=True, forbid_agent=True)
@@ -173,8 +229,6 @@ def _send_message(pc: "_PlanChecker", node: Node) -> None:
             if kind is not None and kind != "channel":
                 pc.reporter.report("LP3405", c.scope.src, f"`startThread` opens a Thread under a Channel root "
                                    f"message, but this scope is a {kind}", node=node.id)
-    if c.text is not None:
-        vc.template(c.text, T.STRING, ctx, code=CFG, what="`text`", render=True)
     if c.responder is not None:
         vc.check(c.responder, T.RESPONDER, ctx, code=CFG, what="`responder`")
     if c.work_scope is not MISSING and c.work_scope is not None:
@@ -245,47 +299,23 @@ def _literal_scope_kind(typed: Any) -> str | None:
     return None
 
 
-def _request_approval(pc: "_PlanChecker", node: Node) -> None:
-    c: RequestApproval = node.config  # type: ignore[assignment]
-    ctx = pc.ctx.node_config(node)
-    vc = pc.vc
-    if c.assignee is not None:
-        vc.template(c.assignee, T.MEMBER, ctx, code=CFG, what="`assignee`")
-    if c.summary is not None:
-        vc.template(c.summary, T.STRING, ctx, code=CFG, what="`summary`", render=True)
-    if c.feedback_scope is not None:
-        vc.check(c.feedback_scope, T.SCOPE, ctx, code=CFG, what="`feedbackScope`")
-
-
-def _wait(pc: "_PlanChecker", node: Node) -> None:
-    c: Wait = node.config  # type: ignore[assignment]
-    vc = pc.vc
-    if c.condition is not None:
-        vc.check(c.condition, T.BOOLEAN, pc.ctx.wait_condition(node), code=CFG, what="the wait `condition`")
-    if c.duration is not None or c.timeout is not None:
-        ctx = pc.ctx.node_config(node)
-        if c.duration is not None:
-            vc.check(c.duration, T.DURATION, ctx, code=CFG, what="`duration`")
-        if c.timeout is not None:
-            vc.check(c.timeout, T.DURATION, ctx, code=CFG, what="`timeout`")
-
-
-def _switch(pc: "_PlanChecker", node: Node) -> None:
+def _switch(pc: "_PlanChecker", node: Node, ctx: Any) -> None:
     c: Switch = node.config  # type: ignore[assignment]
-    ctx = pc.ctx.node_config(node)
+    if ctx is None:
+        ctx = pc.ctx.node_config(node)
     for case in c.cases:
         if case.when is not None:
             pc.vc.check(case.when, T.BOOLEAN, ctx, code=CFG, what=f"the `when` of case `{case.port}`")
 
 
-def _set_variable(pc: "_PlanChecker", node: Node) -> None:
+def _set_variable(pc: "_PlanChecker", node: Node, ctx: Any) -> None:
     c: SetVariable = node.config  # type: ignore[assignment]
     pc.mapping(c.assign, _sub(c, "assign"), pc.plan.state, pc.ctx.node_config(node),
                what=f"the `assign` of set_variable '{node.id}'", dest="the Run state", complete=False,
                node=node.id, decl_root="state")
 
 
-def _join(pc: "_PlanChecker", node: Node) -> None:
+def _join(pc: "_PlanChecker", node: Node, ctx: Any) -> None:
     c: Join = node.config  # type: ignore[assignment]
     holder = _sub(c, "merge")
     pc.mapping(c.merge, holder if holder is not None else c.src, c.result, pc.ctx.join_merge(node),
@@ -293,13 +323,7 @@ def _join(pc: "_PlanChecker", node: Node) -> None:
                complete=True, node=node.id)
 
 
-def _fan_out(pc: "_PlanChecker", node: Node) -> None:
-    c: FanOut = node.config  # type: ignore[assignment]
-    if c.items is not None:
-        pc.vc.check(c.items, T.WORK_ITEMS, pc.ctx.node_config(node), code=CFG, what="`fanOut.items`")
-
-
-def _loop(pc: "_PlanChecker", node: Node) -> None:
+def _loop(pc: "_PlanChecker", node: Node, ctx: Any) -> None:
     c: Loop = node.config  # type: ignore[assignment]
     holder = _sub(c, "init")
     pc.mapping(c.init, holder if holder is not None else c.src, c.state, pc.ctx.node_config(node),
@@ -307,20 +331,18 @@ def _loop(pc: "_PlanChecker", node: Node) -> None:
                complete=True, node=node.id)
 
 
-def _end(pc: "_PlanChecker", node: Node) -> None:
+def _end(pc: "_PlanChecker", node: Node, ctx: Any) -> None:
     c: End = node.config  # type: ignore[assignment]
     if c.status == "failed" and c.detail is not None:
         pc.vc.template(c.detail, T.STRING, pc.ctx.node_config(node), code=CFG, what="`detail`", render=True)
 
 
-_BY_TYPE: dict[type, Any] = {
-    SendMessage: _send_message,
-    RequestApproval: _request_approval,
-    Wait: _wait,
-    Switch: _switch,
-    SetVariable: _set_variable,
-    Join: _join,
-    FanOut: _fan_out,
-    Loop: _loop,
-    End: _end,
+#: node type -> the type checks of its kind's own fields
+_BY_TYPE: dict[str, Any] = {
+    "send_message": _send_message,
+    "switch": _switch,
+    "set_variable": _set_variable,
+    "join": _join,
+    "loop": _loop,
+    "end": _end,
 }

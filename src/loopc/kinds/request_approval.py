@@ -12,9 +12,7 @@ KIND = Kind(
     since=1,
     summary="Ask an assignee to approve or reject; optionally post the decision comment to a scope.",
     source={
-        "assignee": SourceField(
-            S_TEMPLATE, required=True, form="template", type="member", what="`assignee` (a member)"
-        ),
+        "assignee": SourceField(S_TEMPLATE, required=True, form="template", type="member"),
         "summary": SourceField(S_TEMPLATE, required=True, form="template", type="string", render=True),
         "feedbackScope": SourceField(
             described(S_VALUE, "Optional scope where a decision comment is posted."), form="value", type="scope"
