@@ -168,3 +168,65 @@ def test_cross_field_rules_agree_with_their_json_schema(op: str) -> None:
                 assert by_checks == by_schema, (op, d)
                 checked += 1
     assert checked >= 1
+
+
+# ---------------------------------------------------------------------------
+# Generic fields (docs/architecture.md#add-one-field-to-one-node-kind)
+# ---------------------------------------------------------------------------
+
+#: custom source fields whose model attributes are not the key's attr_name
+_CUSTOM_ATTRS = {("send_message", "workItems"): ("allowed_responders", "has_work_items")}
+
+
+@pytest.mark.parametrize("name", list(kinds.KINDS))
+def test_every_source_field_has_its_model_attribute_and_wire_member(name: str) -> None:
+    """Generic fields are derived on the model class and the IR config class
+    under attr_name(key), with the same wire name; custom ones are declared
+    there by hand under the same names (one documented exception)."""
+    import attrs
+
+    from loopc.ir import model as ir_model
+    from loopc.kinds.base import attr_name
+
+    k = kinds.KINDS[name]
+    cls = model.CONFIG_CLASSES[name]
+    fields = attrs.fields_dict(cls)
+    ir_fields = {a.name: a.metadata["wire"] for a in attrs.fields(ir_model.CONFIG_CLASSES[name])}
+    for key, f in k.source.items():
+        attr = attr_name(key)
+        assert attr.replace("_", "").lower() == key.lower()
+        assert "".join(p.capitalize() if i else p for i, p in enumerate(attr.split("_"))) == key
+        for a in _CUSTOM_ATTRS.get((name, key), (attr,)):
+            assert a in fields, (name, key)
+        if f.generic:
+            assert ir_fields.get(attr) == key, (name, key)  # lowered under its own name
+            if f.required:
+                assert fields[attr].default is attrs.NOTHING, (name, key)
+            if f.form == "literal":
+                assert key in k.wire.fields
+        else:
+            assert f.custom or f.form not in ("template", "expression", "value"), (name, key)
+    assert set(ir_fields.values()) == set(k.wire.fields)
+    assert list(model.CONFIG_CLASSES) == list(kinds.KINDS)
+
+
+def test_generic_fields_declare_a_known_type() -> None:
+    from loopc.compiler.typecheck_nodes import type_named
+
+    for k in kinds.KINDS.values():
+        for _key, _attr, f in k.generic_fields:
+            if f.form != "literal":
+                type_named(f.type)  # KeyError for a name the type pass does not know
+
+
+def test_versions_are_derived_without_gaps() -> None:
+    """Every artifact version 1..LATEST is introduced by something the
+    registry (or versions.py) declares: VERSIONS is derived from them."""
+    from loopc.ir import versions
+
+    used = {k.since for k in kinds.KINDS.values()} | set(kinds.spec.FIELD_TYPES.values())
+    for k in kinds.KINDS.values():
+        for f in k.wire.fields.values():
+            used.add(versions._newest(f))
+    used |= set(versions._ROOT_V.values()) | set(versions._ACTION_V.values())
+    assert VERSIONS == tuple(range(1, LATEST + 1)) == tuple(sorted(used))

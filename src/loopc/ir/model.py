@@ -46,9 +46,13 @@ validator.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, ClassVar, Iterator, Mapping, Union
+from typing import Any, Callable, ClassVar, Iterator, Mapping, TypeVar, Union
 
 import attrs
+
+from loopc.kinds import KINDS
+from loopc.kinds import spec as S
+from loopc.kinds.base import attr_name
 
 __all__ = [
     "Artifact", "Plan", "Entry", "FieldSchema", "Contract", "TypeDesc", "NO_DEFAULT",
@@ -688,6 +692,56 @@ def _w(wire: str, codec: str, *, required: bool = False, default: Any = None) ->
     return attrs.field(default=default, metadata={"wire": wire, "codec": codec, "required": False})
 
 
+def _codec(spec: Any) -> str | None:
+    """The codec of a wire field's spec, for the derivable ones."""
+    if spec == S.INSTR:
+        return "instr"
+    if spec == S.BIND:
+        return "bind"
+    if spec == S.CONTRACT:
+        return "contract"
+    if isinstance(spec, S.Str):
+        return "str"
+    if isinstance(spec, S.Int):
+        return "int"
+    if isinstance(spec, S.Bool):
+        return "flag"
+    if isinstance(spec, S.Arr) and isinstance(spec.items, S.Str):
+        return "strs"
+    return None
+
+
+_T = TypeVar("_T", bound=type)
+
+
+def _wire_fields(op: str) -> Callable[[_T], _T]:
+    """Derive opcode ``op``'s config class members from its kind's wire
+    surface (:mod:`loopc.kinds`; docs/architecture.md#add-one-field-to-one-node-kind):
+    every wire field the class body does not declare gets its member
+    (:func:`loopc.kinds.base.attr_name` of the wire name), converted by the
+    codec its spec implies (an instruction, a binding map, a contract, a
+    string, an integer, a flag, a list of strings), ``None`` when absent.
+    Declaring one in the body is optional (a static type, a bespoke codec).
+    Applied under ``attrs.frozen``."""
+    def derive(cls: _T) -> _T:
+        ann = cls.__dict__.get("__annotations__")
+        if ann is None:
+            ann = {}
+            cls.__annotations__ = ann
+        for wire, f in KINDS[op].wire.fields.items():
+            name = attr_name(wire)
+            if name in ann:
+                continue
+            codec = _codec(f.spec)
+            if codec is None:
+                raise TypeError(f"declare {cls.__name__}.{name}: no codec derives from its wire spec")
+            ann[name] = "Any"
+            setattr(cls, name, _w(wire, codec, required=f.required))
+        return cls
+
+    return derive
+
+
 @attrs.frozen
 class WorkScope:
     """``sendMessage.workScope``: ``mode`` ``fixed`` (with ``scope``) or ``agent``."""
@@ -729,6 +783,7 @@ class Config:
 
 
 @attrs.frozen(kw_only=True)
+@_wire_fields("send_message")
 class SendMessageConfig(Config):
     OP: ClassVar[str] = "send_message"
     completion: str = _w("completion", "str", required=True)
@@ -744,12 +799,14 @@ class SendMessageConfig(Config):
 
 
 @attrs.frozen(kw_only=True)
+@_wire_fields("set_variable")
 class SetVariableConfig(Config):
     OP: ClassVar[str] = "set_variable"
     assign: dict[str, Instr] = _w("assign", "bind", required=True)
 
 
 @attrs.frozen(kw_only=True)
+@_wire_fields("wait")
 class WaitConfig(Config):
     OP: ClassVar[str] = "wait"
     condition: Instr | None = _w("condition", "instr")
@@ -758,6 +815,7 @@ class WaitConfig(Config):
 
 
 @attrs.frozen(kw_only=True)
+@_wire_fields("request_approval")
 class RequestApprovalConfig(Config):
     OP: ClassVar[str] = "request_approval"
     assignee: Instr = _w("assignee", "instr", required=True)
@@ -766,6 +824,7 @@ class RequestApprovalConfig(Config):
 
 
 @attrs.frozen(kw_only=True)
+@_wire_fields("switch")
 class SwitchConfig(Config):
     OP: ClassVar[str] = "switch"
     mode: str = _w("mode", "str", required=True)
@@ -774,12 +833,14 @@ class SwitchConfig(Config):
 
 
 @attrs.frozen(kw_only=True)
+@_wire_fields("fork")
 class ForkConfig(Config):
     OP: ClassVar[str] = "fork"
     branches: tuple[str, ...] = _w("branches", "strs", required=True)
 
 
 @attrs.frozen(kw_only=True)
+@_wire_fields("join")
 class JoinConfig(Config):
     OP: ClassVar[str] = "join"
     mode: str = _w("mode", "str", required=True)
@@ -795,6 +856,7 @@ class JoinConfig(Config):
 
 
 @attrs.frozen(kw_only=True)
+@_wire_fields("fan_out")
 class FanOutConfig(Config):
     OP: ClassVar[str] = "fan_out"
     items: Instr = _w("items", "instr", required=True)
@@ -803,6 +865,7 @@ class FanOutConfig(Config):
 
 
 @attrs.frozen(kw_only=True)
+@_wire_fields("loop")
 class LoopConfig(Config):
     OP: ClassVar[str] = "loop"
     mode: str = _w("mode", "str", required=True)
@@ -812,6 +875,7 @@ class LoopConfig(Config):
 
 
 @attrs.frozen(kw_only=True)
+@_wire_fields("end")
 class EndConfig(Config):
     OP: ClassVar[str] = "end"
     status: str = _w("status", "str", required=True)

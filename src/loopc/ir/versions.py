@@ -18,6 +18,12 @@ it):
   types, ``fan_out`` (node, scope, ``item``/``items`` roots, item failure
   dispositions), ``join.fanOutId``;
 * v5 — ``requestApproval.feedbackScope`` (and its ``comment`` output).
+
+:data:`VERSIONS` is derived: 1 to the newest ``since`` that the node-kind
+registry (:mod:`loopc.kinds`: opcodes, config fields, union variants, enum
+values, FieldSchema types) or the reference roots and failure actions below
+declare, so a field introduced at a new version brings the version with it
+(docs/architecture.md#add-one-field-to-one-node-kind); list it above.
 """
 from __future__ import annotations
 
@@ -25,14 +31,56 @@ import re
 from typing import Any
 
 from loopc.kinds import KINDS
-from loopc.kinds.spec import CONTRACT, FIELD_TYPES, Str, Tagged
+from loopc.kinds.spec import CONTRACT, FIELD_TYPES, Arr, ByType, F, InstrArr, MapOf, Obj, Spec, Str, Tagged, TypeDesc
 
 __all__ = [
     "LATEST", "VERSIONS", "SOURCE_API_VERSION", "artifact_version", "compiler_version",
     "parse_artifact_version", "parse_compiler_version",
 ]
 
-VERSIONS = (1, 2, 3, 4, 5)
+#: Reference roots and failure actions newer than v1 (the rest of the
+#: artifact surface is declared by the registry).
+_ROOT_V = {"item": 4, "items": 4}
+_ACTION_V = {"fail_item": 4, "never": 4}
+
+
+def _newest(spec: Spec | F) -> int:
+    """The newest ``since`` inside a wire spec (iterative)."""
+    v = 1
+    todo: list[Spec | F] = [spec]
+    while todo:
+        s = todo.pop()
+        if isinstance(s, F):
+            v = max(v, s.since)
+            todo.append(s.spec)
+        elif isinstance(s, Obj):
+            todo.extend(s.fields.values())
+        elif isinstance(s, Tagged):
+            for obj, since in s.variants.values():
+                v = max(v, since)
+                todo.append(obj)
+            todo.extend(s.common.values())
+        elif isinstance(s, ByType):
+            for alt, since in s.alts.values():
+                v = max(v, since)
+                todo.append(alt)
+        elif isinstance(s, (Arr, MapOf)):
+            todo.append(s.items if isinstance(s, Arr) else s.values)
+        elif isinstance(s, Str) and s.enum:
+            v = max(v, *s.enum.values())
+        elif isinstance(s, (InstrArr, TypeDesc)):
+            v = max(v, *s.kinds.values())
+    return v
+
+
+def _latest() -> int:
+    return max(
+        max(FIELD_TYPES.values()), max(_ROOT_V.values()), max(_ACTION_V.values()),
+        *(max(k.since, _newest(k.wire)) for k in KINDS.values()),
+    )
+
+
+VERSIONS = tuple(range(1, _latest() + 1))
 LATEST = VERSIONS[-1]
 SOURCE_API_VERSION = "loop.plan/v1"
 ARTIFACT_PREFIX = "loop.plan.artifact/v"
@@ -76,8 +124,6 @@ def parse_compiler_version(s: object) -> int | None:
 
 _FIELD_TYPE_V = {t: v for t, v in FIELD_TYPES.items() if v > 1}
 _KIND_V = _FIELD_TYPE_V
-_ROOT_V = {"item": 4, "items": 4}
-_ACTION_V = {"fail_item": 4, "never": 4}
 
 
 def _op_table() -> dict[str, tuple[int, dict[str, int], dict[str, tuple[str, dict[str, int]]],

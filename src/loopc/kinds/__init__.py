@@ -19,6 +19,7 @@ compiler, analyzer, IR, pipeline and back ends may all import it.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Iterator, Mapping
 
 from loopc.kinds import (
@@ -63,6 +64,7 @@ __all__ = [
     "wire_source_ports",
     "config_instrs",
     "field_versions",
+    "amend",
 ]
 
 #: Every node kind, in canonical order (the order of docs and messages).
@@ -89,6 +91,49 @@ NODE_CONFIG_KEYS: dict[str, str] = {k.name: k.config_key for k in KINDS.values()
 RETRY_CAPABLE: frozenset[str] = frozenset(k.name for k in KINDS.values() if k.retry)
 #: Opcode → the artifact version that introduced it.
 NODE_OPS: dict[str, int] = {k.name: k.since for k in KINDS.values()}
+
+
+#: Modules that derive tables from the registry when imported (everything
+#: else that reads it sits above one of them or reads it at call time).
+_DERIVING = (
+    "loopc.compiler.model",
+    "loopc.compiler.schema",
+    "loopc.compiler.ports",
+    "loopc.ir.versions",
+    "loopc.ir.surface",
+    "loopc.ir.source_schema",
+    "loopc.lsp.completion",
+    "loopc.plan.builtin",
+)
+
+
+def amend(new: Kind) -> Kind:
+    """Replace the registry's kind named ``new.name`` with ``new`` (as if its
+    module under ``src/loopc/kinds/`` declared it) and return the kind it
+    replaces.  For tests and experiments: the layers above derive their
+    tables (model attributes, key sets, artifact surface, versions) from the
+    registry when first imported, so amend first — ``RuntimeError`` when a
+    deriving module is imported already (docs/architecture.md#add-one-field-to-one-node-kind;
+    ``tests/test_add_field.py`` imports loopc afresh around it)."""
+    global RETRY_CAPABLE
+    loaded = [m for m in _DERIVING if m in sys.modules]
+    if loaded:
+        raise RuntimeError(f"amend the registry before importing {', '.join(loaded)}")
+    if new.name not in KINDS:
+        raise KeyError(new.name)
+    old = KINDS[new.name]
+    KINDS[new.name] = new
+    BY_CONFIG_KEY.clear()
+    BY_CONFIG_KEY.update({k.config_key: k for k in KINDS.values()})
+    NODE_CONFIG_KEYS.clear()
+    NODE_CONFIG_KEYS.update({k.name: k.config_key for k in KINDS.values()})
+    RETRY_CAPABLE = frozenset(k.name for k in KINDS.values() if k.retry)
+    NODE_OPS.clear()
+    NODE_OPS.update({k.name: k.since for k in KINDS.values()})
+    module = sys.modules.get(f"{__name__}.{new.name}")
+    if module is not None and getattr(module, "KIND", None) is old:
+        module.KIND = new  # type: ignore[attr-defined]
+    return old
 
 
 def kind(name: str) -> Kind | None:
