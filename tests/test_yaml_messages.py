@@ -151,3 +151,49 @@ def test_second_document_is_the_only_diagnostic() -> None:
     assert [d.code for d in loopc.check_source("---\n" + H + BODY).diagnostics] in ([], ["LP1009"])
     # the recheck once the stray `---` is removed
     assert loopc.check_source(src.replace("---\n", "")).diagnostics == ()
+
+
+def _apply(src: str, fix) -> str:
+    """``src`` with the fix's edits applied (1-based, code-point columns)."""
+    lines = src.split("\n")
+    for e in sorted(fix.edits, key=lambda e: (e.span.line, e.span.column), reverse=True):
+        assert e.span.line == e.span.end_line
+        line = lines[e.span.line - 1]
+        lines[e.span.line - 1] = line[: e.span.column - 1] + e.new_text + line[e.span.end_column - 1:]
+    return "\n".join(lines)
+
+
+QUOTED = H + ("input:\n  a: {type: string, default: Q1}\n  b: {type: string, default: Q2}\n"
+              "output: {}\nentry: done\nnodes:\n  - id: done\n    type: end\n    end: {status: succeeded}\n"
+              "edges: []\n")
+
+
+@pytest.mark.parametrize("q", ['"', "'"])
+@pytest.mark.parametrize("flow", [False, True])
+def test_quote_left_open_on_its_line_is_reported_at_the_quote(q: str, flow: bool) -> None:
+    # the string runs on to the next quote, lines later, where the parser gives up
+    if flow:
+        src = QUOTED.replace("Q1", f"{q}x: y").replace("Q2", f"{q}z{q}")
+        col = QUOTED.split("\n")[3].index("Q1") + 1
+    else:
+        src = (QUOTED.replace("  a: {type: string, default: Q1}", f"  a:\n    type: string\n    default: {q}x: y")
+               .replace("Q2", f"{q}z{q}"))
+        col = 14
+    d = _one(src)
+    assert _at(d) == (4 if flow else 6, col), d.message
+    assert d.message.startswith(f"this `{q}` is never closed on line {4 if flow else 6}: "), d.message
+    assert [r.message for r in d.related] == [f"the next `{q}` is here", "the parser gave up here"]
+    assert d.related[1].span.line == (5 if flow else 7)
+    # the fix closes it on its own line (before the flow `}`), and the plan checks clean
+    fixed = _apply(src, d.fix)
+    assert f"default: {q}x: y{q}" in fixed
+    assert loopc.check_source(fixed).diagnostics == ()
+
+
+def test_strings_spanning_lines_are_not_blamed() -> None:
+    # near miss: a quoted string that really spans lines is fine ...
+    src = QUOTED.replace("Q1", '"x\n    y"').replace("Q2", "z")
+    assert loopc.check_source(src).diagnostics == ()
+    # ... and a later syntax error is not put on it
+    d = _one(src.replace("entry: done", "entry: [done"))
+    assert "`[` is never closed" in d.message and _at(d)[0] != 4

@@ -613,6 +613,91 @@ def _token_at(text: str, i: int) -> str:
     return m.group() if m else text[i:i + 1]
 
 
+# at most this many candidate repairs are re-parsed to tell a cause
+# (the error path only; each is one libyaml pass over the text)
+_MAX_REPARSES = 4
+
+
+def _reparse_stop(text: str) -> int | None:
+    """Where libyaml gives up on ``text`` (a code-point index), or ``None``
+    when the whole stream parses: a candidate repair is tested with it."""
+    from ruamel.yaml.cyaml import CParser
+    from ruamel.yaml.error import YAMLError
+
+    parser = CParser(text)
+    try:
+        while parser.get_event() is not None:
+            pass
+    except YAMLError as exc:
+        pm = getattr(exc, "problem_mark", None)
+        return pm.index if pm is not None else 0
+    return None
+
+
+def _progress(stop: int | None, delta: int) -> float:
+    """How far a repaired text parses, in the original text's indices
+    (``delta``: code points the repair added before the original stop)."""
+    return float("inf") if stop is None else stop - delta
+
+
+def _multiline_quoted(text: str, before: int) -> list[tuple[int, int, str]]:
+    """(start, end, quote) of each quoted scalar token that spans lines and
+    starts before ``text[before]``, in order: libyaml's scanner reads past a
+    parse error, so the tokens up to it are known."""
+    from ruamel.yaml.cyaml import CParser
+    from ruamel.yaml.error import YAMLError
+    from ruamel.yaml.tokens import ScalarToken
+
+    parser = CParser(text)
+    out = []
+    try:
+        while True:
+            tok = parser.get_token()
+            if tok is None or tok.start_mark.index >= before:
+                break
+            if tok.__class__ is ScalarToken and tok.style in ('"', "'") \
+                    and tok.end_mark.line != tok.start_mark.line:
+                out.append((tok.start_mark.index, tok.end_mark.index, tok.style))
+    except YAMLError:
+        pass
+    return out
+
+
+def _line_end(text: str, i: int) -> int:
+    """Index of the line break ending the line that holds ``text[i]`` (or ``len(text)``)."""
+    m = LINE_BREAK.search(text, i)
+    return m.start() if m else len(text)
+
+
+def _unclosed_quote(text: str, pi: int) -> tuple[int, int, str, int, bool] | None:
+    """The quoted scalar left open on its line that makes the parser give
+    up at ``text[pi]``: (quote index, index of the quote that closed it
+    instead, quote, where closing it on its own line goes, whether the text
+    then parses).  The cause is told by re-parsing: the string is closed on
+    the line it opens (at the line's end, or before a flow `}`, `]` or `,`
+    there) and the repair must get the parser past ``pi``; ``None`` when no
+    such repair does."""
+    tries = 0
+    for start, end, q in reversed(_multiline_quoted(text, pi)[-2:]):
+        eol = _line_end(text, start)
+        rest = text[start + 1:eol]
+        spots = [start + 1 + len(rest.rstrip(" "))]
+        spots += [start + 1 + k for k in range(len(rest) - 1, -1, -1) if rest[k] in "}],"][:2]
+        best: tuple[float, int] | None = None
+        for spot in spots:
+            if tries >= _MAX_REPARSES:
+                break
+            tries += 1
+            got = _progress(_reparse_stop(text[:spot] + q + text[spot:]), 1)
+            if got > pi and (best is None or got > best[0]):
+                best = (got, spot)
+            if got == float("inf"):
+                break
+        if best is not None:
+            return start, end - 1, q, best[1], best[0] == float("inf")
+    return None
+
+
 def _report_parse_error(exc: Any, text: str, where: Any, open_nodes: list[YNode],
                         closed: YNode | None, pending: YScalar | None, verbatim: list[tuple[int, int]],
                         reporter: Reporter) -> None:
@@ -634,6 +719,14 @@ def _report_parse_error(exc: Any, text: str, where: Any, open_nodes: list[YNode]
     gave_up = ("the parser gave up here", span_at(pm))
     ch = text[pi] if pi < n else ""
     scanning_text = "quoted scalar" in context or "block scalar" in context
+    # 0. a quoted string left open on its line: the parser reads on to the
+    #    next quote of the same kind and gives up after it, lines later
+    #    (told by re-parsing with the string closed on its own line)
+    if not (cm is not None and "quoted scalar" in context and "end of stream" in problem):
+        open_quote = _unclosed_quote(text, pi)
+        if open_quote is not None:
+            _report_open_quote(text, where, open_quote, gave_up, reporter)
+            return
     # 1. a tab or an invisible character in indentation
     if not scanning_text:
         culprit = _indent_culprit(text, _line_start(text, pm.index, pm.column))
@@ -775,6 +868,27 @@ def _report_parse_error(exc: Any, text: str, where: Any, open_nodes: list[YNode]
         if cm is not None and (cm.line, cm.column) != (pm.line, pm.column):
             related.append((f"{thing} starts here", span_at(cm)))
     reporter.report("LP1001", span_at(pm), msg, related=related)
+
+
+def _report_open_quote(text: str, where: Any, found: tuple[int, int, str, int, bool],
+                       gave_up: tuple[str, Span], reporter: Reporter) -> None:
+    """LP1001 at a quote never closed on its line (:func:`_unclosed_quote`);
+    the fix closes it where re-parsing showed the text then parses."""
+    from loopc.diagnostics import Fix, TextEdit
+
+    start, closer, q, spot, parses = found
+    qline, qcol = where(_Mark(text, start))
+    cline, ccol = where(_Mark(text, closer))
+    sline, scol = where(_Mark(text, spot))
+    msg = (f"this `{q}` is never closed on line {qline + 1}: the quoted string runs on to the next `{q}`, "
+           f"on line {cline + 1}, and the parser gives up after it; close the string with `{q}` on "
+           f"line {qline + 1}")
+    fix = None
+    if parses:
+        at = Span(sline + 1, scol + 1, sline + 1, scol + 1)
+        fix = Fix(f"close the string with `{q}`", (TextEdit(at, q),))
+    reporter.report("LP1001", Span.point(qline + 1, qcol + 1), msg,
+                    related=[(f"the next `{q}` is here", Span.point(cline + 1, ccol + 1)), gave_up], fix=fix)
 
 
 def _indent_width(text: str, start: int) -> int:
