@@ -279,3 +279,15 @@ def test_a_misspelt_array_items_is_one_diagnostic(path: pathlib.Path) -> None:
     for m in hits:
         bad = text[: m.start(1)] + "itmes" + text[m.end(1) :]
         assert _codes(bad) == ["LP2007"], (m.group(0), _diags(bad))
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_rejected_required_or_default_is_one_diagnostic(path: pathlib.Path) -> None:
+    """Whether a field may be absent is unknown once its ``required`` or
+    ``default`` is rejected: nothing that depends on it (LP3307, LP3304,
+    LP3301, a null comparison, the switch prover's domain) is reported."""
+    text = path.read_text()
+    for m in re.finditer(r"required: (true|false)", text):
+        bad = text[: m.start()] + ("required: yes" if m.group(1) == "true" else "required: off") + text[m.end() :]
+        assert _codes(bad) == ["LP2012"], (text.count("\n", 0, m.start()) + 1, _codes(bad))
+    for m in re.finditer(r"\{type: (string|number|boolean|member|scope)(, required: (true|false))?(?![^}\n]*default:)", text):
+        bad = text[: m.end()] + ", default: [1]" + text[m.end() :]
+        assert _codes(bad) == ["LP2024"], (text.count("\n", 0, m.start()) + 1, _codes(bad))

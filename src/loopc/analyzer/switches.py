@@ -29,6 +29,7 @@ from typing import Any
 
 from loopc.analyzer.context import Ctx
 from loopc.compiler.model import Switch
+from loopc.compiler.report import presence
 from loopc.compiler.yamlnodes import YMap
 
 
@@ -221,8 +222,8 @@ def _domains(ctx: Ctx, node: Any, formulas: list[Any]) -> dict[str, Any]:
     for subject in subjects(formulas):
         root, _, name = subject.rpartition(".")
         fs = contracts[root].get(name) if root in contracts else None
-        if fs is None:
-            continue
+        if fs is None or (fs.src is not None and any(ctx.r.tainted(e) for e in presence(fs.src))):
+            continue  # undeclared, or whether it may be null is unknown (its `required` was rejected)
         nullable = root == "run.state" or not (fs.required or fs.has_default)
         out[subject] = Domain(fs.type, nullable, tuple(fs.values) if fs.values else None)
     return out

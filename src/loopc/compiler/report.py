@@ -86,6 +86,17 @@ def decl_path(*keys: str) -> Entity:
     return ("decl", *map(_escape, keys))
 
 
+def presence(field_src: YNode | None) -> tuple[Entity, ...]:
+    """What decides whether the field declared by the FieldSchema mapping
+    ``field_src`` may be absent: its ``required`` and ``default``.  Tainted
+    when the schema pass rejected one of them, so a finding that depends on
+    the field being required or optional (``needs=presence(fs.src)``) is a
+    follow-on.  A field declared by no source (a node kind's) has none."""
+    if field_src is None:
+        return ()
+    return (decl(field_src.pointer + "/required"), decl(field_src.pointer + "/default"))
+
+
 def _escape(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 

@@ -634,7 +634,12 @@ class _Builder:
                         self.err("LP2020", s, msg + f"; did you mean '{sug}'?", fix=_rename_fix(s, sug, "replace with"))
                     else:
                         self.err("LP2020", s, msg + f" (types: {', '.join(FIELD_TYPES)})")
+        before = self.errs
         required = self.get_bool(m, "required", what)
+        if self.errs != before:
+            # whether the field may be absent is unknown: what depends on it
+            # (docs/architecture.md#one-defect-one-diagnostic, presence) is a follow-on
+            self.r.taint(decl_key(m, "required"))
         label = self.get_str(m, "label", what, literal_only=False)
         description = self.get_str(m, "description", what, literal_only=False)
         values: tuple[str, ...] | None = None
@@ -666,6 +671,8 @@ class _Builder:
                          f"a {t} field cannot have a default: {t} values are never written by authors")
             else:
                 default = self.default(dn, t, values, items, m)
+        if dn is not None and default is MISSING:
+            self.r.taint(decl_key(m, "default"))  # rejected: presence unknown, as above
         if t is None or (t == "array" and items is None) or (t == "enum" and not values):
             # unusable type (an enum without its values is no type either):
             # dropped (already reported)

@@ -35,7 +35,7 @@ from loopc.compiler import types as T
 from loopc.compiler.expr import ast as A
 from loopc.compiler.model import MISSING, Edge, End, Fork, Join, Loop, Node, Plan, SendMessage, Switch
 from loopc.compiler.ports import effective_input, target_ports
-from loopc.compiler.report import Reporter, decl_path, edge_entity
+from loopc.compiler.report import Reporter, decl_path, edge_entity, presence
 from loopc.compiler.scopemap import ScopeMap
 from loopc.compiler.typecheck_context import Context, ContextBuilder
 from loopc.compiler.typecheck_values import (
@@ -218,11 +218,13 @@ class _PlanChecker:
             typed = self.vc.check(value, ft, ctx, code="LP3303", what=f"field `{key}` of {dest}")
             if typed is not None:
                 if fs.required and not fs.has_default:
-                    self._optional_source(typed, value.src, key, dest, ctx, node=node, edge=edge)
+                    self._optional_source(typed, value.src, key, dest, ctx, node=node, edge=edge,
+                                          needs=presence(fs.src))
                 out.append(FieldBinding(key, ft, typed, value, False))
         if complete:
             missing = [n for n, fs in contract.items()
-                       if fs.required and not fs.has_default and n not in entries and n not in claimed]
+                       if fs.required and not fs.has_default and n not in entries and n not in claimed
+                       and not self._presence_unknown(fs)]
             if missing:
                 at = _holder_key(holder)
                 listed = ", ".join(f"`{m}`" for m in missing)
@@ -231,13 +233,19 @@ class _PlanChecker:
                                      node=node, edge=edge)
         return tuple(out)
 
+    def _presence_unknown(self, fs: Any) -> bool:
+        """Was the ``required`` or ``default`` of ``fs`` rejected (so whether
+        it may be absent is unknown: :func:`~loopc.compiler.report.presence`)?"""
+        r = self.reporter
+        return any(r.tainted(e) for e in presence(fs.src)) if fs.src is not None else False
+
     def _optional_source(self, typed: Any, at: YNode | None, key: str, dest: str, ctx: Context, *,
-                         node: str | None, edge: str | None) -> None:
+                         node: str | None, edge: str | None, needs: tuple = ()) -> None:
         """LP3307: a required field without default receives a value that may
         be absent — an optional contract field, or a branch of an all_match
         switch, which runs only when its case matches (docs/language.md#required-destinations)."""
         t = getattr(typed, "type", None)
-        if t is None or not t.optional or not isinstance(typed, A.Path):
+        if t is None or not t.optional or t.presence_unknown or not isinstance(typed, A.Path):
             return
         path = ".".join((typed.root, *typed.segments))
         if typed.root == "branches" and typed.segments:
@@ -248,7 +256,8 @@ class _PlanChecker:
         self.reporter.report(
             "LP3307", at,
             f"field `{key}` of {dest} is required with no default, but {why}; make `{key}` optional "
-            f"or give it a default, or bind a value that is always present", node=node, edge=edge)
+            f"or give it a default, or bind a value that is always present", node=node, edge=edge,
+            needs=needs)
 
     def passthrough(self, source: Mapping[str, Any] | None, dest: Mapping[str, Any], at: YNode | None, *,
                     root: str, source_desc: str, dest_desc: str, no_source_hint: str = "",
@@ -275,7 +284,7 @@ class _PlanChecker:
             dt = self.ftype(fs)
             sfs = src.get(name)
             if sfs is None:
-                if fs.required and not fs.has_default and not (
+                if fs.required and not fs.has_default and not self._presence_unknown(fs) and not (
                         source_decl and self.reporter.tainted(decl_path(source_decl, name))):
                     missing.append(name)
                 continue
@@ -297,7 +306,8 @@ class _PlanChecker:
                     f"same-name pass-through: {dest_desc} field `{name}` is required with no default, "
                     f"but {source_desc} field `{name}` is optional (not required, no default), so it "
                     f"may be absent; make one of them match, give `{name}` a default, or write an "
-                    f"explicit `bind` with a value that is always present", node=node, edge=edge)
+                    f"explicit `bind` with a value that is always present", node=node, edge=edge,
+                    needs=(*presence(fs.src), *presence(sfs.src)))
             out.append(FieldBinding(name, dt, make_path(segs, st), None, True))
         if missing:
             parts = []

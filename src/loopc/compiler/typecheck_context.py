@@ -23,7 +23,7 @@ import attrs
 from loopc.compiler import types as T
 from loopc.compiler.model import End, Edge, FanOut, Fork, Join, Loop, Node, Plan, Switch
 from loopc.compiler.ports import effective_input, output_contract, source_ports
-from loopc.compiler.report import Reporter, decl_path
+from loopc.compiler.report import Reporter, decl_path, presence
 from loopc.compiler.scopemap import ScopeMap
 from loopc.compiler.types import Type
 from loopc.compiler.yamlnodes import YMap
@@ -263,6 +263,8 @@ def walk_fields(root: str, rtype: Type, segments: tuple[str, ...]) -> Resolved |
             return PathProblem(code, msg, i)
         if optional and not ft.optional:
             ft = T.with_optional(ft)
+            if cur.presence_unknown:  # absent when its parent is: as unknown
+                ft = attrs.evolve(ft, presence_unknown=True)
         optional = optional or ft.optional
         cur = ft
     return Resolved(cur, len(segments))
@@ -310,7 +312,16 @@ class ContextBuilder:
         hit = self._records.get(key)
         if hit is None:
             # the contract is kept in the entry so that its id cannot be reused
-            hit = (contract, T.record_of(contract, optional=optional))
+            rec = T.record_of(contract, optional=optional)
+            r = self.reporter
+            if r is not None and any(fs.src is not None and any(r.tainted(e) for e in presence(fs.src))
+                                     for fs in contract.values()):
+                # a field whose `required`/`default` was rejected may or may not
+                # be absent: nothing judges its presence
+                rec = T.object_of(tuple((n, attrs.evolve(ft, presence_unknown=True)
+                                         if any(r.tainted(e) for e in presence(contract[n].src)) else ft)
+                                        for n, ft in rec.fields or ()), optional=optional)
+            hit = (contract, rec)
             self._records[key] = hit
         return hit[1]
 

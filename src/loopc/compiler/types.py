@@ -79,7 +79,12 @@ class Type:
       ``((name, Type), ...)`` in authored order, or ``None`` for an untyped
       object (paths below it are ``unknown``);
     * ``optional`` — the value may be absent/``null`` at run time (a field
-      that is not required and has no default).
+      that is not required and has no default);
+    * ``presence_unknown`` — read from a field whose ``required`` or
+      ``default`` the schema pass rejected, so whether it may be absent is
+      unknown and no finding about its presence is made
+      (docs/architecture.md#one-defect-one-diagnostic).  Not part of the
+      type's identity (``==``).
     """
 
     kind: str
@@ -87,6 +92,7 @@ class Type:
     items: "Type | None" = None
     optional: bool = False
     fields: "tuple[tuple[str, Type], ...] | None" = None
+    presence_unknown: bool = attrs.field(default=False, eq=False)
 
     def field(self, name: str) -> "Type | None":
         """Type of field ``name`` of a typed object, ``None`` if absent."""
