@@ -291,3 +291,20 @@ def test_a_rejected_required_or_default_is_one_diagnostic(path: pathlib.Path) ->
     for m in re.finditer(r"\{type: (string|number|boolean|member|scope)(, required: (true|false))?(?![^}\n]*default:)", text):
         bad = text[: m.end()] + ", default: [1]" + text[m.end() :]
         assert _codes(bad) == ["LP2024"], (text.count("\n", 0, m.start()) + 1, _codes(bad))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_an_unquoted_template_is_one_diagnostic_with_the_quoting_fix(path: pathlib.Path) -> None:
+    """``text: {{ input.x }}`` is a mapping with a mapping key to YAML: one
+    LP1008 saying to quote it (no LP2012 about the value's shape), and its fix
+    gives back the plan with the template quoted."""
+    text = path.read_text()
+    for m in re.finditer(r'"[^"\n]*?(\{\{[^}"\n]*\}\})[^"\n]*"', text):
+        bad = text[: m.start()] + m.group(1) + text[m.end() :]
+        got = loopc.check_source(bad).diagnostics
+        assert [d.code for d in got] == ["LP1008"], [(d.code, d.message) for d in got]
+        assert "quote" in got[0].message and got[0].fix is not None
+        (edit,) = got[0].fix.edits
+        assert edit.span.start == m.start() and edit.span.end == m.start() + len(m.group(1))
+        fixed = bad[: edit.span.start] + edit.new_text + bad[edit.span.end :]
+        assert _codes(fixed) == [], _codes(fixed)

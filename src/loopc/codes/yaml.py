@@ -44,7 +44,10 @@ register(
          "Explicit tags such as `!!str` or `!custom` are rejected; values are untagged YAML 1.2 core schema. Quote a scalar to make it a string.",
          H + "input: !!map {}\n" + OK_BODY.split("\n", 1)[1], H + OK_BODY),
     Code("LP1008", "yaml.complex_key", "Mapping key is not a scalar",
-         "Keys are strings; a sequence or mapping used as a key is rejected.",
+         "Keys are strings; a sequence or mapping used as a key is rejected. An unquoted template "
+         "(`text: {{ input.title }}`) is such a key to YAML: the diagnostic says to quote it, the fix "
+         "does, and the value is read as the template it was meant to be (nothing else is reported "
+         "about its shape).",
          H + "input: {[a]: 1}\n" + OK_BODY.split("\n", 1)[1], H + OK_BODY),
     Code("LP1009", "yaml.header_position", "Header lines must come first",
          "The first two lines (after an optional BOM) are exactly `apiVersion: loop.plan/v1` and `kind: PlanVersion`; no comment, `---` or other key may precede them.",

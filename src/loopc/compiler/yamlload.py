@@ -396,6 +396,34 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                 # attach
                 if in_map:
                     k = pending
+                    if k is None and parent.flow and not p_items and cls is MappingStartEvent \
+                            and sm.index == parent.start + 1:
+                        tm = _UNQUOTED_TEMPLATE.match(text, parent.start)
+                        if tm is not None:
+                            # `{{ x }}` unquoted: YAML reads a mapping whose key is a
+                            # mapping; it is read as the template the author wrote
+                            # (one diagnostic, with the quoting fix)
+                            _skip_collection(get_event, depth + 1)  # the inner mapping
+                            _skip_collection(get_event, depth)  # the rest of the outer one
+                            node = _unquoted_template(parent, tm, reporter)
+                            depth -= 1
+                            parent = stack.pop()
+                            pending = None
+                            if parent is None:
+                                root = node
+                                pref = None
+                                in_map = False
+                            else:
+                                if parent.__class__ is YMap:
+                                    parent.items[-1] = (parent.items[-1][0], node)
+                                else:
+                                    parent.items[-1] = node
+                                pref = ref(parent)
+                                in_map = parent.__class__ is YMap
+                                p_items = parent.items
+                                if in_map:
+                                    p_index = parent.index
+                            continue
                     if k is None:
                         reporter.report(
                             "LP1008", node,
@@ -964,6 +992,32 @@ def _reader_error_span(exc: Exception, text: str) -> Span | None:
         return None
     line, col = YDocument(text, None).position(pos)
     return Span.point(line + 1, col + 1)
+
+
+#: An unquoted template (``text: {{ input.title }}``) as YAML reads it: a
+#: flow mapping whose only key is a flow mapping, on one line.
+_UNQUOTED_TEMPLATE = re.compile(r"\{\{[^{}\[\]\n]*\}\}")
+
+
+def _unquoted_template(outer: YMap, m: re.Match[str], reporter: Reporter) -> YScalar:
+    """LP1008 for an unquoted ``{{ … }}`` (the flow mapping ``outer``, whose
+    text ``m`` matched): the scalar the author meant, with the fix that
+    quotes it."""
+    from loopc.diagnostics import Fix, TextEdit
+
+    t = m.group(0)
+    node = YScalar(outer.line, outer.col, outer.start, t, "", t)
+    node.end_line, node.end_col, node.end = outer.line, outer.col + len(t), m.end()
+    node._parent, node.key = outer._parent, outer.key  # it takes the mapping's place
+    quoted = f'"{t}"' if '"' not in t and "\\" not in t else "'" + t.replace("'", "''") + "'"
+    reporter.report(
+        "LP1008", node,
+        f"`{t}` is not quoted, so YAML reads it as a mapping with a mapping as its key; "
+        f"quote the template: {quoted}",
+        pointer=outer.pointer,
+        fix=Fix(f"quote it: {quoted}", (TextEdit(node.span, quoted),)),
+    )
+    return node
 
 
 def _skip_collection(get_event: Any, level: int) -> Any:
