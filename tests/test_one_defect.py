@@ -308,3 +308,14 @@ def test_an_unquoted_template_is_one_diagnostic_with_the_quoting_fix(path: pathl
         assert edit.span.start == m.start() and edit.span.end == m.start() + len(m.group(1))
         fixed = bad[: edit.span.start] + edit.new_text + bad[edit.span.end :]
         assert _codes(fixed) == [], _codes(fixed)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_rejected_case_condition_is_no_claim_of_the_switch_prover(path: pathlib.Path) -> None:
+    """A case whose ``when`` the type pass rejected (here: a required field
+    compared with null, LP3027) is left out of the prover: no later case is
+    reported shadowed by it (LP4201), nor the default unreachable (LP4202)."""
+    text = path.read_text()
+    for m in re.finditer(r'when: "[^"\n]*?((run\.)?input\.[a-z_]+)[^"\n]*"', text):
+        bad = text[: m.start()] + f'when: "{m.group(1)} != null"' + text[m.end() :]
+        assert _codes(bad) == ["LP3027"], (text.count("\n", 0, m.start()) + 1, _codes(bad))

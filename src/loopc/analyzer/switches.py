@@ -29,8 +29,8 @@ from typing import Any
 
 from loopc.analyzer.context import Ctx
 from loopc.compiler.model import Switch
-from loopc.compiler.report import presence
-from loopc.compiler.yamlnodes import YMap
+from loopc.compiler.report import decl, presence
+from loopc.compiler.yamlnodes import YMap, YNode
 
 
 def _parse(text: str) -> Any:
@@ -119,7 +119,7 @@ def _syntactic(ctx: Ctx, nid: str, node: Any, c: Switch, reported: set[tuple[str
     always = None  # first always-true case
     for case in c.cases:
         at = (case.src.get("when") if isinstance(case.src, YMap) else None) or ctx.node_at(node)
-        canon = tokens(case.when.text) if case.when is not None else None
+        canon = tokens(case.when.text) if case.when is not None and not _rejected(ctx, case) else None
         if canon is None:
             continue  # the type pass reports the condition
         val = None
@@ -171,7 +171,9 @@ def _semantic(ctx: Ctx, nid: str, node: Any, c: Switch, reported: set[tuple[str,
 
     formulas = []
     for case in c.cases:
-        tree = _parse(case.when.text) if case.when is not None else None
+        # a case whose condition the type pass rejected is no claim (treated as
+        # matching nothing, which only weakens the verdicts)
+        tree = _parse(case.when.text) if case.when is not None and not _rejected(ctx, case) else None
         formulas.append(None if tree is None else formula(tree, case.when.text))
     if all(f is None for f in formulas):
         return
@@ -227,6 +229,12 @@ def _domains(ctx: Ctx, node: Any, formulas: list[Any]) -> dict[str, Any]:
         nullable = root == "run.state" or not (fs.required or fs.has_default)
         out[subject] = Domain(fs.type, nullable, tuple(fs.values) if fs.values else None)
     return out
+
+
+def _rejected(ctx: Ctx, case: Any) -> bool:
+    """Did the type pass reject ``case``'s condition (it taints its ``when``)?"""
+    src = case.when.src
+    return isinstance(src, YNode) and ctx.r.tainted(decl(src.pointer))
 
 
 def case_at(ctx: Ctx, node, case):

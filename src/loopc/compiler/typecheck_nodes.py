@@ -37,7 +37,7 @@ from loopc.compiler import types as T
 from loopc.compiler.model import (
     MISSING, End, FieldSchema, Join, Loop, Node, Plan, SendMessage, SetVariable, Switch,
 )
-from loopc.compiler.report import node_entity
+from loopc.compiler.report import decl, node_entity
 from loopc.compiler.yamlnodes import YMap, YNode
 from loopc.kinds import KINDS, Kind
 
@@ -305,7 +305,11 @@ def _switch(pc: "_PlanChecker", node: Node, ctx: Any) -> None:
         ctx = pc.ctx.node_config(node)
     for case in c.cases:
         if case.when is not None:
-            pc.vc.check(case.when, T.BOOLEAN, ctx, code=CFG, what=f"the `when` of case `{case.port}`")
+            typed = pc.vc.check(case.when, T.BOOLEAN, ctx, code=CFG, what=f"the `when` of case `{case.port}`")
+            if typed is None and isinstance(case.when.src, YNode):
+                # rejected (already reported): what the analyzer proves about the
+                # cases (shadowing, exhaustiveness) must not rest on it
+                pc.reporter.taint(decl(case.when.src.pointer))
 
 
 def _set_variable(pc: "_PlanChecker", node: Node, ctx: Any) -> None:
