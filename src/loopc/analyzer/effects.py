@@ -553,6 +553,15 @@ class EffectAnalysis:
         return self._field_at(_Point(nid, False, self.ns.get(nid, ()), True, -1), field)
 
     # ----------------------------------------------------------------- waits
+    def _condition_waits(self) -> Iterator[tuple[str, Any, Wait]]:
+        """``(node id, node, Wait config)`` of every untainted wait with a
+        condition, in plan order (what check_waits and check_wait_defaults judge)."""
+        for nid in self.order:
+            node = self.ctx.nodes[nid]
+            c = node.config
+            if isinstance(c, Wait) and c.condition is not None and self.nt.get(nid) is None:
+                yield nid, node, c
+
     def check_waits(self) -> None:
         """A ``wait.condition`` whose fields nothing concurrent writes can
         never change while the wait waits (warning, docs/reference.md#run-state).
@@ -565,11 +574,7 @@ class EffectAnalysis:
         for nid, eff in self.node_eff.items():
             for f in eff.writes:
                 writers.setdefault(f, []).append(nid)
-        for nid in self.order:
-            node = ctx.nodes[nid]
-            c = node.config
-            if not isinstance(c, Wait) or c.condition is None or self.nt.get(nid) is not None:
-                continue
+        for nid, node, c in self._condition_waits():
             eff = self.node_eff.get(nid, NO_EFFECTS)
             st = self.ns.get(nid, ())
             live = False
@@ -627,11 +632,7 @@ class EffectAnalysis:
             if eff is not None and self.nt.get(nid) is None:
                 for f in eff.writes:
                     writers.setdefault(f, []).append(nid)
-        for nid in self.order:
-            node = ctx.nodes[nid]
-            c = node.config
-            if not isinstance(c, Wait) or c.condition is None or self.nt.get(nid) is not None:
-                continue
+        for nid, node, c in self._condition_waits():
             st = self.ns.get(nid, ())
             for field in sorted(self.node_eff.get(nid, NO_EFFECTS).wait_reads):
                 conc, other = [], []
