@@ -21,7 +21,8 @@ register(
          "is never closed (the parser only notices lines later, where it gave up: that place is "
          "the related location), a key indented to a column no open block uses (the columns that "
          "would work are named), a tab or an invisible character such as a no-break space, an en "
-         "space or a zero-width space in indentation (named, with a fix), a second `: ` in a plain "
+         "space or a zero-width space in indentation (named; an invisible character comes with a safe "
+         "fix, a tab with none since its width depends on the editor), a second `: ` in a plain "
          "value, a key without `:`. Other errors keep the parser's own words at the place it gave "
          "up, with where the construct began as the related location.",
          H + "input: {a: [1, 2}\n" + OK_BODY.split("\n", 1)[1],

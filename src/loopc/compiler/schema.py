@@ -36,6 +36,8 @@ import json
 import re
 from typing import Any, Callable, Iterable
 
+import attrs
+
 from loopc import kinds
 from loopc.codes.sections import LOCATED
 from loopc.compiler.spelling import suggest
@@ -819,6 +821,10 @@ class _Builder:
                      f"'{key}: {want}'", fix=fix)
             return
         shown = f"'{val}'" if val.__class__ is str else _kind(v)
+        if key == "kind":
+            # One document kind exists, so the replacement is no guess (an
+            # apiVersion names a language version: that stays a person's call).
+            fix = attrs.evolve(fix, applicability=Applicability.SAFE)
         self.err(code, v, f"'{key}' must be exactly '{want}', not {shown}", fix=fix)
 
     # -- nodes (docs/reference.md#nodes) -------------------------------------

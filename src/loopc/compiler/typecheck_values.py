@@ -162,14 +162,15 @@ class ValueChecker:
 
     def report_in(self, code: str, scalar: YNode | None, start: int, end: int, message: str,
                   ctx: Context | None, fix_text: str | None = None,
-                  fix_span: tuple[int, int] | None = None) -> None:
+                  fix_span: tuple[int, int] | None = None, *, safe: bool = False) -> None:
         at = self.sub_span(scalar, start, end)
         pointer = scalar.pointer if isinstance(scalar, YNode) else ""
         fix = None
         if fix_text is not None and isinstance(at, Span):
             edit_at = at if fix_span is None else self.sub_span(scalar, *fix_span)
             if isinstance(edit_at, Span):
-                fix = Fix(f"replace with `{fix_text}`", (TextEdit(edit_at, fix_text),), Applicability.UNSAFE)
+                fix = Fix(f"replace with `{fix_text}`", (TextEdit(edit_at, fix_text),),
+                          Applicability.SAFE if safe else Applicability.UNSAFE)
         self.reporter.report(code, at, message, pointer=pointer, node=ctx.node if ctx else None,
                              edge=ctx.edge if ctx else None, fix=fix)
 
@@ -183,7 +184,9 @@ class ValueChecker:
                 s, e, text = starts[p.segment], starts[p.segment] + len(names[p.segment]), None
         else:
             (s, e), text = whole, None
-        self.report_in(p.code, scalar, s, e, p.message, ctx, text)
+        # A legacy root's replacement is its canonical spelling (same
+        # meaning): safe.  Every other replacement is a did-you-mean guess.
+        self.report_in(p.code, scalar, s, e, p.message, ctx, text, safe=p.code == "LP3203")
 
     def _expr_ctx(self, ctx: Context) -> PlanExprContext:
         hit = self._ectx.get(id(ctx))

@@ -612,13 +612,15 @@ def _report_invisible(text: str, i: int, where: Any, reporter: Reporter,
     An invisible character comes with a fix that keeps what the author
     sees: a space for a visible-width one, nothing for a zero-width one (a
     tab's width depends on the editor: no fix)."""
-    from loopc.diagnostics import Fix, TextEdit
+    from loopc.diagnostics import Applicability, Fix, TextEdit
 
     line0, col0 = where(_Mark(text, i))
     msg, repl = _invisible_message(text, i, line0 + 1)
     span = Span(line0 + 1, col0 + 1, line0 + 1, col0 + 2)
+    # Replacing an invisible character by what the author sees keeps the
+    # meaning they read: safe to apply unattended.
     fix = None if text[i] == "\t" else Fix(
-        "replace it with a space" if repl else "delete it", (TextEdit(span, repl),))
+        "replace it with a space" if repl else "delete it", (TextEdit(span, repl),), Applicability.SAFE)
     reporter.report("LP1001", span, msg, related=related or [], fix=fix)
 
 
