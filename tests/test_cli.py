@@ -98,6 +98,16 @@ def test_explain_by_code_or_slug() -> None:
     assert run("explain", "nope").exit_code == 2
 
 
+def test_explain_unknown_code_suggests_the_closest() -> None:
+    """A misspelt code or slug gets a did-you-mean; a far miss points at --list."""
+    slug = CliRunner().invoke(cli, ["explain", "yaml.sytax"])
+    assert slug.exit_code == 2 and "did you mean yaml.syntax?" in slug.output
+    code = CliRunner().invoke(cli, ["explain", "LP46O1"])
+    assert code.exit_code == 2 and "did you mean LP4601?" in code.output
+    far = CliRunner().invoke(cli, ["explain", "zzzzzzzz"])
+    assert far.exit_code == 2 and "did you mean" not in far.output and "--list" in far.output
+
+
 def test_top_level_help_shows_every_command_summary_whole():
     """`loopc --help` lists each command with its whole first paragraph,
     wrapped at the terminal width, never cut at "e.g." or with "..."."""

@@ -431,7 +431,7 @@ def run(
     type=click.Choice(_format_names()),
     default="text",
     show_default=True,
-    help="Output format (see loopc/cli/formats/).",
+    help="Output format (docs/ci.md describes each).",
 )
 @click.option(
     "-j", "--jobs", type=int, default=None, metavar="N", help="Check files in N processes (default: all cores)."

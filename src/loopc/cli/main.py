@@ -67,7 +67,12 @@ def explain(code: str | None, list_codes: bool) -> None:
         from loopc.cli.textsafe import escape_text
 
         shown = escape_text(code if len(code) <= 80 else code[:60] + f"… ({len(code):,} characters)")
-        click.echo(f"loopc: unknown diagnostic code {shown}", err=True)
+        from loopc.compiler.spelling import suggest
+
+        known = [c.code for c in codes.all_codes()] + [c.name for c in codes.all_codes()]
+        hint = suggest(code, known) if len(code) <= 80 else None
+        hint_text = f"; did you mean {hint}?" if hint else " (loopc explain --list lists them)"
+        click.echo(f"loopc: unknown diagnostic code {shown}{hint_text}", err=True)
         sys.exit(2)
     c = matches[0]
     click.echo(f"{c.code} {c.name} ({c.severity.value}): {c.title}\n\n{c.explanation}")

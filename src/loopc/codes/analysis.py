@@ -542,8 +542,7 @@ register(
     Code("LP4601", "state.race", "Concurrent Run-state access can race",
          "Two points that can run at the same time — different branches of one fork or all_match "
          "activation — access the same `run.state` field and at least one writes it: the outcome "
-         "depends on arrival order (\"the compiler rejects parallel state access that can race or "
-         "produce arrival-order-dependent results\"). Ordinary reads (bindings, templates, switch "
+         "depends on arrival order, so loopc rejects it. Ordinary reads (bindings, templates, switch "
          "conditions) count; a `wait.condition` watching a field a concurrent branch writes is the "
          "intended synchronization and does not. An access that runs only after such a wait is "
          "ordered after the concurrent write when the wait cannot pass before it: the condition "
