@@ -316,18 +316,15 @@ def test_cycles_and_garbage_do_not_crash() -> None:
     assert ok and got == ["5:8 LP4007"]  # cycles are the analyzer's
 
 
+@pytest.mark.timeout(60)  # a hang guard; speed: benchmarks/
 def test_large_graph_is_linear() -> None:
-    import time
-
     n = 511
     nodes = "".join(f"  - {{id: n{i}, type: set_variable, setVariable: {{assign: {{}}}}}}\n"
                     for i in range(n)) + DONE
     edges = "".join(e(f"e{i}", f"n{i}", "completed", f"n{i + 1}" if i + 1 < n else "done") for i in range(n))
     p = build(plan("n0", nodes, edges), Reporter())
-    t = time.perf_counter()
     r = Reporter()
     assert graph.check_graph(p, r) and r.diagnostics == []
-    assert time.perf_counter() - t < 5.0  # linear: ~0.05 s; generous for a loaded shared machine
 
 
 def test_broken_top_level_lists_do_not_cascade() -> None:

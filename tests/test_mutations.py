@@ -562,15 +562,12 @@ def test_plan_without_edges_key_checks_routing() -> None:
 @pytest.mark.timeout(60)
 def test_many_bad_interpolations_are_linear() -> None:
     # every diagnostic re-mapped the whole 65 KB scalar: 5,000 errors took ~110 s
-    import time
-
+    # (the timeout above is the hang guard; speed is measured in benchmarks/)
     detail = '"' + "{{ input.y }}" * 5000 + '"'
     src = (H + "input: {}\noutput: {}\nentry: f\nnodes:\n  - id: f\n    type: end\n"
            "    input: {x: {type: string, required: true}}\n"
            f"    end: {{status: failed, code: bad, detail: {detail}}}\nedges: []\n")
-    t = time.perf_counter()
     res = check_invariants(src, twice=False)
-    assert time.perf_counter() - t < 15
     bad = [d for d in res.diagnostics if d.code == "LP3204"]
     assert len(bad) == 5000
     assert (bad[1].span.line, bad[1].span.column) == (10, 69)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from pathlib import Path
 
 import pytest
@@ -526,17 +525,11 @@ def _big_plan(nodes: int = 500) -> str:
     return "\n".join(out) + "\n"
 
 
-def test_schema_pass_costs_little_next_to_yaml_composition() -> None:
+@pytest.mark.timeout(60)  # a hang guard; the schema/YAML cost ratio is in benchmarks/
+def test_schema_pass_on_a_near_budget_plan() -> None:
     src = _big_plan()
     assert 0.85 * 2**20 < len(src.encode()) < 2**20
-    best_yaml = best_schema = math.inf
-    for _ in range(3):
-        r = Reporter()
-        t0 = time.perf_counter()
-        doc = yamlload.load(src, r)
-        t1 = time.perf_counter()
-        plan = schema.build_plan(doc, r)  # type: ignore[arg-type]
-        t2 = time.perf_counter()
-        best_yaml, best_schema = min(best_yaml, t1 - t0), min(best_schema, t2 - t1)
+    r = Reporter()
+    doc = yamlload.load(src, r)
+    plan = schema.build_plan(doc, r)  # type: ignore[arg-type]
     assert r.diagnostics == [] and plan is not None and len(plan.nodes) == 501
-    assert best_schema < 0.5 * best_yaml + 0.02, (best_yaml, best_schema)

@@ -1,7 +1,8 @@
 """Structural scope map (loopc.compiler.scopemap; seed 004 §4.4, §4.7, §4.8)."""
 from __future__ import annotations
 
-import time
+
+import pytest
 
 from loopc.compiler import graph
 from loopc.compiler.model import (
@@ -355,11 +356,10 @@ def big_plan(n_nodes: int = 512, n_edges: int = 2048) -> Plan:
     return Plan({}, {}, {}, "L0", nodes, es)
 
 
-def test_benchmark_512_nodes_2048_edges() -> None:
+@pytest.mark.timeout(60)  # a hang guard; speed: benchmarks/
+def test_budget_size_512_nodes_2048_edges() -> None:
     p = big_plan()
     assert len(p.nodes) == 512 and len(p.edges) == 2048
-    build_scope_map(p)  # warm
-    best = min(_timed(lambda: build_scope_map(p)) for _ in range(5))
     sm = build_scope_map(p)
     assert not sm.ambiguous and not sm.unreached
     assert len(sm.node_scopes) == 512 and len(sm.edge_scopes) == 2048
@@ -367,15 +367,6 @@ def test_benchmark_512_nodes_2048_edges() -> None:
     assert deepest == 3  # loop, fan_out or loop, fork
     r = Reporter()
     assert graph.check_graph(p, r) and r.diagnostics == []
-    g = min(_timed(lambda: graph.check_graph(p, Reporter())) for _ in range(5))
-    print(f"\nscope map 512/2048: {best * 1000:.2f} ms; graph pass: {g * 1000:.2f} ms")
-    assert best < 0.05 and g < 0.05
-
-
-def _timed(fn) -> float:
-    t = time.perf_counter()
-    fn()
-    return time.perf_counter() - t
 
 
 # ---------------------------------------------------------------------------
