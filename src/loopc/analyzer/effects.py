@@ -365,8 +365,8 @@ class EffectAnalysis:
         c = node.config
         if isinstance(c, SetVariable) and isinstance(c.src, YMap):
             a = c.src.get("assign")
-            if isinstance(a, YMap) and a.items:
-                return a.items[0][0]
+            if isinstance(a, YMap) and a.kv:
+                return a.first_key()
             return c.src.key_node("assign") or self.ctx.node_at(node)
         return self.ctx.node_at(node)
 

@@ -279,8 +279,8 @@ class _Builder:
             kn = p.key_node(m.key)
             if kn is not None and p.get(m.key) is m:
                 return kn
-        if isinstance(m, YMap) and m.items:
-            return m.items[0][0]
+        if isinstance(m, YMap) and m.kv:
+            return m.first_key()  # type: ignore[return-value]
         return m
 
     def missing(self, m: YMap, key: str, what: str, hint: str = "") -> None:

@@ -766,7 +766,7 @@ def _insert_key(doc: YDocument, holder: Any, key: str, value: str) -> tuple[int,
     before the closing brace of a flow mapping; in a block mapping, on a new
     line after the first pair written on one line (so a trailing comment
     stays on its line), at the pairs' indentation."""
-    if not isinstance(holder, YMap) or not holder.items:
+    if not isinstance(holder, YMap) or not holder.kv:
         return None
     text = doc.text
     if holder.flow:

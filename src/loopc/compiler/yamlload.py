@@ -27,7 +27,7 @@ from typing import Any
 
 from loopc import limits as _limits
 from loopc.compiler.report import Reporter
-from loopc.compiler.yamlnodes import YDocument, YMap, YNode, YScalar, YSeq
+from loopc.compiler.yamlnodes import YDocument, YLinks, YMap, YNode, YScalar, YSeq
 from loopc.diagnostics import Span
 from loopc.lineindex import LINE_BREAK
 
@@ -239,15 +239,21 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
     exotic = any(b in text for b in _YAML_ONLY_BREAKS)
     n_text = len(text)
     # the innermost open collection is kept in locals (``parent``, whether it
-    # is a mapping, its items/index and the key awaiting its value); the
-    # enclosing ones are saved on ``stack`` (a mapping's pending key is always
-    # consumed before a nested collection opens, so only the node is saved)
+    # is a mapping, its flat key/value or item list, its key index and the
+    # key awaiting its value); the enclosing ones are saved on ``stack``
+    # (a mapping's pending key is always consumed before a nested collection
+    # opens, so only the node is saved)
     stack: list[YNode | None] = []
     parent: Any = None
-    # children hold their parent weakly (the tree is acyclic): ``pref`` is
-    # the weak reference to ``parent``, made once per collection
-    pref: Any = None
-    ref = weakref.ref
+    # parent links (the tree is acyclic, yamlnodes.YLinks): the root holds
+    # the table ``links``, every other collection is in ``colls``, and a
+    # child holds the one weak reference ``lref`` to the table and its
+    # parent's index there (``pidx``; saved on ``pstack`` like ``stack``)
+    links: YLinks | None = None
+    lref: Any = None
+    colls: list[Any] = []
+    pstack: list[int] = []
+    pidx = 0
     in_map = False
     p_items: Any = None
     p_index: Any = None
@@ -317,30 +323,33 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                         node.end_col = em.column
                 node.end = end
                 if in_map:
+                    node._links = lref
+                    node._pidx = pidx
                     if pending is None:
                         node.is_key = True
-                        node._parent = pref
                         node.key = raw
                         pending = node
                         continue
                     k = pending
                     pending = None
                     key_text = k.raw
-                    node._parent = pref
                     node.key = key_text
                     if key_text != "\x00<complex>":
                         if key_text in p_index:
-                            _report_duplicate(reporter, k, node, p_items[p_index[key_text]][0])
+                            _report_duplicate(reporter, k, node, p_items[2 * p_index[key_text]])
                         else:
-                            p_index[key_text] = len(p_items)
-                        p_items.append((k, node))
+                            p_index[key_text] = len(p_items) >> 1
+                        p_items.append(k)
+                        p_items.append(node)
                 elif parent is not None:
-                    node._parent = pref
+                    node._links = lref
+                    node._pidx = pidx
                     node.key = len(p_items)
                     p_items.append(node)
                 else:
                     root = node
-            elif cls is MappingEndEvent or cls is SequenceEndEvent:
+                continue
+            if cls is MappingEndEvent or cls is SequenceEndEvent:
                 node = parent
                 closed = node
                 em = ev.end_mark
@@ -351,21 +360,7 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                     node.end_line = em.line
                     node.end_col = em.column
                 node.end = end
-                depth -= 1
-                parent = stack.pop()
-                pending = None
-                if parent is None:
-                    pref = None
-                    in_map = False
-                elif parent.__class__ is YMap:
-                    pref = ref(parent)
-                    in_map = True
-                    p_items = parent.items
-                    p_index = parent.index
-                else:
-                    pref = ref(parent)
-                    in_map = False
-                    p_items = parent.items
+                replaced = None
             elif cls is MappingStartEvent or cls is SequenceStartEvent:
                 sm = ev.start_mark
                 count += 1
@@ -394,6 +389,7 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                     )
                     return None
                 # attach
+                replaced = None
                 if in_map:
                     k = pending
                     if k is None and parent.flow and not p_items and cls is MappingStartEvent \
@@ -402,29 +398,12 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                         if tm is not None:
                             # `{{ x }}` unquoted: YAML reads a mapping whose key is a
                             # mapping; it is read as the template the author wrote
-                            # (one diagnostic, with the quoting fix)
+                            # (one diagnostic, with the quoting fix), which takes
+                            # the outer mapping's place once it is closed below
                             _skip_collection(get_event, depth + 1)  # the inner mapping
                             _skip_collection(get_event, depth)  # the rest of the outer one
-                            node = _unquoted_template(parent, tm, reporter)
-                            depth -= 1
-                            parent = stack.pop()
-                            pending = None
-                            if parent is None:
-                                root = node
-                                pref = None
-                                in_map = False
-                            else:
-                                if parent.__class__ is YMap:
-                                    parent.items[-1] = (parent.items[-1][0], node)
-                                else:
-                                    parent.items[-1] = node
-                                pref = ref(parent)
-                                in_map = parent.__class__ is YMap
-                                p_items = parent.items
-                                if in_map:
-                                    p_index = parent.index
-                            continue
-                    if k is None:
+                            replaced = _unquoted_template(parent, tm, reporter)
+                    if replaced is None and k is None:
                         reporter.report(
                             "LP1008", node,
                             "mapping keys must be scalars (strings)",
@@ -432,7 +411,8 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                         )
                         k = YScalar(node.line, node.col, node.start, "", "", "\x00<complex>")
                         k.is_key = True
-                        k._parent = pref
+                        k._links = lref
+                        k._pidx = pidx
                         pending = k
                         # the complex key's own children are skipped below
                         deep = _skip_collection(get_event, depth + 1)
@@ -443,32 +423,46 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                             )
                             return None
                         continue
-                    pending = None
-                    key_text = k.raw
-                    node._parent = pref
-                    node.key = key_text
-                    if key_text != "\x00<complex>":
-                        if key_text in p_index:
-                            _report_duplicate(reporter, k, node, p_items[p_index[key_text]][0])
-                        else:
-                            p_index[key_text] = len(p_items)
-                        p_items.append((k, node))
+                    if replaced is None:
+                        pending = None
+                        key_text = k.raw  # type: ignore[union-attr]
+                        node._links = lref
+                        node._pidx = pidx
+                        node.key = key_text
+                        if key_text != "\x00<complex>":
+                            if key_text in p_index:
+                                _report_duplicate(reporter, k, node, p_items[2 * p_index[key_text]])  # type: ignore[arg-type]
+                            else:
+                                p_index[key_text] = len(p_items) >> 1
+                            p_items.append(k)
+                            p_items.append(node)
                 elif parent is not None:
-                    node._parent = pref
+                    node._links = lref
+                    node._pidx = pidx
                     node.key = len(p_items)
                     p_items.append(node)
                 else:
                     root = node
-                stack.append(parent)
-                depth += 1
-                parent = node
-                pref = ref(node)
-                p_items = node.items
-                if cls is MappingStartEvent:
-                    in_map = True
-                    p_index = node.index
-                else:
-                    in_map = False
+                    links = YLinks(node)
+                    node._links_root = links
+                    lref = weakref.ref(links)
+                    colls = links.colls
+                if replaced is None:
+                    stack.append(parent)
+                    pstack.append(pidx)
+                    depth += 1
+                    parent = node
+                    if node is not root:
+                        pidx = len(colls)
+                        colls.append(node)
+                    if cls is MappingStartEvent:
+                        in_map = True
+                        p_items = node.kv
+                        p_index = node.index
+                    else:
+                        in_map = False
+                        p_items = node.items
+                    continue
             elif cls is AliasEvent:
                 reporter.report(
                     "LP1006", span_at(ev.start_mark),
@@ -481,24 +475,27 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                 node.end_line, node.end_col = where(ev.end_mark)
                 node.end = ev.end_mark.index
                 if in_map:
+                    node._links = lref
+                    node._pidx = pidx
                     k = pending
                     if k is None:
                         node.is_key = True
-                        node._parent = pref
                         pending = node
                         continue
                     pending = None
-                    node._parent = pref
                     node.key = k.raw
                     if k.raw not in p_index:
-                        p_index[k.raw] = len(p_items)
-                    p_items.append((k, node))
+                        p_index[k.raw] = len(p_items) >> 1
+                    p_items.append(k)
+                    p_items.append(node)
                 elif parent is not None:
-                    node._parent = pref
+                    node._links = lref
+                    node._pidx = pidx
                     node.key = len(p_items)
                     p_items.append(node)
                 else:
                     root = node
+                continue
             elif cls is DocumentStartEvent:
                 documents += 1
                 if documents > 1:
@@ -511,8 +508,31 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                     # `---`) is missing from it, and every graph or schema
                     # error that absence causes would be a cascade of this one
                     return None
+                continue
             elif cls is StreamEndEvent:
                 break
+            else:
+                continue
+            # a collection has ended (or an unquoted template, ``replaced``,
+            # takes the place of the flow mapping just skipped): the
+            # enclosing collection is the innermost open one again
+            depth -= 1
+            parent = stack.pop()
+            pidx = pstack.pop()
+            pending = None
+            if parent is None:
+                in_map = False
+                if replaced is not None:
+                    root = replaced
+            else:
+                in_map = parent.__class__ is YMap
+                if in_map:
+                    p_items = parent.kv
+                    p_index = parent.index
+                else:
+                    p_items = parent.items
+                if replaced is not None:
+                    p_items[-1] = replaced  # the value (mapping) or the item (sequence)
     except RecursionError:  # pragma: no cover - defensive
         reporter.report("LP1011", None, "nesting too deep")
         return None
@@ -935,8 +955,8 @@ def _open_block_columns(open_nodes: list[YNode]) -> list[tuple[int, str, int, YN
     sequence's ``-``."""
     out: dict[int, tuple[int, str, int, YNode]] = {}
     for node in open_nodes:
-        if isinstance(node, YMap) and not node.flow and node.items:
-            k = node.items[-1][0]
+        k = node.last_key() if isinstance(node, YMap) and not node.flow else None
+        if k is not None:
             out[k.col + 1] = (k.col + 1, f"`{k.raw}`", k.line + 1, k)
         elif isinstance(node, YSeq) and not node.flow:
             out[node.col + 1] = (node.col + 1, "the `-` items", node.line + 1, node)
@@ -945,8 +965,8 @@ def _open_block_columns(open_nodes: list[YNode]) -> list[tuple[int, str, int, YN
 
 def _last_key(open_nodes: list[YNode]) -> YScalar | None:
     for node in reversed(open_nodes):
-        if isinstance(node, YMap) and not node.flow and node.items:
-            return node.items[-1][0]
+        if isinstance(node, YMap) and not node.flow and node.kv:
+            return node.last_key()
     return None
 
 
@@ -1010,7 +1030,7 @@ def _unquoted_template(outer: YMap, m: re.Match[str], reporter: Reporter) -> YSc
     t = m.group(0)
     node = YScalar(outer.line, outer.col, outer.start, t, "", t)
     node.end_line, node.end_col, node.end = outer.line, outer.col + len(t), m.end()
-    node._parent, node.key = outer._parent, outer.key  # it takes the mapping's place
+    node._links, node._pidx, node.key = outer._links, outer._pidx, outer.key  # it takes the mapping's place
     quoted = f'"{t}"' if '"' not in t and "\\" not in t else "'" + t.replace("'", "''") + "'"
     reporter.report(
         "LP1008", node,

@@ -5,9 +5,13 @@ indexes into the decoded source (libyaml counts code points), plus its parent
 and key so that an RFC 6901 pointer can be derived on demand.  Scalars carry
 the value resolved under the YAML 1.2 core schema (docs/reference.md#source-file).
 
-The tree has no reference cycles: a child refers to its parent through a
-weak reference (:attr:`YNode.parent`), so a discarded document is freed by
-reference counting alone, never left for the cyclic garbage collector
+The tree has no reference cycles, and few objects for the garbage collector
+to track: the parent links of a composed document live in one
+:class:`YLinks` table that the root holds; every other node holds the one
+weak reference to that table and its parent's index in it
+(:attr:`YNode.parent`).  A mapping keeps its keys and values in one flat
+list (no tuple per pair).  A discarded document is freed by reference
+counting alone, never left for the cyclic garbage collector
 (docs/architecture.md#invariants).  ``parent`` is therefore valid while
 the tree's root (or the :class:`YDocument`) is alive, which every result
 holding a node guarantees.
@@ -25,14 +29,34 @@ def _escape(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
+class YLinks:
+    """The parent table of one composed tree: ``colls[i]`` is the collection
+    a node whose ``_pidx`` is ``i`` sits in, and index 0 is the root, held
+    weakly (``root``): the root holds this table (``YMap``/``YSeq``
+    ``_links``), the table every other collection, and the nodes the table
+    weakly (one weak reference per document, shared), so the tree stays
+    acyclic."""
+
+    __slots__ = ("colls", "root", "__weakref__")
+
+    def __init__(self, root: YNode) -> None:
+        self.colls: list[YNode | None] = [None]
+        self.root: weakref.ref[YNode] = weakref.ref(root)
+
+    def at(self, i: int) -> YNode | None:
+        """The collection at index ``i`` (``None`` once the root is freed)."""
+        return self.root() if i == 0 else self.colls[i]
+
+
 class YNode:
     """Base class: a YAML node with a source range and its place in the tree.
 
-    ``parent`` is the enclosing collection (``None`` at the root), held
-    weakly: the tree is acyclic for the garbage collector.  ``key`` is the
-    mapping key text or sequence index under which the node sits."""
+    ``parent`` is the enclosing collection (``None`` at the root), found
+    through the tree's :class:`YLinks` table, which the node holds weakly:
+    the tree is acyclic for the garbage collector.  ``key`` is the mapping
+    key text or sequence index under which the node sits."""
 
-    __slots__ = ("line", "col", "end_line", "end_col", "start", "end", "_parent", "key")
+    __slots__ = ("line", "col", "end_line", "end_col", "start", "end", "_links", "_pidx", "key")
 
     def __init__(self, line: int, col: int, start: int) -> None:
         self.line = line
@@ -41,19 +65,21 @@ class YNode:
         self.end_line = line
         self.end_col = col
         self.end = start
-        self._parent: weakref.ref[YNode] | None = None
+        # weak reference to the tree's YLinks (None at the root or detached)
+        # and the parent's index there
+        self._links: weakref.ref[YLinks] | None = None
+        self._pidx = 0
         self.key: str | int | None = None
 
     @property
     def parent(self) -> YNode | None:
         """The enclosing mapping or sequence, ``None`` at the root (or once
         the rest of the tree has been freed)."""
-        ref = self._parent
-        return None if ref is None else ref()
-
-    @parent.setter
-    def parent(self, node: YNode | None) -> None:
-        self._parent = None if node is None else weakref.ref(node)
+        ref = self._links
+        if ref is None:
+            return None
+        links = ref()
+        return None if links is None else links.at(self._pidx)
 
     @property
     def span(self) -> Span:
@@ -67,16 +93,16 @@ class YNode:
     @property
     def pointer(self) -> str:
         """RFC 6901 pointer to this node (keys point at their value's path)."""
+        ref = self._links
+        links = None if ref is None else ref()
+        if links is None:
+            return ""
+        at = links.at
         parts: list[str] = []
         node: YNode | None = self
-        while node is not None:
-            ref = node._parent
-            if ref is None:
-                break
+        while node is not None and node._links is not None:
             parts.append(_escape(str(node.key)))
-            node = ref()
-        if not parts:
-            return ""
+            node = at(node._pidx)
         return "/" + "/".join(reversed(parts))
 
     def to_data(self) -> Any:  # pragma: no cover - overridden
@@ -95,7 +121,8 @@ class YScalar(YNode):
         self.line = self.end_line = line
         self.col = self.end_col = col
         self.start = self.end = start
-        self._parent = None
+        self._links = None
+        self._pidx = 0
         self.key = None
         self.value = value
         self.style = style
@@ -119,24 +146,44 @@ class YScalar(YNode):
 
 
 class YMap(YNode):
-    """A mapping: ``items`` keeps authored order (duplicates included); lookups
-    by key text return the first occurrence."""
+    """A mapping in authored order (duplicates included); lookups by key text
+    return the first occurrence.  ``kv`` is the flat list ``[key node,
+    value, key node, value, …]``; ``index`` maps a key's text to the pair
+    number of its first occurrence; ``items`` lists the (key node, value)
+    pairs."""
 
-    __slots__ = ("items", "index", "flow", "__weakref__")
+    __slots__ = ("kv", "index", "flow", "_links_root", "__weakref__")
 
     def __init__(self, line: int, col: int, start: int, flow: bool) -> None:
         super().__init__(line, col, start)
-        self.items: list[tuple[YScalar, YNode]] = []
+        self.kv: list[YNode] = []
         self.index: dict[str, int] = {}
         self.flow = flow
+        self._links_root: YLinks | None = None  # the tree's table, held by the root
+
+    @property
+    def items(self) -> list[tuple[YScalar, YNode]]:
+        """(key node, value) of every entry, in authored order (a new list)."""
+        kv = self.kv
+        return list(zip(kv[::2], kv[1::2]))  # type: ignore[arg-type]
 
     def get(self, key: str) -> YNode | None:
         i = self.index.get(key)
-        return None if i is None else self.items[i][1]
+        return None if i is None else self.kv[2 * i + 1]
 
     def key_node(self, key: str) -> YScalar | None:
         i = self.index.get(key)
-        return None if i is None else self.items[i][0]
+        return None if i is None else self.kv[2 * i]  # type: ignore[return-value]
+
+    def first_key(self) -> YScalar | None:
+        """The first key node as written (``None`` when empty)."""
+        kv = self.kv
+        return kv[0] if kv else None  # type: ignore[return-value]
+
+    def last_key(self) -> YScalar | None:
+        """The last key node as written (``None`` when empty)."""
+        kv = self.kv
+        return kv[-2] if kv else None  # type: ignore[return-value]
 
     def __contains__(self, key: str) -> bool:
         return key in self.index
@@ -146,10 +193,9 @@ class YMap(YNode):
 
     def pairs(self) -> Iterator[tuple[str, YScalar, YNode]]:
         """First occurrence of every key, in authored order: (key, key node, value)."""
-        items = self.items
+        kv = self.kv
         for k, i in self.index.items():
-            kn, v = items[i]
-            yield k, kn, v
+            yield k, kv[2 * i], kv[2 * i + 1]  # type: ignore[misc]
 
     def to_data(self) -> dict[str, Any]:
         return {k: v.to_data() for k, _, v in self.pairs()}
@@ -161,12 +207,13 @@ class YMap(YNode):
 class YSeq(YNode):
     """A sequence."""
 
-    __slots__ = ("items", "flow", "__weakref__")
+    __slots__ = ("items", "flow", "_links_root", "__weakref__")
 
     def __init__(self, line: int, col: int, start: int, flow: bool) -> None:
         super().__init__(line, col, start)
         self.items: list[YNode] = []
         self.flow = flow
+        self._links_root: YLinks | None = None  # the tree's table, held by the root
 
     def to_data(self) -> list[Any]:
         return [v.to_data() for v in self.items]

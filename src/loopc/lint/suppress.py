@@ -140,8 +140,7 @@ def _multiline_scalar_lines(root: Any) -> set[int]:
     while stack:
         node = stack.pop()
         if _is_map(node):
-            for _k, v in node.items:
-                stack.append(v)
+            stack.extend(node.kv[1::2])
         elif _is_seq(node):
             stack.extend(node.items)
         elif node.end_line > node.line:
@@ -173,7 +172,7 @@ def _target_at(line: int, doc: Any, keys: dict[int, list[tuple[Any, Any, Any]]])
     key, value, owner = entries[0]
     text = doc.line_text(line)
     parent = owner.parent
-    first_key = owner.items and owner.items[0][0] is key
+    first_key = owner.first_key() is key
     if (
         parent is not None
         and _is_seq(parent)
