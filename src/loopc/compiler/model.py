@@ -11,6 +11,7 @@ All classes are frozen attrs classes with identity equality/hash
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Mapping, TypeVar, Union
 
 import attrs
@@ -231,7 +232,7 @@ class SwitchCase:
     src: YMap | None = None
 
 
-@attrs.frozen(eq=False, repr=True)
+@attrs.frozen(eq=False, repr=True, slots=False)
 @_kind_fields("switch")
 class Switch:
     mode: str  # first_match | all_match
@@ -239,8 +240,10 @@ class Switch:
     default: str
     src: YMap | None = None
 
-    @property
+    @functools.cached_property
     def ports(self) -> tuple[str, ...]:
+        """The case ports in authored order, then the default port (computed
+        once: every pass asks for it per edge)."""
         return tuple(c.port for c in self.cases) + (self.default,)
 
 

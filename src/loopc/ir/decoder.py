@@ -36,6 +36,7 @@ import re
 from typing import Any, Iterator, Mapping
 
 
+from loopc.kinds import config_instr_values as _kind_config_instr_values
 from loopc.kinds import config_instrs as _kind_config_instrs
 from loopc.kinds import wire_source_ports
 from loopc.ir.canonical import CanonicalizationError, canonical_bytes, scan
@@ -405,7 +406,7 @@ def iter_instr_roots(artifact: Mapping[str, Any]) -> Iterator[tuple[str, str, An
     for x in plan["entry"]["bind"].values():
         yield "node", plan["entry"]["node"], x
     for n in plan["nodes"]:
-        for _, x in config_instrs(n["op"], n["config"]):
+        for x in _kind_config_instr_values(n["op"], n["config"]):
             yield "node", n["id"], x
     for e in plan["edges"]:
         for x in e["bind"].values():

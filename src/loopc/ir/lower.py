@@ -98,6 +98,8 @@ class _Lowerer:
         self.port_cache: dict[tuple[Any, ...], tuple[Any, dict[str, IRField]]] = {}
         self.edges_from: dict[tuple[str, str], str] = {}
         self.edges_to: dict[tuple[str, str], list[str]] = {}
+        self.leaves: dict[Any, Instr] = {}  # equal leaf instructions shared (lower_typed)
+        self.stacks: dict[tuple[Any, ...], tuple[ScopeRef, ...]] = {}
 
     # -- helpers ---------------------------------------------------------------
     def contract(self, c: Mapping[str, FieldSchema] | None) -> dict[str, IRField]:
@@ -117,7 +119,7 @@ class _Lowerer:
         if typed is None:
             raise LoweringError(f"no typed form for {type(obj).__name__} at "
                                 f"{getattr(getattr(obj, 'src', None), 'pointer', '?')}")
-        return lower_typed(typed)
+        return lower_typed(typed, self.leaves)
 
     def opt(self, obj: Any) -> Instr | None:
         return None if obj is None else self.value(obj)
@@ -129,8 +131,12 @@ class _Lowerer:
         if element_id not in stacks:
             raise LoweringError(f"the scope map has no scope stack for {'edge' if edge else 'node'} "
                                 f"'{element_id}'")
-        return tuple(ScopeRef(s.kind, s.owner, s.branch if s.kind in ("fork", "all_match") else None)
-                     for s in stacks[element_id])
+        key = tuple((s.kind, s.owner, s.branch if s.kind in ("fork", "all_match") else None)
+                    for s in stacks[element_id])
+        got = self.stacks.get(key)
+        if got is None:  # equal stacks are one shared tuple (frozen, so sharing is invisible)
+            got = self.stacks[key] = tuple(ScopeRef(*k) for k in key)
+        return got
 
     @staticmethod
     def sink(sink: Any, status: str | None = None) -> Disposition:
@@ -153,7 +159,7 @@ class _Lowerer:
         for e in plan.edges.values():
             self.edges_from.setdefault((e.from_node, e.from_port), e.id)
             self.edges_to.setdefault((e.to_node, e.to_port), []).append(e.id)
-        entry_bind = {b.field: lower_typed(b.value) for b in self.types.entry_bindings}
+        entry_bind = {b.field: lower_typed(b.value, self.leaves) for b in self.types.entry_bindings}
         nodes = tuple(self.node(plan.nodes[k]) for k in sorted(plan.nodes))
         edges = tuple(self.edge(plan.edges[k]) for k in sorted(plan.edges))
         return IRPlan(
@@ -187,9 +193,16 @@ class _Lowerer:
 
     def ports(self, n: Node) -> tuple[tuple[SourcePort, ...], tuple[TargetPort, ...]]:
         source = []
-        for port in P.source_ports(n):
-            out = P.output_contract(n, port)
-            output = None if out is None else self.contract_fresh(out)
+        ports = P.source_ports(n)
+        # a switch's or fork's every port carries the node's input contract
+        # (ports.output_contract): lower it once, not a copy per port
+        same = self.contract(n.input_contract) if isinstance(n.config, (Switch, Fork)) else None
+        for port in ports:
+            if same is not None:
+                output: dict[str, IRField] | None = same
+            else:
+                out = P.output_contract(n, port)
+                output = None if out is None else self.contract_fresh(out)
             eid = self.edges_from.get((n.id, port))
             if eid is not None:
                 source.append(SourcePort(port, output, eid))
@@ -246,7 +259,7 @@ class _Lowerer:
         bindings = self.types.edge_bindings.get(e.id) if self.types is not None else None
         if bindings is None:
             raise LoweringError(f"no bindings for edge '{e.id}'")
-        bind = {b.field: lower_typed(b.value) for b in bindings}
+        bind = {b.field: lower_typed(b.value, self.leaves) for b in bindings}
         eff = self.analysis.edge_effects.get(e.id)
         sink = self.analysis.end_routes.get(e.id)
         return Edge(

@@ -421,18 +421,27 @@ def _locate_shape_error(value: Any) -> None:
         stack.extend((v[i], f"{p}/{i}") for i in idx)
 
 
-def instr_to_json(instr: Instr) -> list[Any]:
-    """Typed :data:`Instr` → wire JSON array.  Iterative."""
+def instr_to_json(instr: Instr, memo: dict[int, Any] | None = None) -> list[Any]:
+    """Typed :data:`Instr` → wire JSON array.  Iterative.  ``memo`` (one
+    encoding's, keyed by object id; the objects outlive it): a leaf
+    instruction shared in the model (:func:`loopc.ir.exprs.lower_typed`
+    interns them) is encoded once and its JSON array shared too."""
+    if memo is None:
+        memo = {}
     root: list[Any] = [None]
     stack: list[tuple[Instr, list[Any], int]] = [(instr, root, 0)]
     while stack:
         i, holder, slot = stack.pop()
         cls = i.__class__
-        if cls is Lit:
-            holder[slot] = ["lit", i.type.wire, i.value]  # type: ignore[union-attr]
-            continue
-        if cls is Ref:
-            holder[slot] = ["ref", i.type.wire, i.root, *i.path]  # type: ignore[union-attr]
+        if cls is Lit or cls is Ref:
+            got = memo.get(id(i))
+            if got is None:
+                if cls is Lit:
+                    got = ["lit", i.type.wire, i.value]  # type: ignore[union-attr]
+                else:
+                    got = ["ref", i.type.wire, i.root, *i.path]  # type: ignore[union-attr]
+                memo[id(i)] = got
+            holder[slot] = got
             continue
         if cls is MakeObject:
             arr: list[Any] = ["object", i.type.wire]
@@ -558,16 +567,30 @@ def contract_from_json(c: Mapping[str, Any]) -> dict[str, FieldSchema]:
     return {k: field_from_json(c[k]) for k in sorted(c)}
 
 
-def contract_to_json(c: Mapping[str, FieldSchema]) -> dict[str, Any]:
-    return {k: field_to_json(v) for k, v in c.items()}
+def contract_to_json(c: Mapping[str, FieldSchema], memo: dict[int, Any] | None = None) -> dict[str, Any]:
+    """Contract → JSON; with ``memo`` (as :func:`instr_to_json`) a contract
+    or FieldSchema shared in the model is encoded once."""
+    if memo is None:
+        return {k: field_to_json(v) for k, v in c.items()}
+    got = memo.get(id(c))
+    if got is None:
+        got = memo[id(c)] = {}
+        for k, v in c.items():
+            f = memo.get(id(v))
+            if f is None:
+                f = memo[id(v)] = field_to_json(v)
+            got[k] = f
+    return got  # type: ignore[no-any-return]
 
 
 def _bind_from(d: Mapping[str, Any]) -> dict[str, Instr]:
     return {k: instr_from_json(d[k]) for k in sorted(d)}
 
 
-def _bind_to(d: Mapping[str, Instr]) -> dict[str, Any]:
-    return {k: instr_to_json(v) for k, v in d.items()}
+def _bind_to(d: Mapping[str, Instr], memo: dict[int, Any] | None = None) -> dict[str, Any]:
+    if memo is None:
+        memo = {}
+    return {k: instr_to_json(v, memo) for k, v in d.items()}
 
 
 # ---------------------------------------------------------------------------
@@ -588,7 +611,12 @@ def _scope_from(lst: Any) -> tuple[ScopeRef, ...]:
     return tuple(ScopeRef(s["kind"], s["owner"], s.get("branch")) for s in lst)
 
 
-def _scope_to(stack: tuple[ScopeRef, ...]) -> list[dict[str, Any]]:
+def _scope_to(stack: tuple[ScopeRef, ...], memo: dict[int, Any] | None = None) -> list[dict[str, Any]]:
+    if memo is not None:
+        got = memo.get(id(stack))
+        if got is None:
+            got = memo[id(stack)] = _scope_to(stack)
+        return got  # type: ignore[no-any-return]
     out = []
     for s in stack:
         d: dict[str, Any] = {"kind": s.kind, "owner": s.owner}
@@ -893,10 +921,10 @@ def _ws_from(d: Mapping[str, Any]) -> WorkScope:
     return WorkScope(d["mode"], instr_from_json(d["scope"]) if "scope" in d else None)
 
 
-def _ws_to(w: WorkScope) -> dict[str, Any]:
+def _ws_to(w: WorkScope, memo: dict[int, Any]) -> dict[str, Any]:
     d: dict[str, Any] = {"mode": w.mode}
     if w.scope is not None:
-        d["scope"] = instr_to_json(w.scope)
+        d["scope"] = instr_to_json(w.scope, memo)
     return d
 
 
@@ -906,35 +934,44 @@ def _rs_from(d: Mapping[str, Any]) -> RelatedScopes:
                          instr_from_json(d["value"]) if "value" in d else None)
 
 
-def _rs_to(r: RelatedScopes) -> dict[str, Any]:
+def _rs_to(r: RelatedScopes, memo: dict[int, Any]) -> dict[str, Any]:
     d: dict[str, Any] = {"form": r.form}
     if r.items is not None:
-        d["items"] = [instr_to_json(x) for x in r.items]
+        d["items"] = [instr_to_json(x, memo) for x in r.items]
     if r.value is not None:
-        d["value"] = instr_to_json(r.value)
+        d["value"] = instr_to_json(r.value, memo)
     return d
 
 
-_CODECS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
-    "str": (lambda x: x, lambda x: x),
-    "int": (lambda x: int(x), lambda x: x),
-    "flag": (lambda x: bool(x), lambda x: x),
+#: codec -> (decode(wire value), encode(model value, memo)); ``memo`` as in
+#: :func:`instr_to_json`, one per encoding.
+_CODECS: dict[str, tuple[Callable[[Any], Any], Callable[[Any, dict[int, Any]], Any]]] = {
+    "str": (lambda x: x, lambda x, m: x),
+    "int": (lambda x: int(x), lambda x, m: x),
+    "flag": (lambda x: bool(x), lambda x, m: x),
     "instr": (instr_from_json, instr_to_json),
     "bind": (_bind_from, _bind_to),
     "contract": (contract_from_json, contract_to_json),
-    "strs": (tuple, list),
+    "strs": (tuple, lambda x, m: list(x)),
     "cases": (lambda lst: tuple(SwitchCase(c["port"], instr_from_json(c["when"])) for c in lst),
-              lambda cs: [{"port": c.port, "when": instr_to_json(c.when)} for c in cs]),
+              lambda cs, m: [{"port": c.port, "when": instr_to_json(c.when, m)} for c in cs]),
     "work_scope": (_ws_from, _ws_to),
     "related_scopes": (_rs_from, _rs_to),
     "work_items": (lambda d: WorkItems(instr_from_json(d["allowedResponders"])),
-                   lambda w: {"allowedResponders": instr_to_json(w.allowed_responders)}),
+                   lambda w, m: {"allowedResponders": instr_to_json(w.allowed_responders, m)}),
 }
 
 # op -> [(attr name, wire name, codec, required)]
 _CONFIG_FIELDS: dict[str, list[tuple[str, str, str, bool]]] = {
     op: [(a.name, a.metadata["wire"], a.metadata["codec"], a.metadata["required"]) for a in attrs.fields(cls)]
     for op, cls in CONFIG_CLASSES.items()
+}
+
+
+# op -> [(attr name, wire name, encoder, required)]
+_CONFIG_ENCODERS: dict[str, list[tuple[str, str, Callable[[Any, dict[int, Any]], Any], bool]]] = {
+    op: [(name, wire, _CODECS[codec][1], required) for name, wire, codec, required in fields]
+    for op, fields in _CONFIG_FIELDS.items()
 }
 
 
@@ -953,15 +990,17 @@ def config_from_json(op: str, c: Mapping[str, Any]) -> Config:
     return CONFIG_CLASSES[op](**kw)  # type: ignore[no-any-return]
 
 
-def config_to_json(cfg: Config) -> dict[str, Any]:
+def config_to_json(cfg: Config, memo: dict[int, Any] | None = None) -> dict[str, Any]:
     """Config class → wire JSON (optional members omitted when ``None``;
     ``startThread`` written only when true)."""
+    if memo is None:
+        memo = {}
     d: dict[str, Any] = {}
-    for name, wire, codec, required in _CONFIG_FIELDS[cfg.OP]:
+    for name, wire, enc, required in _CONFIG_ENCODERS[cfg.OP]:
         v = getattr(cfg, name)
         if not required and (v is None or v is False):
             continue
-        d[wire] = _CODECS[codec][1](v)
+        d[wire] = enc(v, memo)
     return d
 
 
@@ -1080,10 +1119,13 @@ def node_from_json(n: Mapping[str, Any]) -> Node:
         Retry(int(r["maxAttempts"]), r["backoff"]) if r is not None else None, n.get("label"), n.get("description"))
 
 
-def node_to_json(n: Node) -> dict[str, Any]:
+def node_to_json(n: Node, memo: dict[int, Any] | None = None) -> dict[str, Any]:
+    """:class:`Node` → wire JSON (``memo`` as in :func:`instr_to_json`)."""
+    if memo is None:
+        memo = {}
     src = []
     for p in n.source_ports:
-        d: dict[str, Any] = {"name": p.name, "output": None if p.output is None else contract_to_json(p.output)}
+        d: dict[str, Any] = {"name": p.name, "output": None if p.output is None else contract_to_json(p.output, memo)}
         if p.edge is not None:
             d["edge"] = p.edge
         if p.implicit is not None:
@@ -1092,12 +1134,12 @@ def node_to_json(n: Node) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": n.id,
         "op": n.op,
-        "input": contract_to_json(n.input),
+        "input": contract_to_json(n.input, memo),
         "ports": {"source": src, "target": [{"name": t.name, "edges": list(t.edges)} for t in n.target_ports]},
-        "scope": _scope_to(n.scope),
+        "scope": _scope_to(n.scope, memo),
         "effects": {"reads": list(n.effects.reads), "writes": list(n.effects.writes),
                     "watches": list(n.effects.watches)},
-        "config": config_to_json(n.config),
+        "config": config_to_json(n.config, memo),
     }
     if n.retry is not None:
         out["retry"] = {"maxAttempts": n.retry.max_attempts, "backoff": n.retry.backoff}
@@ -1137,13 +1179,14 @@ def edge_from_json(e: Mapping[str, Any]) -> Edge:
                 EdgeEffects(tuple(e["effects"]["reads"])), None if d is None else _disp_from(d), e.get("label"))
 
 
-def edge_to_json(e: Edge) -> dict[str, Any]:
+def edge_to_json(e: Edge, memo: dict[int, Any] | None = None) -> dict[str, Any]:
+    """:class:`Edge` → wire JSON (``memo`` as in :func:`instr_to_json`)."""
     out: dict[str, Any] = {
         "id": e.id,
         "from": {"node": e.from_node, "port": e.from_port},
         "to": {"node": e.to_node, "port": e.to_port},
-        "bind": _bind_to(e.bind),
-        "scope": _scope_to(e.scope),
+        "bind": _bind_to(e.bind, memo),
+        "scope": _scope_to(e.scope, memo),
         "effects": {"reads": list(e.effects.reads)},
     }
     if e.disposition is not None:
@@ -1212,13 +1255,17 @@ def plan_from_json(p: Mapping[str, Any]) -> Plan:
 
 
 def plan_to_json(p: Plan) -> dict[str, Any]:
+    """:class:`Plan` → wire JSON.  Objects shared in the model (contracts,
+    FieldSchemas, leaf instructions) are encoded once and their JSON shared
+    (one memo per call): the result is read-only data."""
+    memo: dict[int, Any] = {}
     return {
-        "input": contract_to_json(p.input),
-        "output": contract_to_json(p.output),
-        "state": contract_to_json(p.state),
-        "entry": {"node": p.entry.node, "bind": _bind_to(p.entry.bind)},
-        "nodes": [node_to_json(n) for n in p.nodes],
-        "edges": [edge_to_json(e) for e in p.edges],
+        "input": contract_to_json(p.input, memo),
+        "output": contract_to_json(p.output, memo),
+        "state": contract_to_json(p.state, memo),
+        "entry": {"node": p.entry.node, "bind": _bind_to(p.entry.bind, memo)},
+        "nodes": [node_to_json(n, memo) for n in p.nodes],
+        "edges": [edge_to_json(e, memo) for e in p.edges],
         "scopes": [_decl_to(s) for s in p.scopes],
     }
 

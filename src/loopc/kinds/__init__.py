@@ -63,6 +63,7 @@ __all__ = [
     "kind",
     "wire_source_ports",
     "config_instrs",
+    "config_instr_values",
     "field_versions",
     "amend",
 ]
@@ -157,28 +158,43 @@ def _esc(k: str) -> str:
     return k.replace("~", "~0").replace("/", "~1")
 
 
-def _instrs(spec: Spec, v: Any, p: str) -> Iterator[tuple[str, Any]]:
-    """Instruction trees inside wire value ``v`` of ``spec``, in field order."""
-    if spec == INSTR:
-        yield p, v
-    elif isinstance(spec, Obj):
-        if isinstance(v, dict):
-            for name, f in spec.fields.items():
-                if name in v:
-                    yield from _instrs(f.spec, v[name], f"{p}/{_esc(name)}")
-    elif isinstance(spec, Tagged):
-        if isinstance(v, dict):
-            alt = spec.variants.get(v.get(spec.tag))  # type: ignore[arg-type]
+def _instrs(spec: Spec, v: Any, p: str | None) -> Iterator[tuple[str | None, Any]]:
+    """Instruction trees inside wire value ``v`` of ``spec``, in field order
+    (iterative; ``p`` ``None``: no pointers are built, every one is ``None``)."""
+    stack: list[tuple[Any, Any, str | None]] = [(spec, v, p)]
+    pop = stack.pop
+    push = stack.append
+    while stack:
+        sp, v, p = pop()
+        if sp is INSTR or sp == INSTR:
+            yield p, v
+            continue
+        cls = sp.__class__
+        if not isinstance(v, dict) and cls is not Arr:
+            continue
+        if cls is Obj:
+            todo = [
+                (f.spec, v[name], None if p is None else f"{p}/{_esc(name)}")
+                for name, f in sp.fields.items()
+                if name in v
+            ]
+        elif cls is Tagged:
+            alt = sp.variants.get(v.get(sp.tag))
             if alt is not None:
-                yield from _instrs(alt[0], v, p)
-    elif isinstance(spec, MapOf):
-        if isinstance(v, dict):
-            for k, x in v.items():
-                yield from _instrs(spec.values, x, f"{p}/{_esc(k)}")
-    elif isinstance(spec, Arr):
-        if isinstance(v, list):
-            for i, x in enumerate(v):
-                yield from _instrs(spec.items, x, f"{p}/{i}")
+                push((alt[0], v, p))
+            continue
+        elif cls is MapOf:
+            vs = sp.values
+            todo = [(vs, x, None if p is None else f"{p}/{_esc(k)}") for k, x in v.items()]
+        elif cls is Arr:
+            if not isinstance(v, list):
+                continue
+            its = sp.items
+            todo = [(its, x, None if p is None else f"{p}/{i}") for i, x in enumerate(v)]
+        else:
+            continue
+        todo.reverse()
+        stack.extend(todo)
 
 
 def config_instrs(op: str, config: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
@@ -187,4 +203,13 @@ def config_instrs(op: str, config: Mapping[str, Any]) -> Iterator[tuple[str, Any
     lists these positions)."""
     k = KINDS.get(op)
     if k is not None:
-        yield from _instrs(k.wire, config, "")
+        yield from _instrs(k.wire, config, "")  # type: ignore[misc]
+
+
+def config_instr_values(op: str, config: Mapping[str, Any]) -> Iterator[Any]:
+    """The instruction trees of :func:`config_instrs` without their pointers
+    (for scans that need no location)."""
+    k = KINDS.get(op)
+    if k is not None:
+        for _, x in _instrs(k.wire, config, None):
+            yield x
