@@ -115,3 +115,28 @@ def test_protocol_answers_bad_requests() -> None:
     lines = p.stdout.splitlines()
     assert p.returncode == 0 and len(lines) == 4
     assert "unknown op" in lines[0] and "error" in lines[1] and '"ok": false' in lines[2]
+
+
+def test_protocol_refuses_an_advance_that_moves_the_clock_backwards() -> None:
+    """A driver's ``to`` instant is checked against the Run's clock: an
+    advance that would start before it, or a malformed one, is not applied
+    and says why (docs/conformance.md#protocol)."""
+    import loopc
+    from loopc.interpreter.protocol import Session
+
+    art = loopc.compile_source((ROOT / "examples" / "all_match_switch.yaml").read_bytes())
+    s = Session()
+    assert s.load({"artifact": art.bytes.decode(), "input": {}}) == {"ok": True}
+    ok = s.event({"index": 0, "event": {"advance": "PT1H"}, "to": "2026-01-01T01:00:00Z"})
+    assert ok == {"applied": True, "reason": None}
+    assert s.eng is not None
+    before = s.eng.now
+    back = s.event({"index": 1, "event": {"advance": "PT1H"}, "to": "2026-01-01T00:30:00Z"})
+    assert back["applied"] is False and "backwards" in back["reason"] and "01:00:00Z" in back["reason"]
+    assert s.eng.now == before
+    for bad in ({"index": 2, "event": {"advance": "PT1H"}},
+                {"index": 3, "event": {"advance": "PT1H"}, "to": "garbage"},
+                {"index": 4, "event": {"advance": "soon"}, "to": "2026-01-01T05:00:00Z"}):
+        out = s.event(bad)
+        assert out["applied"] is False and "advance needs" in out["reason"]
+    assert s.eng.now == before

@@ -23,10 +23,11 @@ import json
 import sys
 from typing import IO, Any
 
-from loopc.interpreter.clock import parse_instant
+from loopc.interpreter.clock import format_instant, parse_instant
 from loopc.interpreter.engine import Engine, JournalDivergence
 from loopc.interpreter.program import load_program
 from loopc.interpreter.scenario import Event
+from loopc.ir.evaluator import EvaluationError
 
 __all__ = ["serve", "Session"]
 
@@ -81,7 +82,18 @@ class Session:
                               engine_cls=self.engine_cls)
             return {"applied": True, "reason": None}
         if kind == "advance":
-            clock = VirtualClock(parse_instant(req["to"]) - _duration(args))
+            # the driver's target instant must not move the Run's clock
+            # backwards (docs/conformance.md#protocol): refused, not applied
+            try:
+                to = parse_instant(req["to"])
+                start = to - _duration(args)
+            except (KeyError, TypeError, ValueError, ArithmeticError, EvaluationError) as exc:
+                return {"applied": False, "reason": f"advance needs 'to' (an instant) and a duration: {exc}"}
+            if start < self.eng.now:
+                return {"applied": False,
+                        "reason": f"advance to {req['to']} by {args} would move the Run's clock backwards "
+                                  f"(it is at {format_instant(self.eng.now)})"}
+            clock = VirtualClock(start)
             e = Event(index, kind, {"duration": args})
         else:
             clock = VirtualClock(self.eng.now)
