@@ -550,3 +550,28 @@ def test_lsp_json_that_is_not_a_message_is_an_invalid_request() -> None:
     assert "a JSON array" in msgs[1]["error"]["message"] and "a JSON number" in msgs[2]["error"]["message"]
     assert err.count("not a JSON-RPC 2.0 message") == 4, err
     assert msgs[5] == {"id": 9, "jsonrpc": "2.0", "result": None}
+
+
+@pytest.mark.timeout(120)
+def test_lsp_params_that_do_not_fit_the_method() -> None:
+    """A request whose params do not fit its method is answered with -32602
+    Invalid params and its own id (the client is never left waiting); a
+    notification with such params gets one window/showMessage; one line on
+    standard error each, no traceback; the session goes on
+    (docs/editors.md#malformed-messages)."""
+    init = _frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})
+    bye = _frame({"jsonrpc": "2.0", "id": 9, "method": "shutdown"}) + _frame({"jsonrpc": "2.0", "method": "exit"})
+    r = _lsp_run(init
+                 + _frame({"jsonrpc": "2.0", "id": 5, "method": "textDocument/hover", "params": {"textDocument": 7}})
+                 + _frame({"jsonrpc": "2.0", "id": "s", "method": "textDocument/definition", "params": []})
+                 + _frame({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": 7}})
+                 + bye)
+    err = r.stderr.decode()
+    assert r.returncode == 0 and "Traceback" not in err, err[-1000:]
+    msgs = _lsp_messages(r.stdout)
+    assert [m.get("id") for m in msgs] == [1, 5, "s", None, 9]
+    assert [m["error"]["code"] for m in msgs[1:3]] == [-32602, -32602]
+    assert "textDocument/hover" in msgs[1]["error"]["message"]
+    assert msgs[3]["method"] == "window/showMessage" and "didOpen" in msgs[3]["params"]["message"]
+    assert err.count("loopc: answered request") == 2 and err.count("loopc: ignored a textDocument/didOpen") == 1
+    assert msgs[4] == {"id": 9, "jsonrpc": "2.0", "result": None}

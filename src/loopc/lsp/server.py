@@ -48,6 +48,12 @@ GC_EVERY = 32
 GC_IDLE_DELAY = 0.3
 
 
+#: What :meth:`LoopcProtocol.structure_message` returns for a request it
+#: has already answered with an error: :meth:`LoopcProtocol.handle_message`
+#: drops it.
+_ANSWERED = object()
+
+
 class LoopcProtocol(LanguageServerProtocol):
     """pygls protocol with loopc's negotiation: UTF-8 positions where the
     client offers them (pygls alone takes the client's first preference), and
@@ -73,12 +79,42 @@ class LoopcProtocol(LanguageServerProtocol):
         result.capabilities.position_encoding = encoding
         return result
 
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """A JSON-RPC message whose ``params`` do not fit its method
+        (docs/editors.md#malformed-messages): a request (it has an ``id``)
+        gets the JSON-RPC 2.0 answer, -32602 Invalid params, with its id; a
+        notification, which cannot be answered, a ``window/showMessage``
+        error; either way one line on standard error and no traceback, and
+        the session goes on.  pygls alone would leave the client waiting for
+        the reply.  ``data`` is one JSON object of the message (``json.loads``
+        calls this for every object, innermost first)."""
+        try:
+            return super().structure_message(data)
+        except JsonRpcException:
+            method = data.get("method")
+            if "jsonrpc" not in data or "error" in data or not isinstance(method, str):
+                raise
+            raw_id = data.get("id")
+            if "id" not in data:
+                send_message(self.writer, {"jsonrpc": "2.0", "method": "window/showMessage", "params": {
+                    "type": lsp.MessageType.Error.value,
+                    "message": f"loopc: ignored a {method!r} notification whose params do not fit the method"}})
+                _warn(f"loopc: ignored a {method} notification whose params do not fit the method")
+                return _ANSWERED
+            msg_id = raw_id if isinstance(raw_id, (int, str)) and not isinstance(raw_id, bool) else None
+            send_error_response(self.writer, lsp.ErrorCodes.InvalidParams.value,
+                                f"Invalid params: the params of {method!r} do not fit the method", msg_id)
+            _warn(f"loopc: answered request {raw_id!r} ({method}) with Invalid params: its params do not fit")
+            return _ANSWERED
+
     def handle_message(self, message: Any) -> None:
         """Valid JSON that is no JSON-RPC message object (a number, an array,
         an object without ``jsonrpc``) gets the JSON-RPC 2.0 answer, -32600
         Invalid Request, with the object's ``id`` when it has a usable one
         and ``null`` otherwise (docs/editors.md#malformed-messages); pygls
         would fail on it with a traceback.  Everything else goes to pygls."""
+        if message is _ANSWERED:
+            return
         if hasattr(message, "jsonrpc"):
             super().handle_message(message)
             return
@@ -534,10 +570,17 @@ def send_error_response(writer: Any, code: int, message: str, msg_id: int | str 
     writes to: one ``write(bytes)`` per message), framed with the LSP base
     protocol's ``Content-Length`` header (bytes of the UTF-8 body).  No
     writer (no transport yet): nothing is sent."""
+    send_message(writer, {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}})
+
+
+def send_message(writer: Any, message: dict[str, Any]) -> None:
+    """Write one JSON-RPC 2.0 message (a JSON object) to ``writer`` (the
+    transport pygls writes to: one ``write(bytes)`` per message), framed
+    with the LSP base protocol's ``Content-Length`` header (bytes of the
+    UTF-8 body).  No writer (no transport yet): nothing is sent."""
     if writer is None:
         return
-    body = json.dumps({"jsonrpc": "2.0", "id": msg_id,
-                       "error": {"code": code, "message": message}}).encode("utf-8")
+    body = json.dumps(message).encode("utf-8")
     writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
 
 
@@ -554,6 +597,10 @@ class _MalformedMessages(logging.Filter):
     on, so one line says what was ignored instead."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str) and record.msg.startswith("Unable to deserialize message"):
+            # params that do not fit their method: LoopcProtocol.structure_message
+            # answers and writes its own line
+            return False
         exc = record.exc_info[1] if record.exc_info else None
         if isinstance(exc, PARSE_ERRORS):
             record.msg = "loopc: ignored a malformed protocol message (%s: %s)"
@@ -568,4 +615,5 @@ def serve() -> None:
     standard output that cannot be written ends the process with exit
     status 2 and one line on standard error (:class:`_ProtocolOut`)."""
     logging.getLogger("pygls.server").addFilter(_MalformedMessages())
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(_MalformedMessages())
     create_server().start_io(_ProtocolIn(sys.stdin.buffer), _ProtocolOut(sys.stdout.buffer))  # type: ignore[arg-type]
