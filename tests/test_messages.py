@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import loopc
 from loopc.compiler.spelling import not_an_enum_value
@@ -69,6 +71,119 @@ def test_enum_literal_typo_fix_checks_clean(when: str) -> None:
     assert [e.new_text for e in d.fix.edits] == ["rejected"]
     fixed, n = apply_fixes(src, [d], unsafe=True)
     assert n == 1 and loopc.check_source(fixed).ok, fixed
+
+
+def test_every_enum_typo_fix_applies_and_checks_clean() -> None:
+    """The default (LP2024), the assignment (LP3303) and the comparison
+    (LP3025) of enum_value_typo.yaml each carry their did-you-mean as an
+    unsafe edit; applying them all leaves a plan that checks clean."""
+    from loopc.diagnostics import Applicability
+    from loopc.lint.fixes import apply_fixes
+
+    src = (FIXTURES / "types" / "enum_value_typo.yaml").read_text("utf-8")
+    ds = loopc.check_source(src).diagnostics
+    assert {d.code for d in ds} == {"LP2024", "LP3303", "LP3025"}
+    assert all(d.fix is not None and d.fix.applicability is Applicability.UNSAFE for d in ds)
+    fixed, n = apply_fixes(src, ds, unsafe=True)
+    assert n == 3 and loopc.check_source(fixed).ok, fixed
+
+
+@pytest.mark.parametrize("value,style,ok", [
+    ("approved", "", True), ("approved", '"', True),
+    ("yes", "", False), ("yes", "'", True),          # a plain `yes` is a boolean in YAML 1.1
+    ("1.5", "", False), ("in progress", "", False), ("in progress", '"', True),
+    ("it's", "'", False), ('say "hi"', '"', False), ("a: b", "", False), ("a#b", '"', False),
+])
+def test_a_suggestion_is_written_only_where_it_reads_as_itself(value: str, style: str, ok: bool) -> None:
+    from loopc.compiler.spelling import writable_in_scalar
+
+    assert writable_in_scalar(value, style) is ok
+
+
+_ENUM_OK = (FIXTURES / "types" / "enum_value_typo_ok.yaml").read_text("utf-8")
+
+
+@pytest.mark.parametrize("q", ["", "'", '"'])
+@pytest.mark.parametrize("before,good,bad,after", [
+    ("default: ", "draft", "drafted", "}"),          # LP2024
+    ("{status: ", "approved", "aproved", "}"),       # LP3303
+])
+def test_an_enum_value_fix_keeps_the_scalar_style(before: str, good: str, bad: str, after: str, q: str) -> None:
+    """The LP2024/LP3303 did-you-mean edits the value's characters only:
+    a quoted value stays quoted, and the fixed plan checks clean."""
+    from loopc.lint.fixes import apply_fixes
+
+    plain = before + good + after
+    assert plain in _ENUM_OK
+    src = _ENUM_OK.replace(plain, f"{before}{q}{bad}{q}{after}")
+    (d,) = loopc.check_source(src).diagnostics
+    fixed, n = apply_fixes(src, [d], unsafe=True)
+    assert n == 1 and fixed == _ENUM_OK.replace(plain, f"{before}{q}{good}{q}{after}")
+    assert loopc.check_source(fixed).ok, fixed
+
+
+@pytest.mark.parametrize("bad,fix", [
+    ("{answer: yess}", None),          # a plain `yes` is a boolean to a YAML 1.1 reader: no edit
+    ("{answer: 'yess'}", "yes"),       # quoted, it is the string
+    ('{answer: "noo"}', "no"),
+])
+def test_an_enum_suggestion_yaml_would_misread_is_not_written_plain(bad: str, fix: str | None) -> None:
+    src = (_ENUM_OK.replace("  status: {type: enum, values: [draft, approved, rejected], default: draft}",
+                            "  status: {type: enum, values: [draft, approved, rejected], default: draft}\n"
+                            "  answer: {type: enum, values: ['yes', 'no'], default: 'no'}")
+           .replace("{status: approved}", bad))
+    (d,) = loopc.check_source(src).diagnostics
+    assert d.code == "LP3303" and f"did you mean '{fix or 'yes'}'" in d.message
+    assert (d.fix is None) if fix is None else [e.new_text for e in d.fix.edits] == [fix]
+
+
+def _read_back(text: str, style: str) -> list[object]:
+    """How loopc (YAML 1.2 core) and a YAML 1.1 reader read ``text`` as the
+    value of a block and a flow mapping, written in ``style``."""
+    from ruamel.yaml import YAML
+
+    from loopc.compiler.report import Reporter
+    from loopc.compiler.yamlload import load
+
+    scalar = f"{style}{text}{style}"
+    got: list[object] = []
+    for src in (f"k: {scalar}\n", f"m: {{k: {scalar}}}\n"):
+        r = Reporter()
+        doc = load(src, r)
+        root = doc.root if doc is not None and not [d for d in r.diagnostics if d.code.startswith("LP10")] else None
+        data = root.to_data() if root is not None else None
+        got.append(data.get("k", data.get("m", {}).get("k") if isinstance(data.get("m"), dict) else None)
+                   if isinstance(data, dict) else None)
+        y11 = YAML(typ="safe", pure=True)
+        y11.version = (1, 1)
+        try:
+            data = y11.load(src)
+        except Exception:  # noqa: BLE001 - unreadable counts as misread
+            data = None
+        got.append(data.get("k", data.get("m", {}).get("k") if isinstance(data.get("m"), dict) else None)
+                   if isinstance(data, dict) else None)
+    return got
+
+
+@given(text=st.text(alphabet="aeynoftrul_-.: #'\"\\1é", min_size=1, max_size=8),
+       style=st.sampled_from(["", "'", '"']))
+@settings(max_examples=300, deadline=None)
+def test_a_writable_suggestion_reads_back_as_itself(text: str, style: str) -> None:
+    """Whatever :func:`writable_in_scalar` allows in a scalar of ``style``
+    is read back as that very string, by loopc and by a YAML 1.1 reader,
+    in block and flow context."""
+    from loopc.compiler.spelling import writable_in_scalar
+
+    if writable_in_scalar(text, style):
+        assert _read_back(text, style) == [text] * 4
+
+
+@pytest.mark.parametrize("text", ["yes", "No", "on", "OFF", "y", "null", "1", "1.5", "0x1f", ".inf", "~", "true"])
+def test_a_plain_suggestion_yaml_resolves_otherwise_is_refused(text: str) -> None:
+    from loopc.compiler.spelling import writable_in_scalar
+
+    assert not writable_in_scalar(text, "")
+    assert writable_in_scalar(text, "'") is (text[0].isalnum())
 
 
 def test_enum_literal_without_a_close_value_has_no_fix() -> None:

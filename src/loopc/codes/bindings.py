@@ -235,7 +235,9 @@ register(
     Code("LP3303", "bind.not_assignable", "Mapped value has the wrong type",
          "The value mapped onto a field must be assignable to the field's type: same type, `enum` "
          "into `string`, `agent` into `responder`, and a string literal that matches the wire form "
-         "of the expected type. `channel` is never a `scope`.",
+         "of the expected type. `channel` is never a `scope`. A misspelt enum value gets a "
+         "did-you-mean and its replacement as a fix (unsafe), quotes kept, where YAML reads the "
+         "suggestion back as that string.",
          _base(callback="        verdict: {type: string, required: true}\n        score: {type: number, required: true}\n",
                bind="    bind: {verdict: {ref: output.score}}\n"),
          _base(callback="        verdict: {type: string, required: true}\n        score: {type: number, required: true}\n",

@@ -464,7 +464,10 @@ register(
     Code("LP2024", "schema.invalid_default", "Default not assignable to the field type",
          "A `default` must be a value of the field's type, with no coercion: a quoted \"5\" is not "
          "a number, durations/datetimes/scopes/channels/ids must have their wire form, an enum "
-         "default is one of its values.",
+         "default is one of its values. A misspelt enum default gets a did-you-mean and its "
+         "replacement as a fix (unsafe: a guess to review) that keeps the value's quotes, offered "
+         "only where YAML reads the suggestion back as that string (never a plain `yes`, `no`, "
+         "`on`, `off` or number).",
          OK.replace("input: {}", "input:\n  limit: {type: number, default: \"5\"}"),
          OK.replace("input: {}", "input:\n  limit: {type: number, default: 5}")),
     Code("LP2025", "schema.default_not_allowed", "Field type cannot have a default",

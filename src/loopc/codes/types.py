@@ -150,7 +150,8 @@ register(
          "an enum's values, an ISO 8601 duration (`PT1H`), an RFC 3339 datetime with offset, a "
          "`#channel`, a canonical member/agent id (`mem_ana`). A misspelt enum value gets a "
          "did-you-mean and its replacement as a fix (unsafe: a guess to review), which edits the "
-         "literal's text and keeps its quotes.",
+         "literal's text and keeps its quotes (offered only where the suggestion reads back as "
+         "itself, in YAML and in the expression's quotes).",
          _plan(when="input.severity == 'urgent'"), _plan(when="input.severity == 'high'")),
     Code("LP3026", "expr.mixed_array", "Array literal elements of different types",
          "The elements of an array literal `[e, ...]` have one type (string literals take the "

@@ -40,7 +40,7 @@ import attrs
 
 from loopc import kinds
 from loopc.codes.sections import LOCATED
-from loopc.compiler.spelling import suggest
+from loopc.compiler.spelling import enum_fix, suggest
 from loopc.compiler.model import (
     CONFIG_CLASSES, FIELD_TYPES, MISSING, NODE_CONFIG_KEYS, RETRY_CAPABLE, Edge, Expr, FieldSchema, ListValue,
     Fork, Literal, MapValue, Node, Plan, Ref, Retry, Switch, SwitchCase, Template, ValueExpr,
@@ -52,7 +52,7 @@ from loopc.compiler.wireforms import (
     ERROR_CODE_RE, IDENT_RE, conform, duration_error, is_duration, number_problem,
 )
 from loopc.compiler.yamlnodes import YDocument, YMap, YNode, YScalar, YSeq
-from loopc.diagnostics import Applicability, Fix, TextEdit
+from loopc.diagnostics import Applicability, Fix, Span, TextEdit
 from loopc.kinds import send_message as _send_message
 
 
@@ -232,6 +232,20 @@ def _ports_fit(node: Node, uses: list[tuple[str, str | None]]) -> bool:
 
 def _rename_fix(at: YNode, new: str, what: str = "rename to") -> Fix:
     return Fix(f"{what} '{new}'", (TextEdit(at.span, new),), Applicability.UNSAFE)
+
+
+def _enum_default_fix(dn: YNode, data: Any, values: Iterable[str] | None) -> Fix | None:
+    """LP2024's did-you-mean for a misspelt enum default: the value's text
+    replaced, quotes kept (the whole scalar, as a plain one, when its text
+    is not the value itself: escapes, several lines)."""
+    if not isinstance(dn, YScalar) or not isinstance(data, str):
+        return None
+    from loopc.compiler.typecheck_values import span_in_scalar
+
+    at = span_in_scalar(dn, 0, len(data))
+    if isinstance(at, Span):
+        return enum_fix(data, values or (), dn.style, at)
+    return enum_fix(data, values or (), "", dn.span)
 
 
 #: The port that replaces each legacy node-level pointer (LP2010 messages).
@@ -732,7 +746,8 @@ class _Builder:
             return MISSING  # LP2023 already reported
         why = conform(FieldSchema(t, values=values, items=items), data)
         if why is not None:
-            self.err("LP2024", dn, f"default is not a valid {t}: {why}")
+            fix = _enum_default_fix(dn, data, values) if t == "enum" else None
+            self.err("LP2024", dn, f"default is not a valid {t}: {why}", fix=fix)
             return MISSING
         return data
 

@@ -4,7 +4,18 @@ what was expected."""
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Iterable
+
+from loopc.diagnostics import Applicability, Fix, Span, TextEdit
+
+#: Text that means itself inside a quoted YAML scalar and inside either kind
+#: of expression quote (no quotes, backslashes, ``#`` or ``: ``).
+_QUOTED_SAFE = re.compile(r"\w[\w.\- ]*(?<! )")
+#: ... and, as a whole plain scalar, is a string (not a number, boolean or
+#: null in YAML 1.1 or 1.2).
+_PLAIN_SAFE = re.compile(r"[A-Za-z_][\w.\-]*")
+_PLAIN_SPECIAL = frozenset(("true", "false", "yes", "no", "on", "off", "y", "n", "null", "nan", "inf"))
 
 
 def suggest(word: str, choices: Iterable[str]) -> str | None:
@@ -37,3 +48,23 @@ def not_an_enum_value(value: str, values: Iterable[str]) -> str:
     near = enum_suggestion(value, vals)
     hint = f"; did you mean '{near}'?" if near is not None else ""
     return f"'{value}' is not one of the enum values ({', '.join(vals)}){hint}"
+
+
+def writable_in_scalar(text: str, style: str) -> bool:
+    """Can ``text`` replace the value of a YAML scalar of ``style`` (``""``
+    plain, ``'`` or ``"``) as written, and still be read as that string?"""
+    if style in ("'", '"'):
+        return _QUOTED_SAFE.fullmatch(text) is not None
+    return _PLAIN_SAFE.fullmatch(text) is not None and text.lower() not in _PLAIN_SPECIAL
+
+
+def enum_fix(value: str, values: Iterable[str], style: str, at: Span) -> Fix | None:
+    """The did-you-mean of the misspelt enum value ``value`` as an unsafe
+    edit replacing the text at ``at`` (the value's characters, inside any
+    quotes of a scalar of ``style``), or ``None`` when nothing is close or
+    the suggestion would not read back as itself there
+    (:func:`writable_in_scalar`)."""
+    near = enum_suggestion(value, values)
+    if near is None or not writable_in_scalar(near, style):
+        return None
+    return Fix(f"replace with `{near}`", (TextEdit(at, near),), Applicability.UNSAFE)

@@ -37,6 +37,7 @@ from loopc.compiler.model import Expr, ListValue, Literal, MapValue, Ref, Templa
 from loopc.compiler.report import Reporter
 from loopc.compiler.typecheck_context import Context, PathProblem, Resolved, resolve_path
 from loopc.compiler.types import Type
+from loopc.compiler.spelling import enum_fix
 from loopc.compiler.yamlnodes import YDocument, YNode, YScalar
 from loopc.diagnostics import Applicability, Fix, Span, TextEdit
 
@@ -160,6 +161,17 @@ class ValueChecker:
                              edge=ctx.edge if ctx else None, fix=fix,
                              pointer=getattr(at, "pointer", None) if isinstance(at, YNode) else None)
 
+    def _enum_value_fix(self, scalar: YNode | None, value: Any, expected: Type) -> Fix | None:
+        """The did-you-mean of a misspelt enum value written as a plain
+        value (LP3303, LP3401): an unsafe edit of the scalar's text, quotes
+        kept, when the suggestion can be written there as is."""
+        if expected.kind != "enum" or not isinstance(value, str) or not isinstance(scalar, YScalar):
+            return None
+        at = self.sub_span(scalar, 0, len(value))
+        if not isinstance(at, Span):
+            return None
+        return enum_fix(value, expected.values or (), scalar.style, at)
+
     def report_in(self, code: str, scalar: YNode | None, start: int, end: int, message: str,
                   ctx: Context | None, fix_text: str | None = None,
                   fix_span: tuple[int, int] | None = None, *, safe: bool = False) -> None:
@@ -251,7 +263,8 @@ class ValueChecker:
                 if expected.kind == "scope" and isinstance(v.value, str):
                     err += (" (a scope is {kind, scopeId}; a target string such as \"#general\" goes in "
                             "`sendMessage.target`, and is never coerced into a scope)")
-                self.report(code, v.src, f"{what} expects {_expect(expected)}: {err}", ctx)
+                self.report(code, v.src, f"{what} expects {_expect(expected)}: {err}", ctx,
+                            fix=self._enum_value_fix(v.src, v.value, expected))
                 return None
             t = T.NULL if v.value is None else T.required_form(expected)
             typed = TypedLiteral(v.value, t)

@@ -29,7 +29,6 @@ string-shaped type when they match its wire form):
 from __future__ import annotations
 
 import difflib
-import re
 from typing import Any, Mapping, Sequence
 
 import attrs
@@ -635,7 +634,7 @@ def check_template_ast(tpl: A.TemplateAst, ctx: ExprContext, expected: Type | No
             why = T.wire_form_error(tpl.text, expected)
             if why:
                 ch.errors.append(ExprError(LITERAL_MISMATCH, _expected(why, expected), 0, len(tpl.text),
-                                           _enum_fix(tpl.text, expected)))
+                                           _enum_fix(tpl.text, expected, whole=True)))
             else:
                 ttype = T.required_form(expected)
         else:
@@ -658,20 +657,19 @@ def check_template(text: str, ctx: ExprContext, expected: Type | None = None,
     return check_template_ast(tpl, ctx, expected, forbid_agent=forbid_agent)
 
 
-#: An enum suggestion safe to write into any YAML scalar style and inside
-#: either kind of expression quote (no quotes, backslashes, ``#`` or ``:``).
-_SAFE_FIX = re.compile(r"[\w][\w.\- ]*(?<! )")
-
-
-def _enum_fix(value: str, target: Type) -> str | None:
+def _enum_fix(value: str, target: Type, *, whole: bool = False) -> str | None:
     """The did-you-mean enum value for a mismatching string literal (the
-    LP3025 fix), when it can be written as is."""
+    LP3025 fix), when it can be written as is: inside the literal's quotes,
+    in any YAML scalar style; ``whole``: as a template's whole text, whose
+    YAML style is not known here (so also as a plain scalar)."""
     if target.kind != "enum":
         return None
-    from loopc.compiler.spelling import enum_suggestion
+    from loopc.compiler.spelling import enum_suggestion, writable_in_scalar
 
     near = enum_suggestion(value, target.values or ())
-    return near if near is not None and _SAFE_FIX.fullmatch(near) else None
+    if near is None or not writable_in_scalar(near, '"'):
+        return None
+    return near if not whole or writable_in_scalar(near, "") else None
 
 
 def _expected(why: str, target: Type) -> str:
