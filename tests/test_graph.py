@@ -337,3 +337,53 @@ def test_broken_top_level_lists_do_not_cascade() -> None:
     doc = load(H + "entry: notify\nnodes: 3\nedges: []\n", r)
     p = Plan({}, {}, {}, "notify", {}, {}, src=doc.root)
     assert graph.check_graph(p, r) is False and r.diagnostics == []
+
+
+# -- a missing node is one LP4002, its did-you-mean only a node that fits --------
+
+_CASCADE = Path(__file__).parent / "fixtures" / "cascade"
+
+
+def _lp4002(src: str) -> list:
+    import loopc
+
+    return loopc.check_source(src).diagnostics
+
+
+def test_a_missing_node_named_by_several_edges_is_one_lp4002() -> None:
+    (d,) = _lp4002((_CASCADE / "deleted_node.yaml").read_text())
+    assert d.code == "LP4002" and d.message.count("`review`") == 1 and "3 edges name it" in d.message
+    assert [r.message for r in d.related] == ["edge `e_reviewed` also starts at it",
+                                              "edge `e_review_failed` also starts at it"]
+    # `reviewed` and `review_failed` are close, but Ends: no edge can leave them
+    assert "did you mean" not in d.message and d.fix is None
+
+
+def test_a_node_misspelt_on_every_edge_is_one_lp4002_whose_fix_renames_them_all() -> None:
+    import loopc
+    from loopc.lint.fixes import apply_fixes
+
+    good = (_CASCADE / "deleted_node_ok.yaml").read_text()
+    bad = good.replace("node: review}", "node: reveiw}").replace("node: review,", "node: reveiw,")
+    (d,) = _lp4002(bad)
+    assert d.code == "LP4002" and d.message.endswith("3 edges name it; did you mean `review`?")
+    assert len(d.fix.edits) == 3
+    fixed, n = apply_fixes(bad, [d], unsafe=True)
+    assert n == 1 and fixed == good and loopc.check_source(fixed).ok
+
+
+@pytest.mark.parametrize("edges,hint", [
+    # the source port of the close node already has its edge: renaming would make LP4004
+    (e("e1", "notify", "completed", "done") + e("e2", "notfy", "completed", "done"), None),
+    # a close End cannot be an edge's source
+    (e("e1", "notify", "completed", "done") + e("e2", "dnoe", "completed", "done"), None),
+    # an edge from a node to itself is never the meant edge
+    (e("e1", "notify", "completed", "notfy"), None),
+    # the near miss: the close node fits
+    (e("e1", "notify", "completed", "dnoe"), "done"),
+])
+def test_the_lp4002_did_you_mean_offers_only_a_node_that_fits(edges: str, hint: str | None) -> None:
+    _, got, r = run(plan("notify", NOTIFY + DONE, edges))
+    (d,) = [d for d in r.diagnostics if d.code == "LP4002"]
+    assert (f"did you mean `{hint}`?" in d.message and d.fix is not None) if hint else \
+        ("did you mean" not in d.message and d.fix is None), d.message

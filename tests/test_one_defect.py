@@ -319,3 +319,57 @@ def test_a_rejected_case_condition_is_no_claim_of_the_switch_prover(path: pathli
     for m in re.finditer(r'when: "[^"\n]*?((run\.)?input\.[a-z_]+)[^"\n]*"', text):
         bad = text[: m.start()] + f'when: "{m.group(1)} != null"' + text[m.end() :]
         assert _codes(bad) == ["LP3027"], (text.count("\n", 0, m.start()) + 1, _codes(bad))
+
+
+_NODE_BLOCK = re.compile(r"^  - id: ([a-z_]+)\n    type: (\w+)\n(?:(?:    |      ).*\n|\n)*", re.M)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_deleted_node_is_one_diagnostic(path: pathlib.Path) -> None:
+    """Deleting a node (not the entry) that edges name is one LP4002 at the
+    first edge naming it, the others related; no LP4007 for a succeeded End
+    the missing node may have been.  A did-you-mean, when there is one,
+    names a node that fits every edge: applying its fix makes no
+    unknown-port (LP4003) or second-edge (LP4004) error."""
+    from loopc.lint.fixes import apply_fixes
+
+    text = path.read_text()
+    entry = re.search(r"^entry: (\w+)", text, re.M).group(1)
+    for m in _NODE_BLOCK.finditer(text):
+        nid = m.group(1)
+        if nid == entry:
+            continue
+        bad = text[: m.start()] + text[m.end() :]
+        got = loopc.check_source(bad).diagnostics
+        assert [d.code for d in got] == ["LP4002"], (nid, _diags(bad))
+        (d,) = got
+        named = len(re.findall(rf"\{{node: {nid}[,}}]", text))
+        assert len(d.related) == named - 1 and d.message.count(f"`{nid}`") == 1, (nid, d.message)
+        if named > 1:
+            assert f"{named} edges name it" in d.message, d.message
+        if d.fix is not None:
+            fixed, _ = apply_fixes(bad, [d], unsafe=True)
+            assert not {"LP4003", "LP4004"} & set(_codes(fixed)), (nid, d.message, _diags(fixed))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_misspelt_node_id_is_one_diagnostic_whose_fix_checks_clean(path: pathlib.Path) -> None:
+    """A node whose own id is misspelt (two letters swapped; its edges keep
+    the id) is one LP4002: the edges name a node that is not there, the
+    misspelt node fits them all, and the fix renames every edge to it."""
+    from loopc.lint.fixes import apply_fixes
+
+    text = path.read_text()
+    entry = re.search(r"^entry: (\w+)", text, re.M).group(1)
+    for m in _NODE_ID.finditer(text):
+        nid = m.group(1)
+        if nid == entry or re.search(rf"(forkId|fanOutId): {nid}\b", text) or len(nid) < 4:
+            continue
+        i = next(i for i in range(1, len(nid) - 1) if nid[i] != nid[i + 1])
+        wrong = nid[:i] + nid[i + 1] + nid[i] + nid[i + 2 :]
+        bad = text[: m.start(1)] + wrong + text[m.end(1) :]
+        got = loopc.check_source(bad).diagnostics
+        assert [d.code for d in got] == ["LP4002"], (nid, _diags(bad))
+        assert f"did you mean `{wrong}`?" in got[0].message, got[0].message
+        fixed, n = apply_fixes(bad, got, unsafe=True)
+        assert n == 1 and _codes(fixed) == [], (nid, _diags(fixed))

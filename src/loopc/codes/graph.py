@@ -74,8 +74,14 @@ register(
          _OK),
     Code("LP4002", "graph.dangling_node", "Edge endpoint names no node",
          "Both `from.node` and `to.node` of an edge must name declared nodes (dangling edges are "
-         "rejected); the diagnostic suggests the closest node id. An endpoint naming a node that "
-         "is itself malformed is not reported again.",
+         "rejected). A missing id is one diagnostic however many edges name it (a deleted or "
+         "misspelt node is one defect): it sits on the first edge naming it, says how many edges "
+         "do, and points at the others. It suggests the closest node id only when that node fits "
+         "every one of those edges (their ports are its ports, a source port has no edge yet, "
+         "and no edge would lead from the node to itself), so an End is never offered where an "
+         "edge leaves the missing node; the fix renames every endpoint. An endpoint naming a "
+         "node that is itself malformed is not reported again, and a missing node a reached "
+         "edge leads to may have been the succeeded End (no LP4007).",
          _plan("notify", _NOTIFY + _DONE, _edge("e_done", "notify", "completed", "dnoe")),
          _OK),
     Code("LP4003", "graph.unknown_port", "Unknown port on an edge",

@@ -5,7 +5,9 @@ and the entry/reachability/routing half of pass 6).
 :func:`check_graph` reports, each defect once:
 
 * LP4001 ``graph.entry_missing`` — ``entry`` names no node;
-* LP4002 ``graph.dangling_node`` — an edge endpoint names no node;
+* LP4002 ``graph.dangling_node`` — an edge endpoint names no node (once per
+  missing id, at the first edge naming it, the others related; the
+  did-you-mean only for a node that fits every such edge);
 * LP4003 ``graph.unknown_port`` — ``from.port`` is not a source port of that
   node type (this includes ``timed_out`` on a wait without ``timeout`` and any
   edge leaving an End), or ``to.port`` is not a target port;
@@ -184,6 +186,7 @@ class _Check:
         self.bad_in_port: set[str] = set()    # nodes with an unknown incoming port
         self.excused: set[str] = set()        # probable targets of dangling edges
         self.assumed_routed: set[tuple[str, str]] = set()  # probable sources of dangling edges
+        self.dangling: dict[str, list[tuple[Edge, str]]] = {}  # missing id -> (edge, side), in order
         nodes = self.nodes
         for e in self.plan.edges.values():
             src_ok = self.check_endpoint(e, "from")
@@ -204,31 +207,69 @@ class _Check:
                 if e.to_port not in ports:
                     self.bad_in_port.add(n.id)
                     self.unknown_port(e, n, "to", e.to_port, ports)
+        for name, uses in self.dangling.items():
+            self.report_dangling(name, uses)
         return with_source
 
     def check_endpoint(self, e: Edge, side: str) -> bool:
+        """Whether ``e``'s ``side`` names a node; a name no node has is
+        recorded in :attr:`dangling` (reported once per name, by
+        :meth:`report_dangling`), a malformed node's name is silent."""
         name = e.from_node if side == "from" else e.to_node
         if name in self.nodes:
             return True
         self.ok = False
-        if name in self.malformed:
-            return False
-        hint, s = _hint(name, self.nodes)
+        if name not in self.malformed:
+            self.dangling.setdefault(name, []).append((e, side))
+        return False
+
+    def report_dangling(self, name: str, uses: list[tuple[Edge, str]]) -> None:
+        """One LP4002 for the missing node ``name``, whatever the number of
+        edges naming it (a deleted or misspelt node is one defect): at the
+        first endpoint naming it, the others as related locations; the
+        did-you-mean and its fix (every endpoint renamed) only for a node
+        that fits every one of those edges (:meth:`fitting`)."""
+        # only a near name is worth checking for fit (most dangling names have none)
+        hint, s = _hint(name, self.fitting(name, uses)) if suggest(name, self.nodes) else ("", None)
+        e, side = uses[0]
         if side == "to" and name == "end" and s is None:
             hint = ("; there is no magic `end` target: route the edge to an End node "
                     "(`type: end`, `end: {status: succeeded}` or `failed`)")
-        at = self.end_at(e, side, "node")
-        if s is not None:
-            if side == "to":
+        for u, u_side in uses:
+            if s is None:
+                break
+            if u_side == "to":
                 self.excused.add(s)  # do not also call the intended target unreachable
             else:
-                self.assumed_routed.add((s, e.from_port))  # nor its port unrouted
+                self.assumed_routed.add((s, u.from_port))  # nor its port unrouted
+        ats = [self.end_at(u, u_side, "node") for u, u_side in uses]
+        edges = {u.id for u, _ in uses}
+        count = f"; {len(edges)} edges name it" if len(edges) > 1 else ""
+        scalars = [at for at in ats if isinstance(at, YScalar)]
+        fix = None
+        if s is not None and len(scalars) == len(ats):
+            fix = Fix(f"replace with `{s}`", tuple(TextEdit(at.span, s) for at in scalars), Applicability.UNSAFE)
         self.r.report(
-            "LP4002", at,
-            f"edge `{e.id}` {'starts at' if side == 'from' else 'leads to'} `{name}`, which is not a node{hint}",
-            edge=e.id, fix=_fix(at, s),
+            "LP4002", ats[0],
+            f"edge `{e.id}` {_VERB[side]} `{name}`, which is not a node{count}{hint}",
+            edge=e.id, fix=fix,
+            related=[(f"edge `{u.id}` {_ALSO[u_side]}", at) for (u, u_side), at in zip(uses[1:], ats[1:])],
         )
-        return False
+
+    def fitting(self, name: str, uses: list[tuple[Edge, str]]) -> list[str]:
+        """The nodes a did-you-mean for the missing node ``name`` may offer:
+        those that fit every edge naming it (``uses``): each source port one
+        of theirs and not already routed by another edge, each target port
+        one of theirs, and not the other end of such an edge (no edge from a
+        node to itself).  A deleted node's edges, into and out of it, fit no
+        End (an End is never offered where an edge leaves it)."""
+        outs = {e.from_port for e, side in uses if side == "from"}
+        ins = {e.to_port for e, side in uses if side == "to"}
+        ends = {e.to_node if side == "from" else e.from_node for e, side in uses}
+        routed = {(e.from_node, e.from_port) for e in self.plan.edges.values()} if outs else set()
+        return [nid for nid, n in self.nodes.items()
+                if nid not in ends and outs <= set(source_ports(n)) and ins <= set(target_ports(n))
+                and not any((nid, p) in routed for p in outs)]  # a used port takes no second edge
 
     def unknown_port(self, e: Edge, n: Node, side: str, port: str, ports: tuple[str, ...]) -> None:
         self.ok = False
@@ -438,6 +479,8 @@ class _Check:
             return
         if excused or any(m in reached for m in self.malformed):
             return  # the End may sit behind a defect already reported
+        if any(e.from_node in reached for uses in self.dangling.values() for e, side in uses if side == "to"):
+            return  # ... or be the missing node a reached edge leads to (LP4002)
         if any(n.id not in reached for n in succeeded_ends):
             return  # reported on the unreachable succeeded End itself
         at = _sub(self.plan.src, "entry") or self.plan.src
@@ -447,6 +490,10 @@ class _Check:
             f"a path to an End with `status: succeeded`",
             node=self.plan.entry,
         )
+
+
+_VERB = {"from": "starts at", "to": "leads to"}
+_ALSO = {"from": "also starts at it", "to": "also leads to it"}
 
 
 def _orphans(nodes: Iterable[str], reached: set[str], adj: dict[str, list[str]]) -> set[str]:
