@@ -387,3 +387,18 @@ def test_the_lp4002_did_you_mean_offers_only_a_node_that_fits(edges: str, hint: 
     (d,) = [d for d in r.diagnostics if d.code == "LP4002"]
     assert (f"did you mean `{hint}`?" in d.message and d.fix is not None) if hint else \
         ("did you mean" not in d.message and d.fix is None), d.message
+
+
+def test_an_unconnected_node_is_one_lp4006_unless_it_is_a_missing_edge_s_target() -> None:
+    second = """  - id: second
+    type: send_message
+    sendMessage: {target: "#r", text: "y", completion: sent}
+"""
+    # nothing leads to `second` or leaves it: one LP4006, no LP4005 for its port
+    ok, got, r = run(plan("notify", NOTIFY + second + DONE, e("e1", "notify", "completed", "done")))
+    assert got == ["10:9 LP4006"] and "not connected" in r.diagnostics[0].message
+    # `notify`'s port is unrouted too: `second` is the probable target of that
+    # missing edge (not unreachable), and its own port is then reported
+    third = second.replace("second", "third")
+    ok, got, r = run(plan("notify", NOTIFY + third + second, e("e1", "notify", "completed", "third")))
+    assert [(d.code, d.node) for d in r.diagnostics] == [("LP4005", "third"), ("LP4005", "second")], got

@@ -21,6 +21,39 @@ def _diags(path: str, code: str):
     return [d for d in res.diagnostics if d.code == code]
 
 
+# --- did-you-mean ------------------------------------------------------------------
+
+@pytest.mark.parametrize("word,choices,hint", [
+    ("ot", ("id", "from", "to", "bind"), "to"),        # two letters swapped: difflib's ratio is 0.5
+    ("tp", ("id", "from", "to", "bind"), "to"),        # one substituted in a two-letter key
+    ("di", ("id", "type", "input"), "id"),
+    ("io", ("id", "from", "to", "bind"), None),        # one edit from `id` and from `to`: no guess
+    ("xy", ("id", "to"), None),
+    ("tpye", ("id", "type"), "type"),                  # difflib already had these
+    ("valeus", ("values", "items"), "values"),
+])
+def test_suggest_takes_the_only_choice_one_edit_away(word: str, choices: tuple[str, ...], hint: str | None) -> None:
+    from loopc.compiler.spelling import suggest
+
+    assert suggest(word, choices) == hint
+
+
+@given(st.text(alphabet="abc", max_size=6), st.text(alphabet="abc", max_size=6))
+def test_one_edit_is_an_optimal_string_alignment_distance_of_at_most_one(a: str, b: str) -> None:
+    from loopc.compiler.spelling import _one_edit
+
+    def osa(x: str, y: str) -> int:
+        d = [[i + j if i * j == 0 else 0 for j in range(len(y) + 1)] for i in range(len(x) + 1)]
+        for i in range(1, len(x) + 1):
+            for j in range(1, len(y) + 1):
+                d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (x[i - 1] != y[j - 1]))
+                if i > 1 and j > 1 and x[i - 1] == y[j - 2] and x[i - 2] == y[j - 1]:
+                    d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+        return d[len(x)][len(y)]
+
+    assert _one_edit(a, b) is (osa(a, b) <= 1)
+
+
 # --- enum values -------------------------------------------------------------------
 
 def test_enum_typos_suggest_the_declared_value_everywhere() -> None:

@@ -263,7 +263,7 @@ def test_a_misspelt_edge_key_is_one_diagnostic(path: pathlib.Path) -> None:
     graph or scope finding about the branch it would have continued."""
     text = path.read_text()
     for m in _edges(text):
-        for key, wrong in (("from", "form"), ("from", "frm"), ("to", "too")):
+        for key, wrong in (("from", "form"), ("from", "frm"), ("to", "too"), ("to", "ot"), ("to", "tp")):
             k = m.group(0).index(f"    {key}:")
             at = m.start() + k + 4
             bad = text[:at] + wrong + text[at + len(key) :]
@@ -373,3 +373,47 @@ def test_a_misspelt_node_id_is_one_diagnostic_whose_fix_checks_clean(path: pathl
         assert f"did you mean `{wrong}`?" in got[0].message, got[0].message
         fixed, n = apply_fixes(bad, got, unsafe=True)
         assert n == 1 and _codes(fixed) == [], (nid, _diags(fixed))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_an_unconnected_node_is_one_diagnostic(path: pathlib.Path) -> None:
+    """A copy of any node (a join excepted: its owner activates it) that no
+    edge leads to or leaves is one LP4006 saying it is not connected: its
+    ports are not also unrouted (LP4005), a loop copy does not also miss its
+    ``continue`` edge (LP4008), and nothing in it is analysed."""
+    text = path.read_text()
+    blocks = list(_NODE_BLOCK.finditer(text))
+    for m in blocks:
+        nid, kind = m.group(1), m.group(2)
+        if kind == "join":
+            continue
+        copy = m.group(0).replace(f"id: {nid}\n", f"id: {nid}_copy\n", 1)
+        bad = text[: blocks[-1].end()] + copy + text[blocks[-1].end() :]
+        got = loopc.check_source(bad).diagnostics
+        assert [d.code for d in got] == ["LP4006"], (nid, _diags(bad))
+        if kind != "end":
+            assert got[0].message.startswith(f"{kind} `{nid}_copy` is not connected"), got[0].message
+
+
+#: Keys of the syntax short enough that difflib's ratio misses a swap of two
+#: of their letters (``ot`` for ``to``), and a few longer ones.
+_SHORT_KEYS = ("id", "to", "from", "ref", "type", "mode", "port", "node", "bind", "end", "text", "expr", "code")
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_key_with_two_letters_swapped_is_one_diagnostic(path: pathlib.Path) -> None:
+    """Any key of the syntax with two adjacent letters swapped (``ot``,
+    ``di``, ``prot``) is one LP2007 with the did-you-mean: the key is not
+    also missing (LP2006), a node or edge set aside keeps the id, endpoints
+    and ports its misspelt key gives (no LP4001, LP4002, LP4005, LP4008)."""
+    text = path.read_text()
+    for m in re.finditer(r"(?:^\s+(?:- )?|[{,] )(%s):" % "|".join(_SHORT_KEYS), text, re.M):
+        key = m.group(1)
+        for i in range(len(key) - 1):
+            if key[i] == key[i + 1]:
+                continue
+            wrong = key[:i] + key[i + 1] + key[i] + key[i + 2 :]
+            bad = text[: m.start(1)] + wrong + text[m.end(1) :]
+            got = loopc.check_source(bad).diagnostics
+            assert [d.code for d in got] == ["LP2007"], (key, wrong, _diags(bad))
+            assert f"did you mean '{key}'" in got[0].message and got[0].fix is not None

@@ -107,7 +107,8 @@ register(
          "— must have an edge; a missing edge never completes a Run. Only `failed` and `timed_out` "
          "may be omitted (the compiler lowers them to a failure route). Route an unwanted outcome "
          "to a failed End. A node the missing edge led to, now cut off (no edge leads to it), is "
-         "not also reported unreachable (LP4006).",
+         "not also reported unreachable (LP4006). A node that no edge leads to or leaves is one "
+         "defect, reported as not connected (LP4006), not also for its ports.",
          _plan("approve", _APPROVAL + _DONE, _edge("e_approved", "approve", "approved", "done"),
                _APPROVAL_HEAD),
          _plan("approve", _APPROVAL + _DONE + _REJECTED,
@@ -116,7 +117,11 @@ register(
                _APPROVAL_HEAD)),
     Code("LP4006", "graph.unreachable", "Node unreachable from the entry",
          "Every node must be reachable from `entry` by following edges (unreachable nodes are "
-         "rejected). Connect the node or delete it.",
+         "rejected). Connect the node or delete it. A node with ports to route that no edge leads "
+         "to or leaves is said to be not connected, and this one diagnostic stands for it: its "
+         "unrouted ports (LP4005) and, for a loop, its missing `continue` edge (LP4008) are the "
+         "same defect. A node reached by edges but with a port missing its edge is LP4005 alone; "
+         "a node with edges out but none in is LP4006 alone.",
          _plan("notify", _NOTIFY + _DONE + """  - id: orphan
     type: end
     end: {status: failed, code: never_used}

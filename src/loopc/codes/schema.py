@@ -378,7 +378,13 @@ register(
          _approval('      assignee: "{{ input.approver }}"\n'), _approval()),
     Code("LP2007", "schema.unknown_key", "Unknown key",
          "Every mapping in a plan is closed: a key that the syntax does not define is an error. When a "
-         "defined key is close, the message suggests it and a fix renames the key.",
+         "defined key is close, the message suggests it and a fix renames the key. Close means "
+         "a similar spelling, or, for short keys, the only defined key one edit away (a letter "
+         "changed, added or dropped, or two adjacent letters swapped: `ot` for `to`). A misspelt "
+         "key that stands in for a required one is this one diagnostic: the key is not also "
+         "missing (LP2006), a node or edge whose `id` is misspelt is set aside under the id the "
+         "key gives (its edges are not dangling), and a misspelt `node` or `port` of an endpoint "
+         "still routes that port.",
          OK.replace("input: {}", "input:\n  topic: {type: string, requird: true}"),
          OK.replace("input: {}", "input:\n  topic: {type: string, required: true}")),
     Code("LP2008", "schema.legacy_trigger", "Triggers are not part of plan source",

@@ -14,7 +14,8 @@ and the entry/reachability/routing half of pass 6).
 * LP4004 ``graph.port_multiple_edges`` — a second edge leaves one source port
   (ambiguous ordinary branching);
 * LP4005 ``graph.port_unrouted`` — a success/control port has no edge;
-* LP4006 ``graph.unreachable`` — a node cannot be reached from the entry;
+* LP4006 ``graph.unreachable`` — a node cannot be reached from the entry
+  (one that no edge touches is "not connected", and not also LP4005/LP4008);
 * LP4007 ``graph.no_succeeded_end`` — no succeeded End is reachable;
 * LP4008 ``graph.continue_unrouted`` — a loop has no edge into ``continue``.
 
@@ -40,6 +41,7 @@ from typing import Iterable
 from loopc.compiler.model import Edge, End, Join, Node, Plan
 from loopc.compiler.ports import must_route, source_ports, target_ports
 from loopc.compiler.report import Reporter, decl_path, edge_entity
+from loopc.compiler.schema import FROM_KEYS, stand_in
 from loopc.compiler.yamlnodes import YMap, YNode, YScalar, YSeq
 from loopc.diagnostics import Applicability, Fix, TextEdit
 
@@ -105,11 +107,20 @@ class _RawEdge:
     __slots__ = ("from_node", "from_port", "to_node", "to_port")
 
     def __init__(self, m: YMap) -> None:
-        self.from_node = _str_at(m, "from", "node")
-        self.from_port = _str_at(m, "from", "port")
-        to = _sub(m, "to")
-        self.to_node = _str_at(to, "node")
-        self.to_port = _str_at(to, "port") if _sub(to, "port") is not None else "in"
+        frm, to = _sub(m, "from"), _sub(m, "to")
+        self.from_node = _str_at(_endpoint_key(frm, "node"))
+        self.from_port = _str_at(_endpoint_key(frm, "port"))
+        self.to_node = _str_at(_endpoint_key(to, "node"))
+        port = _endpoint_key(to, "port")
+        self.to_port = _str_at(port) if port is not None else "in"
+
+
+def _endpoint_key(m: YNode | None, key: str) -> YNode | None:
+    """The ``key`` of an endpoint mapping, or the value of the misspelt key
+    LP2007 read as it (``prot: continue`` routes ``continue``)."""
+    if not isinstance(m, YMap):
+        return None
+    return m.get(key) or stand_in(m, key, FROM_KEYS)
 
 
 def _raw_rejected_edges(plan: Plan, reporter: Reporter) -> list[_RawEdge]:
@@ -157,8 +168,10 @@ class _Check:
         self.check_multiplicity(valid)
         raw = _raw_rejected_edges(self.plan, self.r)
         self.check_routing(raw)
+        reported: set[str] = set()
         if entry_ok:
-            self.check_reachability(raw)
+            reported = self.check_reachability(raw)
+        self.report_isolated_ports(reported)
         return self.ok and entry_ok
 
     def check_entry(self) -> bool:
@@ -331,7 +344,10 @@ class _Check:
                 continued.add(re_.to_node)
         unrouted: list[tuple[Node, str]] = []
         open_loops: list[Node] = []
+        self.isolated = {} if blind_out or blind_in else self.unconnected(raw)
         for n in self.nodes.values():
+            if n.id in self.isolated:
+                continue  # one defect: reported as not connected (LP4006), or its ports after all
             if not blind_out and n.id not in self.bad_out_port:
                 seen: set[str] = set()
                 for p in source_ports(n):
@@ -375,12 +391,52 @@ class _Check:
             if (n.id, p) in exits:
                 continue
             self.unrouted.append(n.id)
-            self.r.report(
-                "LP4005", self.node_at(n),
-                f"port `{p}` of {n.type} `{n.id}` has no edge; a success or control port "
-                f"must be routed (a missing edge never completes a Run)",
-                node=n.id,
-            )
+            self.port_unrouted(n, p)
+
+    def port_unrouted(self, n: Node, p: str) -> None:
+        self.r.report(
+            "LP4005", self.node_at(n),
+            f"port `{p}` of {n.type} `{n.id}` has no edge; a success or control port "
+            f"must be routed (a missing edge never completes a Run)",
+            node=n.id,
+        )
+
+    def unconnected(self, raw: list[_RawEdge]) -> dict[str, Node]:
+        """Nodes with ports to route that no edge touches, in or out (the
+        entry, a join its owner activates, and the probable meaning of a
+        dangling endpoint excepted): a node left unconnected is one defect,
+        reported by :meth:`check_reachability` as LP4006, not also as an
+        unrouted port (LP4005) or a loop without ``continue`` (LP4008)."""
+        touched: set[str | None] = {self.plan.entry, *self.excused, *(nid for nid, _ in self.assumed_routed)}
+        for e in self.plan.edges.values():
+            touched.update((e.from_node, e.to_node))
+        for re_ in raw:
+            touched.update((re_.from_node, re_.to_node))
+        known = set(self.nodes) | set(self.malformed)
+        return {n.id: n for n in self.nodes.values()
+                if n.id not in touched and source_ports(n) and not isinstance(n.config, End)
+                and not (isinstance(n.config, Join) and n.config.owner in known)}
+
+    def report_isolated_ports(self, reported: set[str]) -> None:
+        """The unrouted ports (LP4005) and missing ``continue`` (LP4008) of
+        the unconnected nodes not reported as such (the reachability check
+        did not run, or took one for the probable target of another
+        missing edge)."""
+        for n in self.isolated.values():
+            if n.id in reported:
+                continue
+            seen: set[str] = set()
+            for p in source_ports(n):
+                if p not in seen and must_route(n, p) and n.id not in self.bad_out_port:
+                    seen.add(p)
+                    self.port_unrouted(n, p)
+            if n.type == "loop" and n.id not in self.bad_in_port:
+                self.r.report(
+                    "LP4008", self.node_at(n),
+                    f"loop `{n.id}` has no edge into its required `continue` port; the body's exit "
+                    f"must lead back to `{n.id}` port `continue` (or `break` to leave early)",
+                    node=n.id,
+                )
 
     def orphaned(self, reached: set[str], adj: dict[str, list[str]]) -> set[str]:
         """Nodes whose unreachability is the other end of an unrouted port
@@ -434,7 +490,11 @@ class _Check:
             related=[(f"loop `{loop.id}`", self.node_at(loop))],
         )
 
-    def check_reachability(self, raw: list[_RawEdge]) -> None:
+    def check_reachability(self, raw: list[_RawEdge]) -> set[str]:
+        """LP4006 for each node not reachable from the entry (an unconnected
+        one, :meth:`unconnected`, said to be not connected), LP4007 when no
+        succeeded End is; returns the unconnected nodes it reported."""
+        isolated: set[str] = set()
         known = set(self.nodes) | set(self.malformed)
         adj: dict[str, list[str]] = {}
         blind = False
@@ -450,7 +510,7 @@ class _Check:
             elif re_.to_node in known:
                 adj.setdefault(re_.from_node, []).append(re_.to_node)
         if blind:
-            return  # a rejected edge with no readable target: reachability is unknown
+            return isolated  # a rejected edge with no readable target: reachability is unknown
         # a join is activated by its owner's activation (runtime lineage,
         # docs/reference.md#parallel-scopes): even when no branch edge reaches it (every
         # branch ends in
@@ -470,19 +530,21 @@ class _Check:
             tail = ""
             if isinstance(n.config, End) and n.config.status == "succeeded" and not reached_success:
                 tail = "; no succeeded End is reachable"
-            self.r.report(
-                "LP4006", self.node_at(n),
-                f"{n.type} `{n.id}` is not reachable from the entry `{self.plan.entry}`{tail}",
-                node=n.id,
-            )
+            if n.id in self.isolated:
+                isolated.add(n.id)
+                msg = (f"{n.type} `{n.id}` is not connected: no edge leads to it or leaves it "
+                       f"(connect it to the graph, or delete it)")
+            else:
+                msg = f"{n.type} `{n.id}` is not reachable from the entry `{self.plan.entry}`{tail}"
+            self.r.report("LP4006", self.node_at(n), msg, node=n.id)
         if reached_success:
-            return
+            return isolated
         if excused or any(m in reached for m in self.malformed):
-            return  # the End may sit behind a defect already reported
+            return isolated  # the End may sit behind a defect already reported
         if any(e.from_node in reached for uses in self.dangling.values() for e, side in uses if side == "to"):
-            return  # ... or be the missing node a reached edge leads to (LP4002)
+            return isolated  # ... or be the missing node a reached edge leads to (LP4002)
         if any(n.id not in reached for n in succeeded_ends):
-            return  # reported on the unreachable succeeded End itself
+            return isolated  # reported on the unreachable succeeded End itself
         at = _sub(self.plan.src, "entry") or self.plan.src
         self.r.report(
             "LP4007", at,
@@ -490,6 +552,7 @@ class _Check:
             f"a path to an End with `status: succeeded`",
             node=self.plan.entry,
         )
+        return isolated
 
 
 _VERB = {"from": "starts at", "to": "leads to"}

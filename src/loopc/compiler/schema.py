@@ -248,6 +248,18 @@ def _enum_default_fix(dn: YNode, data: Any, values: Iterable[str] | None) -> Fix
     return enum_fix(data, values or (), "", dn.span)
 
 
+def stand_in(m: YMap, key: str, allowed: Iterable[str]) -> YNode | None:
+    """The value of the unknown key of ``m`` that LP2007 reads as a
+    misspelling of the absent ``key`` (the first, when several do), or
+    ``None``: what a pass reads in place of ``key`` once LP2007 said it."""
+    if key in m:
+        return None
+    for k, _kn, v in m.pairs():
+        if k not in allowed and not k.startswith("\x00") and suggest(k, allowed) == key:
+            return v
+    return None
+
+
 #: The port that replaces each legacy node-level pointer (LP2010 messages).
 _LEGACY_POINTER_PORTS = {
     "onApprove": "approved", "onReject": "rejected", "onTimeout": "timed_out",
@@ -861,6 +873,10 @@ class _Builder:
             if nid is None:
                 self.node = None
                 continue
+            if idn is None:  # the id a misspelt 'id' key gives: set aside, never a duplicate
+                if nid not in first:
+                    bad.add(nid)
+                continue
             if nid in first:
                 self.any_fan_out_joins(self._any_joins[deferred:], {}, bad)
                 del self._any_joins[deferred:]
@@ -929,7 +945,7 @@ class _Builder:
         nid: str | None = None
         idn = m.get("id")
         if idn is None:
-            self.missing(m, "id", "node")
+            pass  # after the unknown keys: a misspelt 'id' says it, and gives the id
         elif isinstance(idn, YScalar) and idn.value.__class__ is str:
             nid = idn.value
             self.node = nid
@@ -972,6 +988,14 @@ class _Builder:
                 foreign.append((k, kn))
             else:
                 self.unknown(kn, k, allowed, what)
+        if idn is None:
+            stand_in_ = stand_in(m, "id", allowed)
+            if isinstance(stand_in_, YScalar) and stand_in_.value.__class__ is str and stand_in_.value:
+                # the node is set aside under the id its misspelt key gives:
+                # the entry and the edges naming it are not dangling (LP4001, LP4002)
+                nid = stand_in_.value
+            else:
+                self.missing(m, "id", "node")
         if tn is None:  # after the unknown keys: a misspelt 'type' already says it
             self.missing(m, "type", what, f" ({', '.join(NODE_CONFIG_KEYS)})")
         cfg = m.get(cfg_key) if cfg_key else None
@@ -1394,6 +1418,10 @@ class _Builder:
             eid, idn, edge = self.edge_(item)
             if eid is None:
                 continue
+            if idn is None:  # the id a misspelt 'id' key gives: set aside, never a duplicate
+                if eid not in first:
+                    bad.add(eid)
+                continue
             if eid in first:
                 self.err("LP2070", idn, f"duplicate edge id '{eid}'; the first definition is used",
                          related=[("first defined here", first[eid])])
@@ -1414,7 +1442,7 @@ class _Builder:
         eid: str | None = None
         idn = m.get("id")
         if idn is None:
-            self.missing(m, "id", "edge")
+            pass  # after the unknown keys: a misspelt 'id' says it
         elif isinstance(idn, YScalar) and idn.value.__class__ is str:
             eid = idn.value
             self.edge = eid
@@ -1423,6 +1451,12 @@ class _Builder:
             self.shape(idn, "an edge 'id' must be a string")
         what = f"edge '{eid}'" if eid else "edge"
         self.closed(m, EDGE_KEYS, what, self._edge_special)
+        if idn is None:
+            sub = stand_in(m, "id", EDGE_KEYS)
+            if isinstance(sub, YScalar) and sub.value.__class__ is str and sub.value:
+                eid = sub.value  # set aside under the id its misspelt key gives
+            else:
+                self.missing(m, "id", "edge")
         src = self.endpoint(m, "from", what)
         dst = self.endpoint(m, "to", what)
         bind = None

@@ -18,9 +18,31 @@ _PLAIN_SAFE = re.compile(r"[A-Za-z_][\w.\-]*")
 _PLAIN_SPECIAL = frozenset(("true", "false", "yes", "no", "on", "off", "y", "n", "null", "nan", "inf"))
 
 
+def _one_edit(a: str, b: str) -> bool:
+    """``a`` and ``b`` differ by at most one edit: a character substituted,
+    inserted or deleted, or two adjacent characters swapped (optimal string
+    alignment distance ≤ 1, linear time)."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        return (a[i + 1 :] == b[i + 1 :]
+                or (a[i : i + 2] == b[i : i + 2][::-1] and a[i + 2 :] == b[i + 2 :]))
+    return a[i + 1 :] == b[i:] if len(a) > len(b) else a[i:] == b[i + 1 :]
+
+
 def suggest(word: str, choices: Iterable[str]) -> str | None:
     """Closest of ``choices`` to ``word`` (case-insensitive match first,
-    then one ignoring ``_``/``-``, then difflib ratio ≥ 0.6), or ``None``."""
+    then one ignoring ``_``/``-``, then difflib ratio ≥ 0.6, then the only
+    choice one edit away, a swap of two adjacent characters included), or
+    ``None``.
+
+    The last rule is for short words, where one edit is most of the word
+    and difflib's ratio stays under its cutoff: ``ot`` for ``to``, ``tp``
+    for ``to``, ``nmae`` for ``name``; when two choices are one edit away
+    there is no guess."""
     ordered = sorted(choices)
     low = word.lower()
     for c in ordered:
@@ -31,7 +53,10 @@ def suggest(word: str, choices: Iterable[str]) -> str | None:
         if c.lower().replace("_", "") == norm:
             return c
     got = difflib.get_close_matches(word, ordered, 1, 0.6)
-    return got[0] if got else None
+    if got:
+        return got[0]
+    near = [c for c in ordered if _one_edit(low, c.lower())]
+    return near[0] if len(near) == 1 else None
 
 
 def enum_suggestion(value: str, values: Iterable[str]) -> str | None:
