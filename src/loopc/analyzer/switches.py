@@ -29,7 +29,6 @@ from typing import Any
 
 from loopc.analyzer.context import Ctx
 from loopc.compiler.model import Switch
-from loopc.compiler.report import decl, presence
 from loopc.compiler.yamlnodes import YMap, YNode
 
 
@@ -224,7 +223,7 @@ def _domains(ctx: Ctx, node: Any, formulas: list[Any]) -> dict[str, Any]:
     for subject in subjects(formulas):
         root, _, name = subject.rpartition(".")
         fs = contracts[root].get(name) if root in contracts else None
-        if fs is None or (fs.src is not None and any(ctx.r.tainted(e) for e in presence(fs.src))):
+        if fs is None or ctx.r.presence_tainted(fs.src):
             continue  # undeclared, or whether it may be null is unknown (its `required` was rejected)
         nullable = root == "run.state" or not (fs.required or fs.has_default)
         out[subject] = Domain(fs.type, nullable, tuple(fs.values) if fs.values else None)
@@ -234,7 +233,7 @@ def _domains(ctx: Ctx, node: Any, formulas: list[Any]) -> dict[str, Any]:
 def _rejected(ctx: Ctx, case: Any) -> bool:
     """Did the type pass reject ``case``'s condition (it taints its ``when``)?"""
     src = case.when.src
-    return isinstance(src, YNode) and ctx.r.tainted(decl(src.pointer))
+    return isinstance(src, YNode) and ctx.r.decl_tainted(src)
 
 
 def case_at(ctx: Ctx, node, case):

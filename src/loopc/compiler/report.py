@@ -132,6 +132,19 @@ class Reporter:
             return False
         return any(entity[:i] in t for i in range(2, len(entity) + 1))
 
+    def presence_tainted(self, field_src: YNode | None) -> bool:
+        """Is the presence of the field declared by ``field_src`` tainted
+        (:func:`presence`)?  Cheap when nothing is tainted: the entities,
+        built from the field's pointer, are then never made."""
+        if not self._tainted or field_src is None:
+            return False
+        return any(self.tainted(e) for e in presence(field_src))
+
+    def decl_tainted(self, src: YNode) -> bool:
+        """Is the declaration at YAML node ``src`` (:func:`decl` of its
+        pointer) tainted?  The pointer is only built when something is."""
+        return bool(self._tainted) and self.tainted(decl(src.pointer))
+
     def tainted_names(self, kind: str) -> frozenset[str]:
         """Names of the tainted entities of one kind (``"node"``, ``"edge"``)."""
         return frozenset(e[1] for e in self._tainted if e[0] == kind and len(e) == 2)

@@ -219,7 +219,7 @@ class _PlanChecker:
             if typed is not None:
                 if fs.required and not fs.has_default:
                     self._optional_source(typed, value.src, key, dest, ctx, node=node, edge=edge,
-                                          needs=presence(fs.src))
+                                          needs_src=fs.src)
                 out.append(FieldBinding(key, ft, typed, value, False))
         if complete:
             missing = [n for n, fs in contract.items()
@@ -236,14 +236,15 @@ class _PlanChecker:
     def _presence_unknown(self, fs: Any) -> bool:
         """Was the ``required`` or ``default`` of ``fs`` rejected (so whether
         it may be absent is unknown: :func:`~loopc.compiler.report.presence`)?"""
-        r = self.reporter
-        return any(r.tainted(e) for e in presence(fs.src)) if fs.src is not None else False
+        return self.reporter.presence_tainted(fs.src)
 
     def _optional_source(self, typed: Any, at: YNode | None, key: str, dest: str, ctx: Context, *,
-                         node: str | None, edge: str | None, needs: tuple = ()) -> None:
+                         node: str | None, edge: str | None, needs_src: YNode | None = None) -> None:
         """LP3307: a required field without default receives a value that may
         be absent — an optional contract field, or a branch of an all_match
-        switch, which runs only when its case matches (docs/language.md#required-destinations)."""
+        switch, which runs only when its case matches (docs/language.md#required-destinations).
+        ``needs_src``: the FieldSchema mapping of the destination field (the
+        finding needs its :func:`~loopc.compiler.report.presence`)."""
         t = getattr(typed, "type", None)
         if t is None or not t.optional or t.presence_unknown or not isinstance(typed, A.Path):
             return
@@ -257,7 +258,7 @@ class _PlanChecker:
             "LP3307", at,
             f"field `{key}` of {dest} is required with no default, but {why}; make `{key}` optional "
             f"or give it a default, or bind a value that is always present", node=node, edge=edge,
-            needs=needs)
+            needs=presence(needs_src))
 
     def passthrough(self, source: Mapping[str, Any] | None, dest: Mapping[str, Any], at: YNode | None, *,
                     root: str, source_desc: str, dest_desc: str, no_source_hint: str = "",

@@ -23,7 +23,7 @@ import attrs
 from loopc.compiler import types as T
 from loopc.compiler.model import End, Edge, FanOut, Fork, Join, Loop, Node, Plan, Switch
 from loopc.compiler.ports import effective_input, output_contract, source_ports
-from loopc.compiler.report import Reporter, decl_path, presence
+from loopc.compiler.report import Reporter, decl_path
 from loopc.compiler.scopemap import ScopeMap
 from loopc.compiler.types import Type
 from loopc.compiler.yamlnodes import YMap
@@ -314,12 +314,11 @@ class ContextBuilder:
             # the contract is kept in the entry so that its id cannot be reused
             rec = T.record_of(contract, optional=optional)
             r = self.reporter
-            if r is not None and any(fs.src is not None and any(r.tainted(e) for e in presence(fs.src))
-                                     for fs in contract.values()):
+            if r is not None and any(r.presence_tainted(fs.src) for fs in contract.values()):
                 # a field whose `required`/`default` was rejected may or may not
                 # be absent: nothing judges its presence
                 rec = T.object_of(tuple((n, attrs.evolve(ft, presence_unknown=True)
-                                         if any(r.tainted(e) for e in presence(contract[n].src)) else ft)
+                                         if r.presence_tainted(contract[n].src) else ft)
                                         for n, ft in rec.fields or ()), optional=optional)
             hit = (contract, rec)
             self._records[key] = hit

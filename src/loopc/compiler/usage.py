@@ -22,6 +22,7 @@ from typing import Any, Iterable
 from loopc.compiler.expr import ast as A
 from loopc.compiler.model import Plan, SetVariable
 from loopc.compiler.report import Reporter
+from loopc.compiler.types import Type
 from loopc.compiler.yamlnodes import YMap
 
 __all__ = ["check_usage", "run_paths"]
@@ -30,27 +31,47 @@ __all__ = ["check_usage", "run_paths"]
 def run_paths(typed_values: Iterable[Any]) -> set[tuple[str, str]]:
     """``{("input", f), ("state", f)}`` for every ``run.input.f`` /
     ``run.state.f`` path inside the typed values (iterative walk over attrs
-    objects, tuples, lists and mappings; each object visited once)."""
+    objects, tuples, lists and mappings; each object visited once; static
+    types hold no path and are not walked)."""
     out: set[tuple[str, str]] = set()
     stack = list(typed_values)
     seen: set[int] = set()
+    names = _ATTR_NAMES
+    path_cls = A.Path
     while stack:
         v = stack.pop()
-        if v is None or isinstance(v, (str, int, float, bool)) or id(v) in seen:
+        cls = v.__class__
+        if cls is path_cls:
+            if v.root.startswith("run"):
+                parts = (*v.root.split("."), *v.segments)
+                if len(parts) >= 3 and parts[0] == "run" and parts[1] in ("input", "state"):
+                    out.add((parts[1], parts[2]))
+            continue
+        if v is None or cls is str or cls is int or cls is bool or cls is float or cls is Type:
+            continue
+        if id(v) in seen:
             continue
         seen.add(id(v))
-        if isinstance(v, A.Path):
-            names = (*v.root.split("."), *v.segments)
-            if len(names) >= 3 and names[0] == "run" and names[1] in ("input", "state"):
-                out.add((names[1], names[2]))
-            continue
-        if isinstance(v, dict):
+        if cls is tuple or cls is list:
+            stack.extend(v)
+        elif isinstance(v, dict):
             stack.extend(v.values())
+        elif isinstance(v, (str, int, float)):
+            continue
         elif isinstance(v, (tuple, list)):
             stack.extend(v)
-        elif hasattr(v, "__attrs_attrs__"):
-            stack.extend(getattr(v, a.name, None) for a in v.__attrs_attrs__)
+        else:
+            attrs_of = names.get(cls)
+            if attrs_of is None:
+                fields = getattr(cls, "__attrs_attrs__", None)
+                attrs_of = names[cls] = tuple(a.name for a in fields) if fields is not None else ()
+            for a in attrs_of:
+                stack.append(getattr(v, a, None))
     return out
+
+
+#: attrs class -> its attribute names (run_paths)
+_ATTR_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 def check_usage(plan: Plan, typed_values: Iterable[Any], entry_fields: Iterable[str],

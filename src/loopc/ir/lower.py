@@ -49,6 +49,7 @@ __all__ = ["LoweringError", "lower_plan", "DEFAULT_RETRY", "DEFAULT_MAX_CONCURRE
 
 DEFAULT_RETRY = {"maxAttempts": 1, "backoff": "PT1S"}
 _DEFAULT_RETRY = Retry(1, "PT1S")
+_NO_EDGE_EFFECTS = EdgeEffects()  # shared: most edges read no Run state
 DEFAULT_MAX_CONCURRENCY = _fan_out.DEFAULT_MAX_CONCURRENCY  # declared by the kind
 
 
@@ -100,6 +101,7 @@ class _Lowerer:
         self.edges_to: dict[tuple[str, str], list[str]] = {}
         self.leaves: dict[Any, Instr] = {}  # equal leaf instructions shared (lower_typed)
         self.stacks: dict[tuple[Any, ...], tuple[ScopeRef, ...]] = {}
+        self.stack_of: dict[int, tuple[Any, tuple[ScopeRef, ...]]] = {}
 
     # -- helpers ---------------------------------------------------------------
     def contract(self, c: Mapping[str, FieldSchema] | None) -> dict[str, IRField]:
@@ -131,11 +133,15 @@ class _Lowerer:
         if element_id not in stacks:
             raise LoweringError(f"the scope map has no scope stack for {'edge' if edge else 'node'} "
                                 f"'{element_id}'")
-        key = tuple((s.kind, s.owner, s.branch if s.kind in ("fork", "all_match") else None)
-                    for s in stacks[element_id])
+        frames = stacks[element_id]
+        seen = self.stack_of.get(id(frames))  # the scope map shares its stacks
+        if seen is not None:
+            return seen[1]
+        key = tuple((s.kind, s.owner, s.branch if s.kind in ("fork", "all_match") else None) for s in frames)
         got = self.stacks.get(key)
         if got is None:  # equal stacks are one shared tuple (frozen, so sharing is invisible)
             got = self.stacks[key] = tuple(ScopeRef(*k) for k in key)
+        self.stack_of[id(frames)] = (frames, got)  # ``frames`` kept alive: its id is not reused
         return got
 
     @staticmethod
@@ -259,12 +265,15 @@ class _Lowerer:
         bindings = self.types.edge_bindings.get(e.id) if self.types is not None else None
         if bindings is None:
             raise LoweringError(f"no bindings for edge '{e.id}'")
-        bind = {b.field: lower_typed(b.value, self.leaves) for b in bindings}
+        leaves = self.leaves
+        bind = {b.field: b.value for b in bindings}  # the last binding of a field wins, as before
         eff = self.analysis.edge_effects.get(e.id)
         sink = self.analysis.end_routes.get(e.id)
+        reads = tuple(sorted(eff.reads)) if eff is not None else ()
         return Edge(
-            e.id, e.from_node, e.from_port, e.to_node, e.to_port, {k: bind[k] for k in sorted(bind)},
-            self.scope_stack(e.id, edge=True), EdgeEffects(tuple(sorted(eff.reads)) if eff is not None else ()),
+            e.id, e.from_node, e.from_port, e.to_node, e.to_port,
+            {k: lower_typed(bind[k], leaves) for k in sorted(bind)},
+            self.scope_stack(e.id, edge=True), EdgeEffects(reads) if reads else _NO_EDGE_EFFECTS,
             self.sink(sink) if sink is not None else None, e.label)
 
 

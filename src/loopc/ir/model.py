@@ -81,7 +81,7 @@ def _esc(k: str) -> str:
 # Type descriptors
 # ---------------------------------------------------------------------------
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class TypeDesc:
     """A static type descriptor: ``kind`` (``string``, ``enum``, ``scope``,
     ``object``, ``null``, ``unknown`` …) under ``depth`` levels of

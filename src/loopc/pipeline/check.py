@@ -249,7 +249,11 @@ def _check(src: str | bytes, path: str | None) -> CheckResult:
                     lambda: check_usage(plan, types.values.values(), (b.field for b in types.entry_bindings), reporter),
                 )
     diags = finish(
-        reporter.diagnostics, doc.text if doc is not None else None, path, doc.index if doc is not None else None
+        reporter.diagnostics,
+        doc.text if doc is not None else None,
+        path,
+        # the document's line index, built on first use: a clean check needs none
+        doc.index if doc is not None and reporter.diagnostics else None,
     )
     ok = not any(d.severity is Severity.ERROR for d in diags)
     return CheckResult(ok, diags, doc, plan, scopes, types, analysis, path, budget_checked)

@@ -171,7 +171,9 @@ def _lower(check: CheckResult, reporter: Reporter, limits: Limits | None) -> tup
     if not budget.final_gates(0, len(raw), (0, None), reporter, check, lim):
         return None
     art = Artifact(version, digest, plan, SOURCE_API_VERSION)
-    art.__dict__["_json"] = data  # what to_json(art) gives: data["plan"] is plan_to_json(plan)
+    # the JSON tree is not kept (it would double what a result holds and the
+    # collector scans): to_json(art) re-encodes the model on first use
+    art.__dict__["_scan"] = (fast, depth)  # scan() of that encoding: the same tree
     return version, raw, digest, art
 
 
