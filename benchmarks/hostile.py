@@ -185,6 +185,21 @@ def long_unknown_ports(n: int) -> str:
         f"  - {{id: e{k}, from: {{node: done, port: {'p' * 3000}{k}}}, to: {{node: done}}}}\n" for k in range(n)))
 
 
+def late_indent_error(n: int) -> str:
+    """n well-formed nodes, then one whose `type` is indented a column short
+    (the indentation cause is found by re-parsing a window, not the text)."""
+    items = "".join(f"  - id: n{k}\n    type: end\n    end: {{status: succeeded}}\n" for k in range(n))
+    return (H + "input: {}\noutput: {}\nentry: n0\nnodes:\n" + items
+            + "  - id: last\n   type: end\n    end: {status: succeeded}\nedges: []\n")
+
+
+def _late_indent(o: Outcome) -> None:
+    _capped(1, "LP1001")(o)
+    d = next(d for d in o.result.diagnostics if d.code == "LP1001")
+    assert d.message.endswith("indent it to column 5 (like `id` on line %d)" % (d.span.line - 1)), d.message
+    assert d.fix is not None
+
+
 def tabs_before_error(n: int) -> str:
     """One error after n tabs on one line (tab expansion in the caret)."""
     return H + 'state: {z: {description: "' + "\t" * n + '", type: strin}}\n'
@@ -337,6 +352,8 @@ CASES: tuple[Case, ...] = (
          lambda o: _no_crash(o)),
     Case("long_unknown_ports", "suggestions on long names", long_unknown_ports, (3, 30), (300,),
          lambda o: _no_crash(o)),
+    Case("late_indent_error", "YAML error path: indentation cause by re-parsing", late_indent_error,
+         (10, 1_000), (17_000,), _late_indent),
     Case("tabs_before_error", "excerpt window: tabs", tabs_before_error, (10, 10_000), (500_000,),
          _one_line_excerpt_windowed),
     Case("zwj_before_error", "excerpt window: grapheme clusters", zwj_before_error, (10, 2_000), (100_000,),

@@ -6,6 +6,10 @@ related location."""
 
 from __future__ import annotations
 
+import pathlib
+import random
+import re
+
 import pytest
 
 import loopc
@@ -106,15 +110,18 @@ def test_unclosed_quote_is_reported_at_the_quote() -> None:
     assert _at(d) == (5, 8) and "this `'` is never closed" in d.message
 
 
-@pytest.mark.parametrize("indent,options", [
-    (3, "column 5 (like `id` on line 7) or column 3 (like the `-` items on line 7)"),
-    (1, "column 3 (like the `-` items on line 7) or column 1 (like `nodes` on line 6)"),
-])
-def test_misindented_key_names_the_columns_that_would_work(indent: int, options: str) -> None:
-    d = _one(H + BODY.replace("    type: end", " " * indent + "type: end"))
+@pytest.mark.parametrize("indent", [1, 3])
+def test_misindented_key_names_only_the_columns_that_parse(indent: int) -> None:
+    # column 3 (the list's `-`) and column 1 (`nodes`) line up with open
+    # blocks too, but `type` there does not parse: only column 5 is named
+    src = H + BODY.replace("    type: end", " " * indent + "type: end")
+    d = _one(src)
     assert _at(d) == (8, indent + 1)
-    assert f"`type` on line 8 is indented to column {indent + 1}" in d.message and options in d.message
-    assert d.related and all("at column" in r.message for r in d.related)
+    assert d.message == (f"`type` on line 8 is indented to column {indent + 1}, which lines up with no open "
+                         f"block: indent it to column 5 (like `id` on line 7)")
+    assert [(r.message, _at(r)) for r in d.related] == [("`id` is at column 5", (7, 5))]
+    assert d.fix is not None and not d.fix.is_safe
+    assert loopc.check_source(_apply(src, d.fix)).diagnostics == ()
 
 
 def test_key_at_the_column_of_list_items() -> None:
@@ -197,3 +204,150 @@ def test_strings_spanning_lines_are_not_blamed() -> None:
     # ... and a later syntax error is not put on it
     d = _one(src.replace("entry: done", "entry: [done"))
     assert "`[` is never closed" in d.message and _at(d)[0] != 4
+
+
+# -- indentation: the cause, told by re-parsing (compiler/yamlindent.py) -------
+
+SWITCH = (H + "input:\n  severity: {type: string, required: true}\noutput: {}\nentry: route\nnodes:\n"
+          "  - id: route\n    type: switch\n    input:\n      severity: {type: string, required: true}\n"
+          "    switch:\n      mode: first_match\n      cases:\n"
+          "        - {port: high, when: \"input.severity == 'high'\"}\n"
+          "        - {port: low, when: \"input.severity == 'low'\"}\n"
+          "      default: other\n"
+          "  - id: paged\n    type: end\n    end: {status: succeeded}\n"
+          "  - id: logged\n    type: end\n    end: {status: succeeded}\n"
+          "edges:\n  - {id: e_high, from: {node: route, port: high}, to: {node: paged}}\n"
+          "  - {id: e_low, from: {node: route, port: low}, to: {node: logged}}\n"
+          "  - {id: e_other, from: {node: route, port: other}, to: {node: logged}}\n")
+
+
+def _shift(src: str, line: int, delta: int) -> str:
+    lines = src.split("\n")
+    lines[line - 1] = " " * delta + lines[line - 1] if delta > 0 else lines[line - 1][-delta:]
+    return "\n".join(lines)
+
+
+def test_switch_near_miss_is_clean() -> None:
+    assert loopc.check_source(SWITCH).diagnostics == ()
+
+
+@pytest.mark.parametrize("delta", [-2, -1, 1, 2])
+def test_misindented_key_is_blamed_not_the_sibling_after_it(delta: int) -> None:
+    # libyaml gives up at `cases` (line 14); the cause is `mode` (line 13)
+    src = _shift(SWITCH, 13, delta)
+    d = _one(src)
+    assert _at(d) == (13, 7 + delta), d.message
+    assert d.message == (f"`mode` on line 13 is indented to column {7 + delta}, out of line with the block it "
+                         f"belongs to, so the parser gives up on line 14: indent it to column 7 (like `cases` "
+                         f"on line 14)")
+    assert d.related[0].message == "the parser gave up here" and d.related[0].span.line == 14
+    assert (d.related[1].message, _at(d.related[1])) == ("`cases` is at column 7", (14, 7))
+    assert d.fix is not None and d.fix.message == "indent `mode` to column 7" and not d.fix.is_safe
+    assert loopc.check_source(_apply(src, d.fix)).diagnostics == ()
+
+
+def test_key_dedented_away_from_its_block_is_blamed_lines_before_the_stop() -> None:
+    # `cases` at `switch`'s column: its items still parse (under it), the
+    # parser gives up three lines later at `default`
+    src = _shift(SWITCH, 14, -2)
+    d = _one(src)
+    assert _at(d) == (14, 5) and "so the parser gives up on line 17: indent it to column 7 (like `mode` on line 13)" \
+        in d.message, d.message
+    assert loopc.check_source(_apply(src, d.fix)).diagnostics == ()
+
+
+@pytest.mark.parametrize("line,delta,col", [
+    (18, 1, 3),   # a node's `- ` one column deeper than its siblings
+    (18, -1, 3),  # ... one column shallower
+    (16, 1, 9),   # a switch case
+    (26, -1, 3),  # an edge
+])
+def test_misaligned_list_item_names_the_list_column_only(line: int, delta: int, col: int) -> None:
+    src = _shift(SWITCH, line, delta)
+    d = _one(src)
+    assert _at(d) == (line, col + delta), d.message
+    assert d.message.startswith(f"the `- ` item on line {line} is "), d.message
+    assert d.message.endswith(f": indent it to column {col} (like the `-` items on line {line - 1 if line != 18 else 8})")
+    assert d.fix is not None and d.fix.message == f"indent the `- ` item to column {col}"
+    assert loopc.check_source(_apply(src, d.fix)).diagnostics == ()
+
+
+def test_misaligned_list_item_with_its_block_moves_the_block() -> None:
+    # the whole item one column deeper: the `- ` goes back with the lines under it
+    lines = SWITCH.split("\n")
+    for i in range(17, 20):
+        lines[i] = " " + lines[i]
+    src = "\n".join(lines)
+    d = _one(src)
+    assert _at(d) == (18, 4) and d.fix is not None and d.fix.message == "indent the `- ` item to column 3 with its block"
+    assert [e.span.line for e in d.fix.edits] == [18, 19, 20]
+    assert loopc.check_source(_apply(src, d.fix)).diagnostics == ()
+
+
+def test_dedented_continuation_is_told_to_continue_the_value() -> None:
+    src = SWITCH.replace("    end: {status: succeeded}\n  - id: logged",
+                         "    description: paged, and the incident is\n  handled elsewhere\n"
+                         "    end: {status: succeeded}\n  - id: logged", 1)
+    d = _one(src)
+    assert _at(d) == (21, 3), d.message
+    assert d.message.endswith(": indent it to column 7 (to continue the value of `description` on line 20)")
+    assert loopc.check_source(_apply(src, d.fix)).diagnostics == ()
+
+
+def test_two_columns_as_near_name_both_and_offer_no_fix() -> None:
+    # `default` one column out, between `cases` (7) and `switch` (5): both parse
+    d = _one(_shift(SWITCH, 17, -1))
+    assert d.message.endswith("indent it to column 5 (like `switch` on line 12) or column 7 (like `cases` on "
+                              "line 14)") or d.message.endswith("indent it to column 7 (like `cases` on line 14) "
+                                                                "or column 5 (like `switch` on line 12)"), d.message
+    assert d.fix is None
+
+
+# -- every example: one line re-indented --------------------------------------
+
+EXAMPLES = sorted((pathlib.Path(__file__).resolve().parents[1] / "examples").glob("*.yaml"))
+_KEY_OR_ITEM = re.compile(r"( *)(?:- +)?[A-Za-z_][\w.-]*:(?: |$)")
+
+
+def _parses(src: str) -> bool:
+    from loopc.compiler.yamlload import _reparse_stop
+
+    return _reparse_stop(src) is None
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_one_line_re_indented_is_one_lp1001_at_that_line(path: pathlib.Path) -> None:
+    """A key or `- ` item line of the example moved by ±1 or ±2 columns:
+    where the result no longer parses, exactly one LP1001, at the moved line
+    (rarely another: a key dedented out of its block, its child then two
+    steps deeper, reads the same as that child indented too deep — only
+    the meaning of the keys tells them apart); a fix makes the file parse
+    again, and check clean when the example did."""
+    src = path.read_text(encoding="utf-8")
+    clean = loopc.check_source(src).diagnostics == ()
+    lines = src.split("\n")
+    rng = random.Random(path.stem)
+    picks = [i for i, ln in enumerate(lines) if i >= 2 and _KEY_OR_ITEM.match(ln)]
+    failing = elsewhere = 0
+    for i in sorted(rng.sample(picks, min(8, len(picks)))):
+        lead = len(lines[i]) - len(lines[i].lstrip(" "))
+        for delta in (-2, -1, 1, 2):
+            if lead + delta < 0:
+                continue
+            mutated = "\n".join(lines[:i] + [" " * (lead + delta) + lines[i][lead:]] + lines[i + 1:])
+            if _parses(mutated):
+                continue
+            failing += 1
+            ds = loopc.check_source(mutated).diagnostics
+            assert [d.code for d in ds] == ["LP1001"], (i + 1, delta, [(d.code, d.message) for d in ds])
+            d = ds[0]
+            if d.span.line != i + 1:
+                elsewhere += 1
+                assert d.fix is None or _parses(_apply(mutated, d.fix)), (i + 1, delta, d.message)
+                continue
+            if d.fix is not None:
+                fixed = _apply(mutated, d.fix)
+                assert _parses(fixed), (i + 1, delta, d.message)
+                if clean:
+                    assert loopc.check_source(fixed).diagnostics == (), (i + 1, delta, d.message)
+    assert failing and elsewhere <= failing // 20, (failing, elsewhere)

@@ -19,12 +19,22 @@ register(
          "The source is not well-formed YAML (libyaml could not parse it). The diagnostic sits on "
          "the cause where loopc can tell it, and says what was written: a `{`, `[` or quote that "
          "is never closed (the parser only notices lines later, where it gave up: that place is "
-         "the related location), a key indented to a column no open block uses (the columns that "
-         "would work are named), a tab or an invisible character such as a no-break space, an en "
+         "the related location), a line indented where no block of the structure around it can "
+         "take it, a tab or an invisible character such as a no-break space, an en "
          "space or a zero-width space in indentation (named; an invisible character comes with a safe "
          "fix, a tab with none since its width depends on the editor), a second `: ` in a plain "
          "value, a key without `:`. Other errors keep the parser's own words at the place it gave "
-         "up, with where the construct began as the related location.",
+         "up, with where the construct began as the related location. For an indentation error the "
+         "parser often gives up a line or more after the mis-indented one (`mode:` one column too "
+         "deep under `switch:` makes the next key, `cases:`, the error): loopc re-parses with the "
+         "stop line and the lines just before it re-indented to the columns the blocks around them "
+         "use (at most eight re-parses, on the error path only), and reports the line whose "
+         "re-indentation gets the parser furthest, with the parser's stop as the related location. "
+         "Only the columns that do get it further are named, each with a line already at that "
+         "column; the fix re-indents the line (with the lines under it when they have to "
+         "move too). The fix is unsafe: a re-indentation decides which block the line belongs to, "
+         "a guess about meaning. No fix is offered when two columns, or the stop line and the line "
+         "before it, are equally likely.",
          H + "input: {a: [1, 2}\n" + OK_BODY.split("\n", 1)[1],
          H + OK_BODY),
     Code("LP1002", "yaml.encoding", "Source is not UTF-8",

@@ -845,6 +845,23 @@ def _report_parse_error(exc: Any, text: str, where: Any, open_nodes: list[YNode]
             reporter.report("LP1001", span_at(pm), f"unexpected `{ch}`: no flow collection is open here")
             return
         col = where(pm)[1] + 1
+        cause = _indent_cause(text, pm, open_nodes, closed, verbatim)
+        tok = _token_at(text, pi)
+        cols = _open_block_columns(open_nodes + ([closed] if closed is not None else []))
+        same = [c for c in cols if c[0] == col and isinstance(c[3], YSeq)]
+        if cause is not None:
+            if ch == "-" and "expected key" in problem:
+                head = (f"the `- ` item on line {pline} is at column {col}, where the mapping around it "
+                        f"expects a `key: value` entry")
+            elif same:
+                head = f"`{tok}` on line {pline} is at column {col}, where the list's `- ` items start"
+            else:
+                what = "the `- ` item" if ch == "-" else f"`{tok}`"
+                head = f"{what} on line {pline} is indented to column {col}, which lines up with no open block"
+            _report_indent(cause, head, pline, gave_up, reporter,
+                           tail=" to continue the item above, or start a new item with `- `"
+                           if same and not (ch == "-") and all(c.col + 1 > col for c in cause.choices) else "")
+            return
         if ch == "-" and "expected key" in problem:
             reporter.report(
                 "LP1001", span_at(pm),
@@ -852,9 +869,6 @@ def _report_parse_error(exc: Any, text: str, where: Any, open_nodes: list[YNode]
                 f"a `key: value` entry: put the list under a key, indented",
                 related=[("the mapping starts here", span_at(cm))] if cm is not None else [])
             return
-        tok = _token_at(text, pi)
-        cols = _open_block_columns(open_nodes + ([closed] if closed is not None else []))
-        same = [c for c in cols if c[0] == col and isinstance(c[3], YSeq)]
         if same:
             deeper = [c for c in cols if c[0] > col]
             cont = (f"indent it to column {deeper[0][0]} (like {deeper[0][1]} on line {deeper[0][2]}) to "
@@ -893,6 +907,15 @@ def _report_parse_error(exc: Any, text: str, where: Any, open_nodes: list[YNode]
         if key is not None and _indent_width(text, ls) > key.col:
             ti = ls + _indent_width(text, ls)
             tok = _token_at(text, ti)
+            cause = _indent_cause(text, pm, open_nodes, closed, verbatim)
+            if cause is not None:
+                head = (f"`{tok}` on line {pline} is indented deeper than `{key.raw}` (line {key.line + 1}), "
+                        f"so it reads as the rest of `{key.raw}`'s value, and a value cannot turn into a "
+                        f"mapping there")
+                _report_indent(cause, head, pline, gave_up, reporter,
+                               lead=f"line it up with `{key.raw}` (column {key.col + 1})"
+                               if [c.col for c in cause.choices] == [key.col] else None)
+                return
             reporter.report(
                 "LP1001", span_at(_Mark(text, ti)),
                 f"`{tok}` on line {pline} is indented deeper than `{key.raw}` (line {key.line + 1}), "
@@ -903,6 +926,18 @@ def _report_parse_error(exc: Any, text: str, where: Any, open_nodes: list[YNode]
     # 6. a key without `:`
     if cm is not None and "simple key" in context and "':'" in problem:
         tok = _token_at(text, min(max(0, cm.index), n - 1)) if n else ""
+        key = _last_key(open_nodes)
+        if key is not None and cm.column != key.col and cm.line != pm.line \
+                and _in_indentation(text, cm.index, cm.column):
+            # not at its block's column: a line dedented out of the value it
+            # continues, not a key that lost its `:`
+            cause = _indent_cause(text, cm, open_nodes, closed, verbatim)
+            if cause is not None:
+                kline = where(cm)[0] + 1
+                head = (f"`{tok}` on line {kline} is indented to column {where(cm)[1] + 1}, where it "
+                        f"neither continues the value above nor starts a `key: value` entry")
+                _report_indent(cause, head, kline, gave_up, reporter)
+                return
         reporter.report(
             "LP1001", span_at(cm),
             f"`{tok}` on line {where(cm)[0] + 1} is not followed by `:`: in a mapping each entry "
@@ -918,6 +953,44 @@ def _report_parse_error(exc: Any, text: str, where: Any, open_nodes: list[YNode]
         if cm is not None and (cm.line, cm.column) != (pm.line, pm.column):
             related.append((f"{thing} starts here", span_at(cm)))
     reporter.report("LP1001", span_at(pm), msg, related=related)
+
+
+def _indent_cause(text: str, pm: Any, open_nodes: list[YNode], closed: YNode | None,
+                  verbatim: list[tuple[int, int]]) -> Any:
+    """The mis-indented line behind an indentation error stopped at ``pm``
+    (:func:`loopc.compiler.yamlindent.find_cause`), or ``None``."""
+    from loopc.compiler.yamlindent import find_cause
+
+    return find_cause(text, pm.line, open_nodes, closed, verbatim)
+
+
+def _report_indent(cause: Any, head: str, pline: int, gave_up: tuple[str, Span], reporter: Reporter,
+                   *, tail: str = "", lead: str | None = None) -> None:
+    """LP1001 at the mis-indented line ``cause`` names (a
+    :class:`loopc.compiler.yamlindent.Cause`): ``head`` says what the
+    parser's stop line is when the cause is that line; the columns that
+    re-parsing showed to work are named; the fix re-indents the line (and
+    its block when that had to move with it); the parser's stop is related
+    when the cause is an earlier line."""
+    from loopc.compiler.yamlindent import describe, related
+    from loopc.diagnostics import Fix, TextEdit
+
+    line = cause.line + 1
+    what = "the `- ` item" if cause.item else f"`{cause.token}`"
+    advice = lead or f"indent it to {describe(cause.choices)}{tail}"
+    if line == pline:
+        msg = f"{head}: {advice}"
+        rel = related(cause.choices)
+    else:
+        msg = (f"{what} on line {line} is indented to column {cause.col + 1}, out of line with the block "
+               f"it belongs to, so the parser gives up on line {pline}: {advice}")
+        rel = [gave_up] + related(cause.choices)
+    fix = None
+    if cause.edits:
+        col = cause.choices[0].col + 1
+        fix = Fix(f"indent {what} to column {col}" + (" with its block" if len(cause.edits) > 1 else ""),
+                  tuple(TextEdit(Span(ln + 1, 1, ln + 1, old + 1), " " * new) for ln, old, new in cause.edits))
+    reporter.report("LP1001", Span.point(line, cause.col + 1), msg, related=rel, fix=fix)
 
 
 def _report_open_quote(text: str, where: Any, found: tuple[int, int, str, int, bool],
