@@ -28,11 +28,21 @@ def _indent_line(ch: str) -> str:
     return "\n".join(lines)
 
 
+def _shift_line(prefix: str, delta: int) -> str:
+    """The first line starting with ``prefix`` moved ``delta`` columns."""
+    lines = SOURCE.split("\n")
+    i = next(n for n, line in enumerate(lines) if line.startswith(prefix))
+    lines[i] = " " * delta + lines[i] if delta > 0 else lines[i][-delta:]
+    return "\n".join(lines)
+
+
 SAFE = {
     "kind": (_mutate("kind: PlanVersion", "kind: Plan"), "LP2004"),
     "legacy-state-root": (_mutate(STATE_READ, "{{ state.reminded_about }}"), "LP3203"),
     "no-break-space": (_indent_line("\u00a0"), "LP1001"),
     "en-space": (_indent_line("\u2002"), "LP1001"),
+    # a misaligned list item: column 3 is the one re-indentation that parses
+    "misaligned-item": (_shift_line("  - id: mark_reminded", 1), "LP1001"),
 }
 
 
@@ -50,6 +60,8 @@ def test_safe_fix_applies_unattended_and_checks_clean(name: str) -> None:
 
 
 UNSAFE = {
+    # A mis-indented last key that parses in either of two blocks: a guess.
+    "misindented-key": (_shift_line("  delay: {type: duration", 1), "LP1001"),
     # Another language version: the author may mean it.
     "api-version": (_mutate("apiVersion: loop.plan/v1", "apiVersion: loop.plan/v2"), "LP2002"),
     # A legacy header: the body may be in the legacy language.

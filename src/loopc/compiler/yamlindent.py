@@ -58,8 +58,10 @@ class Cause(NamedTuple):
     first character, its ``token`` (``-`` for a list item), whether it is a
     ``- `` ``item``, the ``choices`` that parse (best first), the ``edits``
     of the first choice (0-based line, spaces to replace, new spaces; empty
-    when no fix is offered) and whether it ``parses`` (the parser then gets
-    through the block around the error: to its end, or the text's end)."""
+    when no fix is offered), whether it ``parses`` (the parser then gets
+    through the block around the error: to its end, or the text's end) and
+    whether the fix is ``safe``: the one re-indentation tried that parses
+    (no other column, no other line), and the whole text then parses."""
 
     line: int
     col: int
@@ -68,6 +70,7 @@ class Cause(NamedTuple):
     choices: tuple[Choice, ...]
     edits: tuple[tuple[int, int, int], ...]
     parses: bool
+    safe: bool = False
 
 
 def _reparse_stop_line(text: str) -> int | None:
@@ -536,7 +539,12 @@ def find_cause(
         edits = tuple((ln, _lead(t.line(ln)), _lead(new)) for ln, new in sorted(changes.items()))
     tok_m = _TOKEN.match(c_text, _lead(c_text))
     token = "-" if item else (tok_m.group() if tok_m else c_text.strip()[:1])
-    return Cause(cause_line, _lead(c_text), token, item, tuple(choices), edits, parses)
+    safe = False
+    if edits and len(results) - sum(1 for r in results if r[0] != float("inf")) == 1:
+        # exactly one possible answer (docs/api.md, Fix.applicability): the
+        # whole text is checked once for it
+        safe = _reparse_stop_line(_apply(text, t, changes)) is None
+    return Cause(cause_line, _lead(c_text), token, item, tuple(choices), edits, parses, safe)
 
 
 def _apply(text: str, t: _Text, changes: dict[int, str]) -> str:

@@ -970,10 +970,11 @@ def _report_indent(cause: Any, head: str, pline: int, gave_up: tuple[str, Span],
     :class:`loopc.compiler.yamlindent.Cause`): ``head`` says what the
     parser's stop line is when the cause is that line; the columns that
     re-parsing showed to work are named; the fix re-indents the line (and
-    its block when that had to move with it); the parser's stop is related
-    when the cause is an earlier line."""
+    its block when that had to move with it), safe when it is the one
+    re-indentation tried that parses; the parser's stop is related when
+    the cause is an earlier line."""
     from loopc.compiler.yamlindent import describe, related
-    from loopc.diagnostics import Fix, TextEdit
+    from loopc.diagnostics import Applicability, Fix, TextEdit
 
     line = cause.line + 1
     what = "the `- ` item" if cause.item else f"`{cause.token}`"
@@ -989,7 +990,8 @@ def _report_indent(cause: Any, head: str, pline: int, gave_up: tuple[str, Span],
     if cause.edits:
         col = cause.choices[0].col + 1
         fix = Fix(f"indent {what} to column {col}" + (" with its block" if len(cause.edits) > 1 else ""),
-                  tuple(TextEdit(Span(ln + 1, 1, ln + 1, old + 1), " " * new) for ln, old, new in cause.edits))
+                  tuple(TextEdit(Span(ln + 1, 1, ln + 1, old + 1), " " * new) for ln, old, new in cause.edits),
+                  Applicability.SAFE if cause.safe else Applicability.UNSAFE)
     reporter.report("LP1001", Span.point(line, cause.col + 1), msg, related=rel, fix=fix)
 
 
