@@ -402,3 +402,14 @@ def test_an_unconnected_node_is_one_lp4006_unless_it_is_a_missing_edge_s_target(
     third = second.replace("second", "third")
     ok, got, r = run(plan("notify", NOTIFY + third + second, e("e1", "notify", "completed", "third")))
     assert [(d.code, d.node) for d in r.diagnostics] == [("LP4005", "third"), ("LP4005", "second")], got
+
+
+def test_graph_did_you_means_follow_the_one_spelling_rule() -> None:
+    """Node ids and ports are suggested by the rule keys and values are
+    (loopc.compiler.spelling.suggest): a short id with two letters swapped
+    is found, though difflib's ratio misses it."""
+    qa = DONE.replace("id: done", "id: qa")
+    _, got, r = run(plan("notify", NOTIFY + qa, e("e1", "notify", "completed", "aq")))
+    (d,) = r.diagnostics
+    assert d.code == "LP4002" and d.message.endswith("did you mean `qa`?") and d.fix is not None
+    assert graph.suggest("aq", ["qa", "done"]) == "qa" and graph.suggest("", ["qa"]) is None

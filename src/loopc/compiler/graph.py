@@ -34,7 +34,6 @@ nodes + edges.
 """
 from __future__ import annotations
 
-import difflib
 from collections import deque
 from typing import Iterable
 
@@ -42,6 +41,7 @@ from loopc.compiler.model import Edge, End, Join, Node, Plan
 from loopc.compiler.ports import must_route, source_ports, target_ports
 from loopc.compiler.report import Reporter, decl_path, edge_entity
 from loopc.compiler.schema import FROM_KEYS, stand_in
+from loopc.compiler.spelling import suggest as _spelling_suggest
 from loopc.compiler.yamlnodes import YMap, YNode, YScalar, YSeq
 from loopc.diagnostics import Applicability, Fix, TextEdit
 
@@ -49,23 +49,16 @@ __all__ = ["check_graph", "suggest"]
 
 
 def suggest(word: str, candidates: Iterable[str]) -> str | None:
-    """Closest candidate to ``word`` for a "did you mean" hint, or ``None``.
+    """Closest candidate to ``word`` for a "did you mean" hint, or ``None``:
+    the one rule of :func:`loopc.compiler.spelling.suggest` (node ids, ports,
+    scopes and fields named the way keys and values are).
 
     Deterministic: ties resolve to the lexicographically smallest candidate.
     """
     if not isinstance(word, str) or not word:
         return None
     pool = sorted(set(c for c in candidates if isinstance(c, str) and c))
-    if not pool:
-        return None
-    best = difflib.get_close_matches(word, pool, n=1, cutoff=0.6)
-    if best:
-        return best[0]
-    low = word.lower()
-    for c in pool:  # case-only difference (``Done`` for ``done``)
-        if c.lower() == low:
-            return c
-    return None
+    return _spelling_suggest(word, pool) if pool else None
 
 
 def _hint(word: str, candidates: Iterable[str]) -> tuple[str, str | None]:
