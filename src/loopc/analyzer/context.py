@@ -210,7 +210,7 @@ def set_aside_sources(plan: Plan, reporter: Reporter) -> list[tuple[str, str | N
             return None
         src = m.get("from")
         if src is None:
-            src = next((v for k, _kn, v in m.pairs() if k not in EDGE_KEYS and suggest(k, EDGE_KEYS) == "from"),
+            src = next((v for k, v in m.entries() if k not in EDGE_KEYS and suggest(k, EDGE_KEYS) == "from"),
                        None)
         node = src.get("node") if isinstance(src, YMap) else None
         port = src.get("port") if isinstance(src, YMap) else None

@@ -540,7 +540,7 @@ class _Builder:
         if c is YMap:
             idx = n.index
             if len(idx) == 1:
-                k0, _kn, v0 = next(n.pairs())
+                k0, v0 = next(n.entries())
                 if k0 == "ref":
                     return self.ref(v0)
                 if k0 == "expr":
@@ -554,7 +554,7 @@ class _Builder:
                          f"a mapping with '{k0}' must have no other keys (found {', '.join(map(repr, others))}); "
                          "to build an object with such a key write {literal: {...}}")
                 return None
-            return MapValue({k: self._vx(v, depth + 1) for k, _kn, v in n.pairs()}, n)
+            return MapValue({k: self._vx(v, depth + 1) for k, v in n.entries()}, n)
         if c is YSeq:
             return ListValue(tuple(self._vx(x, depth + 1) for x in n.items), n)
         return None
@@ -574,7 +574,7 @@ class _Builder:
         if depth >= MAX_LITERAL_NESTING:
             self._deep = True
         if c is YMap:
-            return {k: self._data(v, depth + 1) for k, _kn, v in n.pairs()}
+            return {k: self._data(v, depth + 1) for k, v in n.entries()}
         return [self._data(x, depth + 1) for x in n.items]
 
     def ref(self, v: YNode) -> Ref | None:
@@ -595,7 +595,7 @@ class _Builder:
             self.shape(n, f"'{key}' must be a mapping of field name to value")
             return None
         out: dict[str, ValueExpr] = {}
-        for k, _kn, v in n.pairs():
+        for k, v in n.entries():
             if k.startswith("\x00"):
                 continue
             out[k] = self.value(v)
@@ -737,7 +737,7 @@ class _Builder:
                 items: FieldSchema | None, m: YMap) -> Any:
         """Check a ``default`` (plain data, no coercion); MISSING when invalid."""
         if isinstance(dn, YMap) and len(dn.index) == 1:
-            k0, _kn, v0 = next(dn.pairs())
+            k0, v0 = next(dn.entries())
             if k0 in ("ref", "expr"):
                 self.err("LP2013", dn, "a default is a literal value, not an expression")
                 return MISSING
@@ -975,9 +975,11 @@ class _Builder:
         # closed keys: common + own config; legacy pointers and foreign config keys are dedicated
         foreign: list[tuple[str, YScalar]] = []
         allowed = NODE_KEYS + ((cfg_key,) if cfg_key else tuple(CONFIG_KEY_TYPES))
-        for k, kn, v in m.pairs():
+        for k in m.index:
             if k in allowed or k == cfg_key or k.startswith("\x00"):
                 continue
+            kn = m.key_node(k)
+            assert kn is not None
             if k in LEGACY_NODE_KEYS:
                 port = _LEGACY_POINTER_PORTS.get(k)
                 how = (f"add an edge from port `{port}` instead" if port
@@ -1299,7 +1301,7 @@ class _Builder:
             self.missing(c, "branches", "fork", " (a list of at least two branch keys)")
             return None
         if isinstance(bn, YMap) and len(bn.index) == 1:
-            k0, _kn, v0 = next(bn.pairs())
+            k0, v0 = next(bn.entries())
             if k0 in ("ref", "expr"):
                 self.err("LP2013", bn, "'branches' takes a literal list of branch keys")
                 return None

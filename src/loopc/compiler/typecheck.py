@@ -198,8 +198,8 @@ class _PlanChecker:
             if value is None:
                 continue  # malformed ValueExpr, reported by the schema pass
             fs = contract.get(key)
-            key_node = holder.key_node(key) if isinstance(holder, YMap) else None
             if fs is None:
+                key_node = holder.key_node(key) if isinstance(holder, YMap) else None
                 hint = _suggest(key, [n for n in names if n not in entries])
                 msg = f"{dest} has no field `{key}`"
                 if hint:

@@ -27,7 +27,7 @@ from typing import Any
 
 from loopc import limits as _limits
 from loopc.compiler.report import Reporter
-from loopc.compiler.yamlnodes import YDocument, YLinks, YMap, YNode, YScalar, YSeq
+from loopc.compiler.yamlnodes import YDocument, YLinks, YMap, YNode, YScalar, YSeq, key_scalar
 from loopc.diagnostics import Span
 from loopc.lineindex import LINE_BREAK
 
@@ -257,7 +257,7 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
     in_map = False
     p_items: Any = None
     p_index: Any = None
-    pending: YScalar | None = None
+    pending: Any = None  # the key awaiting its value: a KeyRecord, or a YScalar (alias, complex key)
     depth = 0
     root: YNode | None = None
     count = 0
@@ -312,31 +312,38 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                     _report_invisible(text, sm.index, where, reporter)
                     return None
                 if exotic:
-                    node: Any = YScalar(*where(sm), sm.index, value, style, raw)
-                    node.end_line, node.end_col = where(em)
+                    sl, sc = where(sm)
+                    el, ec = where(em)
                 else:
-                    node = YScalar(sm.line, sm.column, sm.index, value, style, raw)
+                    sl = sm.line
+                    sc = sm.column
                     if end >= n_text:
-                        node.end_line, node.end_col = where(em)
+                        el, ec = where(em)
                     else:
-                        node.end_line = em.line
-                        node.end_col = em.column
+                        el = em.line
+                        ec = em.column
+                if in_map and pending is None:
+                    # a key: a record (atomic, untracked by the garbage
+                    # collector) until it is asked for as a node
+                    # (yamlnodes.KeyRecord)
+                    pending = (raw, value, style, sl, sc, sm.index, el, ec, end)
+                    continue
+                node: Any = YScalar(sl, sc, sm.index, value, style, raw)
+                node.end_line = el
+                node.end_col = ec
                 node.end = end
                 if in_map:
                     node._links = lref
                     node._pidx = pidx
-                    if pending is None:
-                        node.is_key = True
-                        node.key = raw
-                        pending = node
-                        continue
                     k = pending
                     pending = None
-                    key_text = k.raw
+                    key_text = k[0] if k.__class__ is tuple else k.raw  # type: ignore[union-attr]
                     node.key = key_text
                     if key_text != "\x00<complex>":
                         if key_text in p_index:
-                            _report_duplicate(reporter, k, node, p_items[2 * p_index[key_text]])
+                            if k.__class__ is tuple:
+                                k = key_scalar(k, lref, pidx)  # type: ignore[arg-type]
+                            _report_duplicate(reporter, k, node, parent._key(2 * p_index[key_text]))  # type: ignore[arg-type]
                         else:
                             p_index[key_text] = len(p_items) >> 1
                         p_items.append(k)
@@ -425,13 +432,15 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                         continue
                     if replaced is None:
                         pending = None
-                        key_text = k.raw  # type: ignore[union-attr]
+                        key_text = k[0] if k.__class__ is tuple else k.raw  # type: ignore[union-attr]
                         node._links = lref
                         node._pidx = pidx
                         node.key = key_text
                         if key_text != "\x00<complex>":
                             if key_text in p_index:
-                                _report_duplicate(reporter, k, node, p_items[2 * p_index[key_text]])  # type: ignore[arg-type]
+                                if k.__class__ is tuple:
+                                    k = key_scalar(k, lref, pidx)  # type: ignore[arg-type]
+                                _report_duplicate(reporter, k, node, parent._key(2 * p_index[key_text]))  # type: ignore[arg-type]
                             else:
                                 p_index[key_text] = len(p_items) >> 1
                             p_items.append(k)
@@ -456,6 +465,7 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                         pidx = len(colls)
                         colls.append(node)
                     if cls is MappingStartEvent:
+                        node._idx = pidx
                         in_map = True
                         p_items = node.kv
                         p_index = node.index
@@ -483,9 +493,10 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                         pending = node
                         continue
                     pending = None
-                    node.key = k.raw
-                    if k.raw not in p_index:
-                        p_index[k.raw] = len(p_items) >> 1
+                    key_text = k[0] if k.__class__ is tuple else k.raw  # type: ignore[union-attr]
+                    node.key = key_text
+                    if key_text not in p_index:
+                        p_index[key_text] = len(p_items) >> 1
                     p_items.append(k)
                     p_items.append(node)
                 elif parent is not None:
@@ -538,6 +549,8 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
         return None
     except YAMLError as exc:  # ruamel ScannerError/ParserError/ReaderError
         open_nodes = [n for n in stack if n is not None] + ([parent] if parent is not None else [])
+        if pending.__class__ is tuple:
+            pending = key_scalar(pending, lref, pidx)  # type: ignore[arg-type]
         _report_parse_error(exc, text, where, open_nodes, closed, pending, verbatim, reporter)
         return None
     if root is None:

@@ -145,45 +145,79 @@ class YScalar(YNode):
         return f"YScalar({self.value!r}@{self.line + 1}:{self.col + 1})"
 
 
+#: A mapping key not yet asked for as a node: ``(raw, value, style, line,
+#: col, start, end_line, end_col, end)``, all atomic (str, int, None, bool,
+#: float), so the garbage collector untracks it (the key's
+#: :class:`YScalar` is made the first time it is asked for, and kept).
+KeyRecord = tuple
+
+
+def key_scalar(rec: tuple[Any, ...], links: weakref.ref[YLinks] | None, pidx: int) -> YScalar:
+    """The key :class:`YScalar` of a :data:`KeyRecord` whose mapping is at
+    index ``pidx`` of the links table ``links``."""
+    raw, value, style, line, col, start, end_line, end_col, end = rec
+    k = YScalar(line, col, start, value, style, raw)
+    k.end_line = end_line
+    k.end_col = end_col
+    k.end = end
+    k.is_key = True
+    k.key = raw
+    k._links = links
+    k._pidx = pidx
+    return k
+
+
 class YMap(YNode):
     """A mapping in authored order (duplicates included); lookups by key text
-    return the first occurrence.  ``kv`` is the flat list ``[key node,
-    value, key node, value, …]``; ``index`` maps a key's text to the pair
-    number of its first occurrence; ``items`` lists the (key node, value)
-    pairs."""
+    return the first occurrence.  ``kv`` is the flat list ``[key, value,
+    key, value, …]`` where a key is its :class:`YScalar` or, until first
+    asked for (:meth:`key_node`, :meth:`pairs`, :attr:`items`…), its
+    :data:`KeyRecord`; ``index`` maps a key's text to the pair number of its
+    first occurrence; ``items`` lists the (key node, value) pairs."""
 
-    __slots__ = ("kv", "index", "flow", "_links_root", "__weakref__")
+    __slots__ = ("kv", "index", "flow", "_links_root", "_idx", "__weakref__")
 
     def __init__(self, line: int, col: int, start: int, flow: bool) -> None:
         super().__init__(line, col, start)
-        self.kv: list[YNode] = []
+        self.kv: list[Any] = []
         self.index: dict[str, int] = {}
         self.flow = flow
         self._links_root: YLinks | None = None  # the tree's table, held by the root
+        self._idx = 0  # this mapping's own index in the table (its keys' parent index)
+
+    def _key(self, j: int) -> YScalar:
+        """The key node at ``kv[j]`` (``j`` even), made from its record once."""
+        k = self.kv[j]
+        if k.__class__ is tuple:
+            links = self._links
+            if links is None and self._links_root is not None:
+                links = weakref.ref(self._links_root)
+            k = self.kv[j] = key_scalar(k, links, self._idx)
+        return k  # type: ignore[no-any-return]
 
     @property
     def items(self) -> list[tuple[YScalar, YNode]]:
         """(key node, value) of every entry, in authored order (a new list)."""
         kv = self.kv
-        return list(zip(kv[::2], kv[1::2]))  # type: ignore[arg-type]
+        key = self._key
+        return [(key(j), kv[j + 1]) for j in range(0, len(kv), 2)]
 
     def get(self, key: str) -> YNode | None:
         i = self.index.get(key)
-        return None if i is None else self.kv[2 * i + 1]
+        return None if i is None else self.kv[2 * i + 1]  # type: ignore[no-any-return]
 
     def key_node(self, key: str) -> YScalar | None:
         i = self.index.get(key)
-        return None if i is None else self.kv[2 * i]  # type: ignore[return-value]
+        return None if i is None else self._key(2 * i)
 
     def first_key(self) -> YScalar | None:
         """The first key node as written (``None`` when empty)."""
-        kv = self.kv
-        return kv[0] if kv else None  # type: ignore[return-value]
+        return self._key(0) if self.kv else None
 
     def last_key(self) -> YScalar | None:
         """The last key node as written (``None`` when empty)."""
         kv = self.kv
-        return kv[-2] if kv else None  # type: ignore[return-value]
+        return self._key(len(kv) - 2) if kv else None
 
     def __contains__(self, key: str) -> bool:
         return key in self.index
@@ -191,14 +225,26 @@ class YMap(YNode):
     def keys(self) -> list[str]:
         return list(self.index)
 
+    def values(self) -> list[YNode]:
+        """The value of every entry, duplicates included, in authored order."""
+        return self.kv[1::2]
+
+    def entries(self) -> Iterator[tuple[str, YNode]]:
+        """First occurrence of every key, in authored order: (key, value);
+        :meth:`pairs` without the key nodes."""
+        kv = self.kv
+        for k, i in self.index.items():
+            yield k, kv[2 * i + 1]
+
     def pairs(self) -> Iterator[tuple[str, YScalar, YNode]]:
         """First occurrence of every key, in authored order: (key, key node, value)."""
         kv = self.kv
+        key = self._key
         for k, i in self.index.items():
-            yield k, kv[2 * i], kv[2 * i + 1]  # type: ignore[misc]
+            yield k, key(2 * i), kv[2 * i + 1]
 
     def to_data(self) -> dict[str, Any]:
-        return {k: v.to_data() for k, _, v in self.pairs()}
+        return {k: v.to_data() for k, v in self.entries()}
 
     def __repr__(self) -> str:
         return f"YMap({self.keys()}@{self.line + 1}:{self.col + 1})"

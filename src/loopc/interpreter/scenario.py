@@ -170,7 +170,7 @@ class _Validator:
                     if not isinstance(dn, YMap):
                         self.bad(dn, f"'faults.{key}' must map node ids to counts")
                         continue
-                    for k, _, vn in dn.pairs():
+                    for k, vn in dn.entries():
                         if isinstance(vn, YScalar) and type(vn.value) is int and 0 <= vn.value <= 1000:
                             dest[k] = vn.value
                         else:
@@ -312,7 +312,7 @@ class _Validator:
                 self.bad(x, f"'expect.{key}' must map node ids to counts")
                 continue
             d: dict[str, int] = {}
-            for k, _, vn in x.pairs():
+            for k, vn in x.entries():
                 if isinstance(vn, YScalar) and type(vn.value) is int and vn.value >= 0:
                     d[k] = vn.value
                 else:
@@ -324,7 +324,7 @@ class _Validator:
                 self.bad(x, "'expect.outputStatuses' must map output fields to status lists")
             else:
                 d2: dict[str, list[str]] = {}
-                for k, _, vn in x.pairs():
+                for k, vn in x.entries():
                     if isinstance(vn, YSeq) and all(isinstance(s, YScalar) and s.value in ITEM_STATUSES
                                                     for s in vn.items):
                         d2[k] = [s.value for s in vn.items]  # type: ignore[attr-defined]
