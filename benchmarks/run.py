@@ -26,11 +26,16 @@ warm-up) of:
   garbage collector on: median and p95 CPU time and their ratio.
 
 Prints a table and writes ``benchmarks/results.json``.  Options:
-``--repeat N``, ``--json PATH``, ``--quick`` (3 repetitions).
+``--repeat N``, ``--json PATH``, ``--quick`` (3 repetitions), ``--gc-off``
+(also ``check near`` and ``ir compile near`` with the cycle collector
+disabled around each timed call, by this harness: what the collector costs;
+the default rows, collector on, are the ones judged; the library itself
+never touches collector state, docs/api.md#memory-and-the-garbage-collector).
 """
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import platform
@@ -187,8 +192,22 @@ def _analyze_setup(src: str) -> Callable[[], Any]:
 
 # --------------------------------------------------------------------------
 
-def run(repeat: int) -> dict[str, Any]:
-    """Run every measurement; returns the results document."""
+def _collector_off(fn: Callable[[], Any]) -> Callable[[], Any]:
+    """``fn`` with the cycle collector disabled while it runs (harness only)."""
+    def call() -> Any:
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            return fn()
+        finally:
+            if was:
+                gc.enable()
+    return call
+
+
+def run(repeat: int, gc_off: bool = False) -> dict[str, Any]:
+    """Run every measurement; returns the results document.  ``gc_off``
+    adds the collector-off rows (``--gc-off``)."""
     near = generate.near_budget_plan()
     typical = generate.typical_plan()
     top = generate.max_budget_plan()
@@ -214,6 +233,8 @@ def run(repeat: int) -> dict[str, Any]:
     compose = measure("compose_near_ms", lambda: _compose(near))
     measure("events_near_ms", lambda: _events(near))
     check = measure("check_near_ms", lambda: _check(near))
+    if gc_off:
+        measure("check_near_gc_off_ms", _collector_off(lambda: _check(near)))
     measure("check_typical_ms", lambda: _check(typical))
     for key, src in (("check_near_ms", near), ("check_typical_ms", typical)):
         res = _check(src)
@@ -242,6 +263,8 @@ def run(repeat: int) -> dict[str, Any]:
             compiled[:] = [compile_source(near)]
 
         ir = measure("ir_compile_near_ms", do_compile)
+        if gc_off:
+            measure("ir_compile_near_gc_off_ms", _collector_off(do_compile))
     except NotAvailable as exc:
         notes["ir_compile_near_ms"] = str(exc)
         rows["ir_compile_near_ms"] = ir = None
@@ -310,10 +333,12 @@ LABELS = (
     ("compose_near_ms", "ruamel C compose, near-budget plan"),
     ("events_near_ms", "libyaml event stream only, near-budget plan"),
     ("check_near_ms", "loopc.check_source, near-budget plan"),
+    ("check_near_gc_off_ms", "  the same, collector off (--gc-off)"),
     ("check_typical_ms", "loopc.check_source, typical plan"),
     ("symbols_near_ms", "CheckResult.symbols (index), near-budget plan"),
     ("cli_check_small_ms", "`loopc check` small example (subprocess)"),
     ("ir_compile_near_ms", "loopc.ir compile_source, near-budget plan"),
+    ("ir_compile_near_gc_off_ms", "  the same, collector off (--gc-off)"),
     ("ir_decode_digest_ms", "artifact decode + digest recompute"),
     ("ir_verify_ms", "artifact verify (loopc verify), near-budget artifact"),
     ("analyze_max_ms", "loopc.analyzer.analyze, max-budget plan"),
@@ -326,6 +351,8 @@ def render(doc: dict[str, Any]) -> str:
     """A small fixed-width table of the results."""
     lines = [f"{'measurement':<46} {'median ms':>10}", "-" * 57]
     for key, label in LABELS:
+        if key.endswith("_gc_off_ms") and key not in doc["results_ms"]:
+            continue
         v = doc["results_ms"].get(key)
         lines.append(f"{label:<46} {('n/a' if v is None else f'{v:10.2f}'):>10}")
     lines.append("-" * 57)
@@ -351,9 +378,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=7, help="repetitions per measurement (median)")
     ap.add_argument("--quick", action="store_true", help="3 repetitions")
+    ap.add_argument("--gc-off", action="store_true",
+                    help="also time check and compile near-budget with the collector off (harness only)")
     ap.add_argument("--json", default=str(HERE / "results.json"), help="where to write results")
     args = ap.parse_args(argv)
-    doc = run(3 if args.quick else max(1, args.repeat))
+    doc = run(3 if args.quick else max(1, args.repeat), gc_off=args.gc_off)
     print(render(doc))
     Path(args.json).write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     print(f"\nwrote {args.json}")
