@@ -188,7 +188,8 @@ def long_unknown_ports(n: int) -> str:
 def late_indent_error(n: int) -> str:
     """n well-formed nodes, then one whose `type` is indented a column short
     (the indentation cause is found by re-parsing a window, not the text)."""
-    items = "".join(f"  - id: n{k}\n    type: end\n    end: {{status: succeeded}}\n" for k in range(n))
+    items = "".join(f"  - id: n{k}\n    type: end\n    description: {'x' * 120}\n    end: {{status: succeeded}}\n"
+                    for k in range(n))
     return (H + "input: {}\noutput: {}\nentry: n0\nnodes:\n" + items
             + "  - id: last\n   type: end\n    end: {status: succeeded}\nedges: []\n")
 
@@ -353,7 +354,7 @@ CASES: tuple[Case, ...] = (
     Case("long_unknown_ports", "suggestions on long names", long_unknown_ports, (3, 30), (300,),
          lambda o: _no_crash(o)),
     Case("late_indent_error", "YAML error path: indentation cause by re-parsing", late_indent_error,
-         (10, 1_000), (17_000,), _late_indent),
+         (10, 1_000), (5_300,), _late_indent),
     Case("tabs_before_error", "excerpt window: tabs", tabs_before_error, (10, 10_000), (500_000,),
          _one_line_excerpt_windowed),
     Case("zwj_before_error", "excerpt window: grapheme clusters", zwj_before_error, (10, 2_000), (100_000,),

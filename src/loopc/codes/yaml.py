@@ -32,8 +32,7 @@ register(
          "re-indentation gets the parser furthest, with the parser's stop as the related location. "
          "Only the columns that do get it further are named, each with a line already at that "
          "column; the fix re-indents the line (with the lines under it when they have to "
-         "move too). The fix is safe when it is the one re-indentation tried that parses (the whole "
-         "text then parses); otherwise it decides which block the line belongs to, a guess, and "
+         "move too). The fix is safe when it is the one re-indentation tried that parses; otherwise it decides which block the line belongs to, a guess, and "
          "is unsafe. No fix is offered when two columns, or the stop line and the line before it, "
          "are equally likely.",
          H + "input: {a: [1, 2}\n" + OK_BODY.split("\n", 1)[1],

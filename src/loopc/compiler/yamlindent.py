@@ -21,7 +21,7 @@ of that entry, preceded by the entry line of every enclosing open block (a
 skeleton that gives the parser the same open blocks at the window's first
 line) — so an error in a large file costs a few short parses.  The window
 is checked once (unmodified, it must stop where the whole text stopped);
-the last key line is only tried when such a window holds it.
+the last key line is only tried when a short window holds it.
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ MAX_INDENT_REPARSES = 8
 """Re-indentations re-parsed at most per error (the window check and the
 whole-text check of the offered fix come on top)."""
 
+# the key line's window (which starts before it) is re-parsed when it is at
+# most this many lines, or twice the stop line's window
+_KEY_WINDOW = 400
 _SIBLING_SCAN = 80  # content lines looked at each way for a line to name
 _TOKEN = re.compile(r"[^\s:,\[\]{}#]{1,40}")
 
@@ -61,7 +64,7 @@ class Cause(NamedTuple):
     when no fix is offered), whether it ``parses`` (the parser then gets
     through the block around the error: to its end, or the text's end) and
     whether the fix is ``safe``: the one re-indentation tried that parses
-    (no other column, no other line), and the whole text then parses."""
+    (no other column, no other line)."""
 
     line: int
     col: int
@@ -452,7 +455,7 @@ def find_cause(
             win = _window(t, open_nodes, cands[2][0], stop_line)
         elif cands[2][0] <= win.first:
             kwin = _window(t, open_nodes, cands[2][0], stop_line, limit=win.end)
-            if kwin is not None:
+            if kwin is not None and len(kwin.orig) <= max(2 * len(win.orig), _KEY_WINDOW):
                 win = kwin  # starts earlier, ends where the other does
             else:
                 cands = cands[:2]
@@ -539,11 +542,9 @@ def find_cause(
         edits = tuple((ln, _lead(t.line(ln)), _lead(new)) for ln, new in sorted(changes.items()))
     tok_m = _TOKEN.match(c_text, _lead(c_text))
     token = "-" if item else (tok_m.group() if tok_m else c_text.strip()[:1])
-    safe = False
-    if edits and len(results) - sum(1 for r in results if r[0] != float("inf")) == 1:
-        # exactly one possible answer (docs/api.md, Fix.applicability): the
-        # whole text is checked once for it
-        safe = _reparse_stop_line(_apply(text, t, changes)) is None
+    # exactly one possible answer (docs/api.md, Fix.applicability): no other
+    # line or column tried gets the parser through the window
+    safe = bool(edits) and sum(1 for r in results if r[0] == float("inf")) == 1
     return Cause(cause_line, _lead(c_text), token, item, tuple(choices), edits, parses, safe)
 
 
