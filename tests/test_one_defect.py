@@ -417,3 +417,56 @@ def test_a_key_with_two_letters_swapped_is_one_diagnostic(path: pathlib.Path) ->
             got = loopc.check_source(bad).diagnostics
             assert [d.code for d in got] == ["LP2007"], (key, wrong, _diags(bad))
             assert f"did you mean '{key}'" in got[0].message and got[0].fix is not None
+# -- type/state/schema findings of the second new-user trial (issue 14 §2, §3) --
+
+_NODE_TYPE = re.compile(r"^  - id: ([a-z_]+)\n    type: (\w+)\n", re.M)
+
+
+def _apply(src: str, fix: object) -> str:
+    for e in sorted(fix.edits, key=lambda e: e.span.start, reverse=True):  # type: ignore[attr-defined]
+        src = src[: e.span.start] + e.new_text + src[e.span.end :]
+    return src
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_wrong_node_type_is_one_diagnostic_at_the_type(path: pathlib.Path) -> None:
+    """A node whose ``type`` names another kind while its config is a valid
+    config of its own kind is one LP2032 at the ``type``, whose fix gives the
+    type back; a fix is offered only when applying it checks clean (the
+    trial's wrong fix renamed the config key instead)."""
+    from loopc.kinds import KINDS
+
+    text = path.read_text()
+    tried = 0
+    for m in _NODE_TYPE.finditer(text):
+        for other in KINDS:
+            if other == m.group(2):
+                continue
+            bad = text[: m.start(2)] + other + text[m.end(2) :]
+            got = loopc.check_source(bad).diagnostics
+            assert [d.code for d in got] == ["LP2032"], (m.group(1), other, _diags(bad))
+            if got[0].fix is None:
+                continue
+            fixed = _apply(bad, got[0].fix)
+            assert _codes(fixed) == [], (m.group(1), other, got[0].message, _diags(fixed))
+            if got[0].span.start == m.start(2):
+                assert fixed == text
+                tried += 1
+    if _NODE_TYPE.search(text):
+        assert tried, "no wrong type was blamed on the type"
+
+
+def test_a_foreign_config_key_is_renamed_only_when_its_body_fits_the_type() -> None:
+    """LP2032's rename fix (``sendMessage:`` → ``wait:`` on a wait node) is
+    offered only when the body is a config of the declared type; applying it
+    gives back the plan.  A body that fits neither kind gets no fix."""
+    from loopc.codes import get
+
+    ok = get("LP2032").fixed
+    bad = ok.replace("    wait:\n", "    sendMessage:\n", 1)
+    (d,) = loopc.check_source(bad).diagnostics
+    assert d.code == "LP2032" and d.fix is not None and "wait" in d.fix.message
+    assert _apply(bad, d.fix) == ok
+    neither = bad.replace("      duration: PT5M\n", "      duration: PT5M\n      text: hi\n", 1)
+    (d,) = loopc.check_source(neither).diagnostics
+    assert d.code == "LP2032" and d.fix is None

@@ -509,8 +509,13 @@ register(
          OK.replace("type: end", "type: finish"), OK),
     Code("LP2032", "schema.wrong_config_key", "Configuration under another type's key",
          "A node is configured under the key named for its type (`send_message` → `sendMessage`, "
-         "`wait` → `wait`, ...). A config key of another type is rejected; the fix renames it when "
-         "the node's own key is absent.",
+         "`wait` → `wait`, ...). A config key of another type is rejected. When it is the node's only "
+         "config and its keys make a config of that other kind but not of the declared type (its "
+         "required keys present, no key of its own missing, edges using its ports), the `type` is "
+         "what is wrong: the diagnostic sits on the `type`, and the fix replaces it with that kind "
+         "(`type: set_variable` with a `wait:` config → `type: wait`). The fix renames the config "
+         "key only when its keys make a config of the declared type; when they fit neither, no fix "
+         "is offered.",
          _wait("      duration: PT5M\n").replace("    wait:\n", "    sendMessage:\n"),
          _wait("      duration: PT5M\n")),
     Code("LP2033", "schema.missing_config", "Node without its configuration",

@@ -230,6 +230,23 @@ def _ports_fit(node: Node, uses: list[tuple[str, str | None]]) -> bool:
     return True
 
 
+def _config_fits(kind: kinds.Kind, body: YNode | None, node: YMap) -> bool:
+    """Do the keys of config mapping ``body`` make a config of ``kind``: only
+    its keys, its required ones present, one of each ``oneOf`` group of its
+    source rules (wait: ``condition`` or ``duration``), and ``node``'s
+    ``retry`` only on a kind that may retry?  Keys only: the values are
+    checked once the node is configured as that kind."""
+    if not isinstance(body, YMap):
+        return False
+    keys = set(body.keys())
+    if not keys <= kind.source_keys or not set(kind.required_source_keys) <= keys:
+        return False
+    one_of = kind.source_rules.get("oneOf")
+    if one_of and sum(set(g.get("required", ())) <= keys for g in one_of) != 1:
+        return False
+    return node.get("retry") is None or kind.name in RETRY_CAPABLE
+
+
 def _rename_fix(at: YNode, new: str, what: str = "rename to") -> Fix:
     return Fix(f"{what} '{new}'", (TextEdit(at.span, new),), Applicability.UNSAFE)
 
@@ -280,6 +297,8 @@ class _Builder:
         self._deep = False
         #: ``mode: any`` fan-out joins: (node id, the mode value, fanOutId)
         self._any_joins: list[tuple[str | None, Any, str | None]] = []
+        #: the authored edges' node references (:func:`_edge_references`), read on first use
+        self._edge_refs: dict[str, list[tuple[str, str | None]]] | None = None
 
     #: one builder method per node kind, named after it (loopc.kinds); the
     #: plain functions, called with the builder (bound methods kept on the
@@ -1003,9 +1022,8 @@ class _Builder:
         cfg = m.get(cfg_key) if cfg_key else None
         if t is not None:
             for k, kn in foreign:
-                fix = _rename_fix(kn, cfg_key) if cfg is None and len(foreign) == 1 else None
-                self.err("LP2032", kn, f"'{k}' configures a {CONFIG_KEY_TYPES[k]} node; a node of type "
-                         f"'{t}' is configured under '{cfg_key}'", fix=fix)
+                if self.foreign_config(m, t, tn, k, kn, lone=cfg is None and len(foreign) == 1):
+                    t = None  # the type is the defect: nothing is judged by it (retry)
             if cfg is None and not foreign:
                 self.err("LP2033", tn, f"a node of type '{t}' needs its configuration mapping '{cfg_key}'",
                          needs=self.needs_one(m, cfg_key))
@@ -1033,6 +1051,46 @@ class _Builder:
         if nid is None or config is None:
             return nid, idn, None
         return nid, idn, Node(nid, t, config, inp, retry, label, description, m)
+
+    def foreign_config(self, m: YMap, t: str, tn: YNode, k: str, kn: YScalar, lone: bool) -> bool:
+        """LP2032 for config key ``k`` (another kind's) on a node of type
+        ``t``.  When it is the node's only config and its keys fit that other
+        kind but not ``t`` (:func:`_config_fits`), the ``type`` is what is
+        wrong: reported at the type, with the fix ``type: <kind>``.  The fix
+        renaming the key is offered only when its keys fit ``t``; when they
+        fit neither, no fix.  Returns whether the type was reported."""
+        other = CONFIG_KEY_TYPES[k]
+        body = m.get(k)
+        fits_own = lone and _config_fits(_K[t], body, m)
+        fits_other = lone and _config_fits(_K[other], body, m)
+        if fits_other and not fits_own and isinstance(tn, YScalar) and self._ports_fit_kind(m, _K[other], body):
+            self.err("LP2032", tn, f"this node has type '{t}' but is configured as a {other} node: '{k}' holds "
+                     f"a {other} configuration; did you mean 'type: {other}'?",
+                     related=[(f"the {other} configuration", kn)], fix=_rename_fix(tn, other, "replace with"))
+            return True
+        self.err("LP2032", kn, f"'{k}' configures a {other} node; a node of type "
+                 f"'{t}' is configured under '{NODE_CONFIG_KEYS[t]}'",
+                 fix=_rename_fix(kn, NODE_CONFIG_KEYS[t]) if fits_own else None)
+        return False
+
+    def _ports_fit_kind(self, m: YMap, kind: kinds.Kind, body: YNode | None) -> bool:
+        """Could the authored edges naming node mapping ``m``'s id be edges of
+        a ``kind`` node configured by ``body``?  (Fixed ports only: a kind whose
+        ports are authored is taken to fit.)"""
+        idn = m.get("id")
+        if kind.ports.authored is not None or not isinstance(idn, YScalar) or not isinstance(body, YMap):
+            return True
+        if self._edge_refs is None:
+            root = m.parent.parent if m.parent is not None else None
+            self._edge_refs = _edge_references(root.get("edges")) if isinstance(root, YMap) else {}
+        present = set(body.keys())
+        srcs = {p for p in kind.ports.fixed if p not in kind.ports.conditional or kind.ports.conditional[p] in present}
+        for side, port in self._edge_refs.get(idn.value, ()):
+            if side == "from" and port is not None and port not in srcs:
+                return False
+            if side == "to" and (port or "in") not in kind.ports.targets:
+                return False
+        return True
 
     def retry(self, rn: YNode) -> Retry | None:
         if not isinstance(rn, YMap):
