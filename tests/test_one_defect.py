@@ -470,3 +470,30 @@ def test_a_foreign_config_key_is_renamed_only_when_its_body_fits_the_type() -> N
     neither = bad.replace("      duration: PT5M\n", "      duration: PT5M\n      text: hi\n", 1)
     (d,) = loopc.check_source(neither).diagnostics
     assert d.code == "LP2032" and d.fix is None
+
+
+_JOIN_INPUT = re.compile(r"^  - id: (\w+)\n    type: join\n    input:\n((?:      .*\n)+)    join:\n      forkId: (\w+)", re.M)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_an_optional_join_input_field_merged_into_a_required_result_is_one_diagnostic(path: pathlib.Path) -> None:
+    """A fork join's ``input`` field made optional, while the merge puts
+    ``branches.<key>.<field>`` into a required result field, is one LP3307 at
+    that input field (not one per merge, and not the all_match reason)."""
+    text = path.read_text()
+    tried = 0
+    for m in _JOIN_INPUT.finditer(text):
+        if f"  - id: {m.group(3)}\n    type: fork\n" not in text:
+            continue
+        for f in re.finditer(r"^      (\w+): \{type: \w+, (required: true)\}", m.group(2), re.M):
+            if not re.search(rf"branches\.\w+\.{f.group(1)}\b", text[m.end() :]):
+                continue
+            at = m.start(2) + f.start(2)
+            bad = text[:at] + "required: false" + text[at + len(f.group(2)) :]
+            got = loopc.check_source(bad).diagnostics
+            assert [d.code for d in got] == ["LP3307"], (m.group(1), f.group(1), _diags(bad))
+            assert got[0].span.start == m.start(2) + f.start(1), got[0].message
+            assert "all_match" not in got[0].message and f"input of join `{m.group(1)}`" in got[0].message
+            tried += 1
+    if not tried:
+        pytest.skip("no fork join merging its input")

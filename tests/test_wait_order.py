@@ -52,6 +52,14 @@ VARIANTS: dict[str, tuple[str, bool]] = {
     ).replace("edges:\n", _edges(
         "  - {id: e_audit, from: {node: split, port: audit}, to: {node: audit}}\n"
         "  - {id: e_audited, from: {node: audit, port: completed}, to: {node: joined}}\n")), True),
+    "wait_watches_another_field": (BASE.replace(
+        "  decision: {type: string, default: pending}\n",
+        "  decision: {type: string, default: pending}\n  ready: {type: boolean, default: false}\n").replace(
+        "decision != 'pending'", "ready == true").replace(
+        "{id: e_decide, from: {node: split, port: decide}, to: {node: ask}}",
+        "{id: e_decide, from: {node: split, port: decide}, to: {node: prep}}\n"
+        "  - {id: e_prep, from: {node: prep, port: completed}, to: {node: ask}}").replace(
+        "nodes:\n", _node("  - id: prep\n    type: set_variable\n    setVariable: {assign: {ready: true}}\n")), True),
     "fork_inside_a_loop": (BASE.replace("entry: split", "entry: again").replace("nodes:\n", _node(
         "  - id: again\n    type: loop\n    loop: {mode: counted, iterations: 2}\n")).replace(
         "{id: e_done, from: {node: joined, port: completed}, to: {node: done}}",
@@ -83,8 +91,10 @@ REASONS: dict[str, str | None] = {
     "timeout_route_merges": "`announce` can also be reached without passing the wait's `completed` port",
     "write_before_the_fork": "set_variable `init` can write `run.state.decision` before fork `split` opens",
     # the write before the wait races with the decision's writes on its own
-    # (write against write): no access after the wait is reported, so no note
-    "write_before_the_wait": None,
+    # (write against write): the race sits at that write, and says why
+    "write_before_the_wait": "set_variable `pre` writes `run.state.decision` in the waiting branch without "
+                             "first passing the wait",
+    "wait_watches_another_field": "its condition reads `run.state.ready`, not `run.state.decision`",
     "third_branch_writes": "the concurrent writers are not mutually exclusive: set_variables",
     "fork_inside_a_loop": "before fork `split` opens",
 }
@@ -105,6 +115,14 @@ def test_race_beside_a_wait_says_which_condition_fails(name: str) -> None:
         assert any(want in n and n.startswith("wait `await_decision` does not order") for n in notes), notes
     # the race says it: no second diagnostic (LP4604) about the same condition
     assert "LP4604" not in f.codes, f.codes
+
+
+def test_a_write_before_the_wait_is_reported_at_that_write() -> None:
+    """Of two racing writers, the one in the waiting branch that runs before
+    the wait breaks the rule: the race sits on it."""
+    f = front(VARIANTS["write_before_the_wait"][0])
+    (d,) = [d for d in f.diagnostics if d.code == "LP4601"]
+    assert d.node == "pre" and d.message.startswith("set_variable `pre` writes"), d.message
 
 
 def test_a_race_without_a_wait_has_no_wait_note() -> None:

@@ -515,27 +515,37 @@ class EffectAnalysis:
                 if pair in reported or (wp.id, field) in reported:
                     continue
                 reported.add(pair)
-                reported.add((wp.id, field))
-                self._report_race(field, wp, f, other, g)
+                w, fw, other, fo, whys = self._race_sides(field, wp, f, other, g)
+                if (w.id, field) in reported:
+                    continue
+                reported.add((w.id, field))
+                self._report_race(field, w, fw, other, fo, whys)
 
-    def _report_race(self, field: str, w: _Point, fw, other: _Point, fo) -> None:
+    def _race_sides(self, field: str, w: _Point, fw, other: _Point, fo) -> tuple:
+        """``(writer, its frame, other point, its frame, explanations)`` of one
+        race: for a race beside a wait, which condition of the wait rule fails
+        (docs/language.md#wait-orders; :meth:`Ordering.explain`).  Of two
+        writers, the one that breaks the rule (a write in the waiting branch
+        before its wait) is where the defect is: it comes first."""
+        whys: list = []
+        for p, frame in ((other, fo), (w, fw)):
+            why = self._ordering().explain(field, frame, p.id, p.is_edge)
+            if why is not None and all(why[1] != x[1] for x in whys):
+                whys.append(why)
+        if other.write and any(why[2] == other.id for why in whys):
+            return other, fo, w, fw, whys
+        return w, fw, other, fo, whys
+
+    def _report_race(self, field: str, w: _Point, fw, other: _Point, fo, whys: list) -> None:
         ctx = self.ctx
         kind = "writes" if other.write else "reads"
         what = "edge" if other.is_edge else ctx.nodes[other.id].type
         related = [(f"{what} `{other.id}` {kind} `run.state.{field}` here", self._field_at(other, field))]
         taints = []
-        # a race beside a wait: say which condition of the wait rule fails
-        # (docs/language.md#wait-orders)
-        notes: list[str] = []
-        for p, frame in ((other, fo), (w, fw)):
-            why = self._ordering().explain(field, frame, p.id, p.is_edge)
-            if why is None or why[1] in notes:
-                continue
-            wait, text, culprit, holds = why
-            notes.append(text)
+        for wait, text, culprit, holds in whys:
             wnode = ctx.nodes[wait]
             cond_at = ctx.config_at(wnode, "condition")
-            at = cond_at if culprit is None else self._write_at(culprit, field)
+            at = cond_at if culprit is None or culprit == w.id else self._write_at(culprit, field)
             related.append((text, at))
             if holds and cond_at is not None:
                 taints.append(decl(cond_at.pointer))  # LP4604 at that condition would say it again

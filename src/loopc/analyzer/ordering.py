@@ -328,14 +328,26 @@ class Ordering:
         ns, owner = self.ns, frame.owner
         if frame.kind not in ("fork", "all_match") or owner not in ns:
             return None
-        watching = [w for w in self.waits if self.nt.get(w) is None and frame in ns.get(w, ())
-                    and field in self.eff[w].wait_reads]
-        if not watching:
-            return None
+        mine = [w for w in self.waits if self.nt.get(w) is None and frame in ns.get(w, ())]
+        watching = [w for w in mine if field in self.eff[w].wait_reads]
         tail = f" does not order {'edge ' if is_edge else ''}`{point}` after the concurrent writes"
-        after = [w for w in watching if self.after_wait(frozenset((w,)), owner,
-                                                       node=None if is_edge else point,
-                                                       edge=point if is_edge else None)]
+        node, edge = (None, point) if is_edge else (point, None)
+        if not watching:
+            # condition 2 at its plainest: the wait before the point watches other fields
+            state = self.ctx.plan.state
+            before = [w for w in mine if any(f in state for f in self.eff[w].wait_reads)
+                      and self.after_wait(frozenset((w,)), owner, node=node, edge=edge)]
+            if not before:
+                return None
+            w = before[0]
+            seen = sorted(f for f in self.eff[w].wait_reads if f in state)
+            reads = f"reads {', '.join(f'`{_subject(f)}`' for f in seen)}, not `{_subject(field)}`"
+            good = false_at(field, self.default(field))
+            return (w, f"wait `{w}`" + tail + f": its condition {reads}, and a wait orders only the "
+                       f"accesses of a field its condition watches; wait for `{_subject(field)}` itself, "
+                       f"with a condition that is false at its default" + (f", such as `{good}`" if good else ""),
+                    None, False)
+        after = [w for w in watching if self.after_wait(frozenset((w,)), owner, node=node, edge=edge)]
         if not after:
             start = self.ctx.edge_by_id[point].from_node if is_edge and point in self.ctx.edge_by_id else point
             for w in watching:
@@ -343,6 +355,10 @@ class Ordering:
                     return (w, f"wait `{w}`" + tail + f": `{start}` can also be reached without passing "
                                f"the wait's `completed` port (a `timed_out` or `failed` route joins its path)",
                             None, False)
+            # the point itself breaks the rule: a write in the waiting branch before the wait
+            _waits, why = self._checked(field, frame)
+            if why is not None and why[1] == start and not is_edge:
+                return (watching[0], f"wait `{watching[0]}`" + tail + f" because {why[0]}", why[1], False)
             return None
         qualifying = [w for w in after if self._cond_false_at_default(w, field)]
         if not qualifying:

@@ -256,8 +256,10 @@ register(
          "A required destination field without a default needs a source that is present on every "
          "run that reaches it. An optional field (not required, no default) may be absent, and "
          "so may `branches.<key>.*` of an all_match switch, whose branch runs only when its case "
-         "matches. Make the destination field optional or give it a default, make the source "
-         "required, or bind a value that is always present.",
+         "matches. When a fork join's merge reads `branches.<key>.<field>` and `<field>` is optional "
+         "in the join's `input` (the contract of each arrival), that field is the cause: one "
+         "diagnostic at it, however many merges read it. Make the destination field optional or "
+         "give it a default, make the source required, or bind a value that is always present.",
          _base(callback="        verdict: {type: string}\n",
                bind="    bind: {verdict: {ref: output.verdict}}\n"),
          _base(callback="        verdict: {type: string}\n",

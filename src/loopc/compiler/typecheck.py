@@ -249,6 +249,9 @@ class _PlanChecker:
         if t is None or not t.optional or t.presence_unknown or not isinstance(typed, A.Path):
             return
         path = ".".join((typed.root, *typed.segments))
+        if typed.root == "branches" and len(typed.segments) > 1 and self._optional_arrival(
+                typed.segments[1], path, at, key, dest, ctx, presence(needs_src)):
+            return
         if typed.root == "branches" and typed.segments:
             why = (f"branch `{typed.segments[0]}` of an all_match switch runs only when its case "
                    f"matches, so `{path}` may be absent")
@@ -259,6 +262,31 @@ class _PlanChecker:
             f"field `{key}` of {dest} is required with no default, but {why}; make `{key}` optional "
             f"or give it a default, or bind a value that is always present", node=node, edge=edge,
             needs=presence(needs_src))
+
+    def _optional_arrival(self, name: str, path: str, at: YNode | None, key: str, dest: str, ctx: Context,
+                          needs: tuple) -> bool:
+        """LP3307 when ``branches.<key>.<name>`` of a fork's join may be absent
+        because field ``name`` of the join's ``input`` (the arrival contract) is
+        optional: reported once, at that field, since every merge of it
+        follows from it.  Returns whether that is the cause (an all_match
+        owner's branch is optional in any case: the caller says so)."""
+        join = self.plan.nodes.get(ctx.node) if ctx.node is not None else None
+        if join is None or not isinstance(join.config, Join):
+            return False
+        owner = self.plan.nodes.get(join.config.owner)
+        fs = join.input_contract.get(name)
+        if owner is None or not isinstance(owner.config, Fork) or fs is None or fs.required or fs.has_default:
+            return False
+        holder = fs.src.parent if fs.src is not None else None
+        decl_at = holder.key_node(name) if isinstance(holder, YMap) else None
+        self.reporter.report(
+            "LP3307", decl_at or at,
+            f"field `{name}` of the input of join `{join.id}` is optional (not required, no default), so "
+            f"`{path}` may be absent, but the merge puts it in field `{key}` of {dest}, which is required "
+            f"with no default; make `{name}` required or give it a default, or make `{key}` optional",
+            node=join.id, related=[(f"merged into `{key}` here", at)] if at is not None else (),
+            needs=(*needs, *presence(fs.src)), key=("join input", join.id, name))
+        return True
 
     def passthrough(self, source: Mapping[str, Any] | None, dest: Mapping[str, Any], at: YNode | None, *,
                     root: str, source_desc: str, dest_desc: str, no_source_hint: str = "",
