@@ -497,3 +497,86 @@ def test_an_optional_join_input_field_merged_into_a_required_result_is_one_diagn
             tried += 1
     if not tried:
         pytest.skip("no fork join merging its input")
+
+
+_CONFIG_KEYS = "|".join(sorted({k.config_key for k in __import__("loopc.kinds", fromlist=["KINDS"]).KINDS.values()}))
+_BLOCK_CONFIG = re.compile(rf"^    (?:{_CONFIG_KEYS}):\n((?:      .*\n|        .*\n)+)", re.M)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_config_key_dedented_to_node_level_is_one_diagnostic(path: pathlib.Path) -> None:
+    """The last key of a block configuration dedented to node level (valid
+    YAML, wrong place) is one LP2007 at that key, saying it belongs under the
+    configuration (no "missing key" about the configuration), and its fix
+    indents it back."""
+    text = path.read_text()
+    tried = 0
+    for m in _BLOCK_CONFIG.finditer(text):
+        last = list(re.finditer(r"^      (\w+):", m.group(1), re.M))[-1]
+        at = m.start(1) + last.start()
+        bad = text[:at] + text[at + 2 :]
+        got = loopc.check_source(bad).diagnostics
+        assert [d.code for d in got] == ["LP2007"], (last.group(1), _diags(bad))
+        assert f"'{last.group(1)}' belongs under" in got[0].message
+        assert got[0].fix is not None and _apply(bad, got[0].fix) == text
+        tried += 1
+    assert tried
+
+
+#: Plans with Run state: the examples, and the wait-ordered fork the race
+#: rule is built around (a wait beside concurrent writes).
+STATEFUL = [p for p in EXAMPLES if "\nstate:\n" in p.read_text()] + [
+    ROOT / "tests" / "fixtures" / "analysis" / "state_race_wait_ok.yaml"]
+STATEFUL_IDS = [p.stem for p in STATEFUL]
+
+
+@pytest.mark.parametrize("path", STATEFUL, ids=STATEFUL_IDS)
+def test_a_state_field_without_default_is_one_diagnostic(path: pathlib.Path) -> None:
+    """A Run-state field whose ``default`` is deleted is one LP2026: what the
+    field starts as is unknown, so nothing that rests on it (an optional
+    source, LP3307; the wait rule of a race, LP4601; LP4604) is reported."""
+    text = path.read_text()
+    tried = 0
+    for m in re.finditer(r"^  \w+: \{type: [^\n]*?(, default: [^}\n]+)\}$", text[text.index("\nstate:\n") :], re.M):
+        at = text.index("\nstate:\n") + m.start(1)
+        bad = text[:at] + text[at + len(m.group(1)) :]
+        assert _codes(bad) == ["LP2026"], (m.group(0), _diags(bad))
+        tried += 1
+    assert tried
+
+
+@pytest.mark.parametrize("path", STATEFUL, ids=STATEFUL_IDS)
+def test_an_unparsable_wait_condition_is_one_diagnostic(path: pathlib.Path) -> None:
+    """A wait condition written as a template (``"{{ ... }}"``) does not
+    parse: one LP3001, and nothing reasons about what it would say (no race
+    for want of an ordering, no LP4603/LP4604)."""
+    text = path.read_text()
+    hits = list(re.finditer(r'condition: "([^"\n]+)"', text))
+    if not hits:
+        pytest.skip("no wait condition")
+    for m in hits:
+        bad = text[: m.start(1)] + "{{ " + m.group(1) + " }}" + text[m.end(1) :]
+        assert _codes(bad) == ["LP3001"], (m.group(1), _diags(bad))
+
+
+@pytest.mark.parametrize("path", STATEFUL, ids=STATEFUL_IDS)
+def test_a_misspelt_assignment_is_one_diagnostic(path: pathlib.Path) -> None:
+    """A set_variable ``assign`` key misspelt is one LP3302 with the rename
+    fix: that write is unknown, so no wait is said to watch a field nothing
+    writes (LP4603)."""
+    text = path.read_text()
+    tried = 0
+    for blk in re.finditer(r"assign:(?: \{([^\n]*)\}\n|\n((?:        .*\n)+))", text):
+        start = blk.start(1) if blk.group(1) is not None else blk.start(2)
+        body = blk.group(1) if blk.group(1) is not None else blk.group(2)
+        keys = r"^(\w+):" if blk.group(1) is not None else r"^        (\w+):"  # flow: its first key
+        for k in re.finditer(keys, body, re.M):
+            key = k.group(1)
+            at = start + k.start(1)
+            bad = text[:at] + key[:-1] + text[at + len(key) :]
+            got = loopc.check_source(bad).diagnostics
+            assert [d.code for d in got] == ["LP3302"], (key, _diags(bad))
+            assert got[0].fix is not None and _apply(bad, got[0].fix) == text
+            tried += 1
+    if not tried:
+        pytest.skip("no set_variable")

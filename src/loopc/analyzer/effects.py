@@ -42,7 +42,7 @@ from loopc.analyzer.scopes import describe
 from loopc.compiler.model import (
     Expr, FieldSchema, Join, ListValue, Literal, MapValue, Node, Ref, SetVariable, Switch, Template, Wait,
 )
-from loopc.compiler.report import decl
+from loopc.compiler.report import decl, expr_entity, presence
 from loopc.compiler.yamlnodes import YMap, YScalar
 
 ALL = "*"
@@ -542,9 +542,14 @@ class EffectAnalysis:
         what = "edge" if other.is_edge else ctx.nodes[other.id].type
         related = [(f"{what} `{other.id}` {kind} `run.state.{field}` here", self._field_at(other, field))]
         taints = []
+        fs = ctx.plan.state.get(field)
+        # beside a wait, whether the race is real rests on the field's default
+        needs = list(presence(fs.src)) if whys and fs is not None else []
         for wait, text, culprit, holds in whys:
             wnode = ctx.nodes[wait]
             cond_at = ctx.config_at(wnode, "condition")
+            if cond_at is not None:
+                needs.append(expr_entity(cond_at.pointer))  # a rejected condition orders nothing known
             at = cond_at if culprit is None or culprit == w.id else self._write_at(culprit, field)
             related.append((text, at))
             if holds and cond_at is not None:
@@ -556,7 +561,7 @@ class EffectAnalysis:
             f"depends on arrival order; write it once after join "
             + (f"`{fw.closer}`" if fw.closer else f"of `{fw.owner}`")
             + ", or make the branches write different fields",
-            key=(w.id, other.id, field), node=w.id, related=related, taints=taints)
+            key=(w.id, other.id, field), node=w.id, related=related, taints=taints, needs=needs)
 
     def _write_at(self, nid: str, field: str):
         """Where set_variable ``nid`` assigns ``field`` (its ``assign`` key)."""
@@ -570,7 +575,9 @@ class EffectAnalysis:
             node = self.ctx.nodes[nid]
             c = node.config
             if isinstance(c, Wait) and c.condition is not None and self.nt.get(nid) is None:
-                yield nid, node, c
+                at = self.ctx.config_at(node, "condition")
+                if at is None or not self.ctx.r.tainted(expr_entity(at.pointer)):
+                    yield nid, node, c  # a rejected condition says nothing to reason about
 
     def check_waits(self) -> None:
         """A ``wait.condition`` whose fields nothing concurrent writes can
@@ -578,8 +585,8 @@ class EffectAnalysis:
         Not judged while an edge is set aside or missing (already reported):
         the writers it leads to are unknown."""
         ctx = self.ctx
-        if ctx.set_aside != []:
-            return
+        if ctx.set_aside != [] or ctx.r.tainted_names("writes"):
+            return  # an edge or an assignment set aside: not every write is known
         writers: dict[str, list[str]] = {}
         for nid, eff in self.node_eff.items():
             for f in eff.writes:
@@ -674,7 +681,8 @@ class EffectAnalysis:
                     f"`{t}` writes the field in a concurrent branch: it neither waits for that write nor "
                     f"orders what follows it after the write; write a condition that is false at the "
                     f"default" + (f", such as `{good}`" if good else ""),
-                    node=nid, needs=[decl(cond_at.pointer)] if cond_at is not None else (),
+                    node=nid, needs=[*([decl(cond_at.pointer)] if cond_at is not None else ()),
+                                     *presence(ctx.plan.state[field].src if field in ctx.plan.state else None)],
                     related=[(f"set_variable `{t}` writes `run.state.{field}` here{where}, concurrently "
                               f"with wait `{nid}`", self._write_at(t, field))])
                 break

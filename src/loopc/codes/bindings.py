@@ -229,7 +229,8 @@ register(
     Code("LP3302", "bind.unknown_field", "Mapping names a field the destination does not declare",
          "Every key of an edge `bind`, a join `merge`, a loop `init` or a `setVariable.assign` "
          "must be a field of the destination contract (the destination's input, the join's "
-         "`result`, the loop `state`, the Plan's `state`).",
+         "`result`, the loop `state`, the Plan's `state`). A misspelt `assign` key leaves that "
+         "write unknown, so no wait is then said to watch a field nothing writes (LP4603).",
          _base(bind="    bind: {verdict: {ref: output.verdict}, topic: {ref: input.topic}}\n"),
          _base(bind="    bind: {verdict: {ref: output.verdict}}\n")),
     Code("LP3303", "bind.not_assignable", "Mapped value has the wrong type",

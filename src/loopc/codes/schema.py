@@ -384,7 +384,10 @@ register(
          "key that stands in for a required one is this one diagnostic: the key is not also "
          "missing (LP2006), a node or edge whose `id` is misspelt is set aside under the id the "
          "key gives (its edges are not dangling), and a misspelt `node` or `port` of an endpoint "
-         "still routes that port.",
+         "still routes that port. A key of the node's configuration written beside it at node "
+         "level (a dedented `callbackOutput`) is reported as belonging under the configuration "
+         "key, once: the configuration is not also said to miss it; the fix indents it when it "
+         "directly follows a block configuration.",
          OK.replace("input: {}", "input:\n  topic: {type: string, requird: true}"),
          OK.replace("input: {}", "input:\n  topic: {type: string, required: true}")),
     Code("LP2008", "schema.legacy_trigger", "Triggers are not part of plan source",
@@ -484,7 +487,9 @@ register(
          FAN_OK),
     Code("LP2026", "schema.state_default_required", "Run state field without a default",
          "Every typed Run `state` field declares a `default`: the state exists before any "
-         "`set_variable` writes it.",
+         "`set_variable` writes it. Until it has one, what the field starts as is unknown: "
+         "nothing that rests on it (an optional source, LP3307; the wait rule of a race, LP4601; "
+         "LP4604) is reported.",
          OK.replace("output: {}", "output: {}\nstate:\n  attempts: {type: number}"),
          OK.replace("output: {}", "output: {}\nstate:\n  attempts: {type: number, default: 0}")),
     Code("LP2027", "schema.reserved_callback_field", "callbackOutput declares a compiler-owned field",

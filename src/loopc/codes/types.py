@@ -94,7 +94,9 @@ register(
          "`== != < <= > >= in`, `!`, `&&`, `||`, parentheses and the calls `contains`, `startsWith`, "
          "`endsWith`, `length`. There is no arithmetic; comparisons do not chain (`a < b < c` is "
          "an error: write `a < b && b < c`); the keywords `true false null in` cannot be path "
-         "segments. The diagnostic points at the offending token and lists what was expected.",
+         "segments. The diagnostic points at the offending token and lists what was expected. A wait "
+         "`condition` that does not parse says nothing the analyzer can reason about: no race for "
+         "want of the ordering it would give (LP4601), nor LP4603/LP4604, is reported about it.",
          _plan(when="input.count > 1 < 5"), _plan(when="input.count > 1 && input.count < 5")),
     Code("LP3002", "expr.too_long", "Expression longer than 8 KiB",
          "One expression is at most 8 KiB (8,192 bytes) of UTF-8. The diagnostic starts at the "

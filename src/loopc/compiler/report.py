@@ -75,6 +75,22 @@ def decl(pointer: str) -> Entity:
     return ("decl", *pointer.split("/")[1:])
 
 
+def expr_entity(pointer: str) -> Entity:
+    """The meaning of the expression at RFC 6901 ``pointer`` (a wait's
+    ``condition``): tainted when the type pass rejects the expression (it does
+    not parse, or does not type), so what reasons about what it says — the
+    wait rule of Run-state races, LP4603, LP4604 — is a follow-on."""
+    return ("expr", *pointer.split("/")[1:])
+
+
+def writes_entity(node_id: str) -> Entity:
+    """The Run-state writes of set_variable ``node_id``: tainted when an
+    ``assign`` key names no state field (LP3302), so what it writes is not
+    known and what depends on knowing every writer (LP4603's "no set_variable
+    writes it") is a follow-on."""
+    return ("writes", node_id)
+
+
 def decl_key(mapping: YNode, key: str) -> Entity:
     """The declaration of ``key`` in ``mapping`` (present or not)."""
     return decl(mapping.pointer + "/" + _escape(key))

@@ -46,7 +46,7 @@ from loopc.compiler.model import (
     Fork, Literal, MapValue, Node, Plan, Ref, Retry, Switch, SwitchCase, Template, ValueExpr,
 )
 from loopc.compiler.ports import source_ports, target_ports
-from loopc.compiler.report import Entity, Reporter, decl, decl_key, edge_entity, node_entity
+from loopc.compiler.report import Entity, Reporter, decl, decl_key, edge_entity, node_entity, presence
 from loopc.limits import number_text_problem
 from loopc.compiler.wireforms import (
     ERROR_CODE_RE, IDENT_RE, conform, duration_error, is_duration, number_problem,
@@ -245,6 +245,14 @@ def _config_fits(kind: kinds.Kind, body: YNode | None, node: YMap) -> bool:
     if one_of and sum(set(g.get("required", ())) <= keys for g in one_of) != 1:
         return False
     return node.get("retry") is None or kind.name in RETRY_CAPABLE
+
+
+def _lacks(cfg: YNode | None, key: str) -> bool:
+    """Is ``cfg`` a configuration mapping without ``key``, or empty (``null``:
+    its keys were all dedented beside it)?"""
+    if isinstance(cfg, YMap):
+        return key not in cfg
+    return isinstance(cfg, YScalar) and cfg.value is None and cfg.style == "" and cfg.raw == ""
 
 
 def _rename_fix(at: YNode, new: str, what: str = "rename to") -> Fix:
@@ -647,8 +655,10 @@ class _Builder:
                 self.r.taint(decl_key(n, k))
                 continue
             if state and not fs.has_default and "default" not in v:  # a rejected default is reported already
+                # what the field starts as is unknown: nothing that judges its
+                # presence or its default (LP3307, the wait rule of races) is reported
                 self.err("LP2026", kn, f"Run state field '{k}' needs a 'default' (every state field starts "
-                         "with a value)")
+                         "with a value)", taints=presence(v))
             out[k] = fs
         return out
 
@@ -993,13 +1003,18 @@ class _Builder:
 
         # closed keys: common + own config; legacy pointers and foreign config keys are dedicated
         foreign: list[tuple[str, YScalar]] = []
+        moved = False  # a key of the configuration sits beside it (misplaced)
         allowed = NODE_KEYS + ((cfg_key,) if cfg_key else tuple(CONFIG_KEY_TYPES))
         for k in m.index:
             if k in allowed or k == cfg_key or k.startswith("\x00"):
                 continue
             kn = m.key_node(k)
             assert kn is not None
-            if k in LEGACY_NODE_KEYS:
+            if cfg_key and k in _K[t].source_keys and _lacks(m.get(cfg_key), k) and (
+                    k not in LEGACY_NODE_KEYS or self._port_used(m, m.get(k))):
+                self.misplaced(m, cfg_key, kn, k, m.get(k), what)
+                moved = True
+            elif k in LEGACY_NODE_KEYS:
                 port = _LEGACY_POINTER_PORTS.get(k)
                 how = (f"add an edge from port `{port}` instead" if port
                        else "add an edge from the right port instead")
@@ -1045,12 +1060,37 @@ class _Builder:
         config = None
         if t is not None and cfg is not None:
             if not isinstance(cfg, YMap):
-                self.shape(cfg, f"'{cfg_key}' must be a mapping")
+                if not moved:  # else empty because its keys were dedented: said there
+                    self.shape(cfg, f"'{cfg_key}' must be a mapping")
             else:
                 config = self.config(t, cfg, m)
         if nid is None or config is None:
             return nid, idn, None
         return nid, idn, Node(nid, t, config, inp, retry, label, description, m)
+
+    def misplaced(self, m: YMap, cfg_key: str, kn: YScalar, k: str, v: YNode, what: str) -> None:
+        """LP2007 for a key of the node's configuration written beside it, at
+        node level (a dedented ``callbackOutput``): it stands in for that key
+        of the configuration, so "missing ``k``" there is a follow-on.  The fix
+        indents it into the configuration when it directly follows a block
+        configuration and its value stays deeper than the key."""
+        cfg = m.get(cfg_key)
+        ckn = m.key_node(cfg_key)
+        assert cfg is not None and ckn is not None
+        first = cfg.first_key() if isinstance(cfg, YMap) else None
+        # the configuration's key column: its first key's, or two deeper than an empty one
+        col = first.col if first is not None else ckn.col + 2
+        keys = m.keys()
+        fix = None
+        if not (isinstance(cfg, YMap) and cfg.flow) and col > kn.col and keys.index(k) == keys.index(cfg_key) + 1 \
+                and (not isinstance(v, (YMap, YSeq)) or v.flow or v.line == kn.line or v.col > col):
+            fix = Fix(f"indent '{k}' under '{cfg_key}'",
+                      (TextEdit(Span(kn.line + 1, kn.col + 1, kn.line + 1, kn.col + 1), " " * (col - kn.col)),),
+                      Applicability.UNSAFE)
+        line_up = f"to line up with '{first.value}'" if first is not None else f"deeper than '{cfg_key}'"
+        self.err("LP2007", kn, f"'{k}' belongs under '{cfg_key}', the configuration of {what}, not beside it "
+                 f"at node level: indent it {line_up}", fix=fix,
+                 taints=[decl_key(cfg, k)] if isinstance(cfg, YMap) else [decl_key(m, cfg_key)])
 
     def foreign_config(self, m: YMap, t: str, tn: YNode, k: str, kn: YScalar, lone: bool) -> bool:
         """LP2032 for config key ``k`` (another kind's) on a node of type
@@ -1073,6 +1113,22 @@ class _Builder:
                  fix=_rename_fix(kn, NODE_CONFIG_KEYS[t]) if fits_own else None)
         return False
 
+    def _port_used(self, m: YMap, v: YNode) -> bool:
+        """Is ``v`` a scalar naming a source port that authored edges leave
+        node mapping ``m`` by (a switch's ``default`` port, not a legacy
+        node-level ``default`` pointer naming a node)?"""
+        idn = m.get("id")
+        if not isinstance(v, YScalar) or not isinstance(idn, YScalar):
+            return False
+        return ("from", v.value) in self._refs(m).get(idn.value, ())
+
+    def _refs(self, m: YMap) -> dict[str, list[tuple[str, str | None]]]:
+        """The authored edges' node references of the document holding node mapping ``m``."""
+        if self._edge_refs is None:
+            root = m.parent.parent if m.parent is not None else None
+            self._edge_refs = _edge_references(root.get("edges")) if isinstance(root, YMap) else {}
+        return self._edge_refs
+
     def _ports_fit_kind(self, m: YMap, kind: kinds.Kind, body: YNode | None) -> bool:
         """Could the authored edges naming node mapping ``m``'s id be edges of
         a ``kind`` node configured by ``body``?  (Fixed ports only: a kind whose
@@ -1080,12 +1136,9 @@ class _Builder:
         idn = m.get("id")
         if kind.ports.authored is not None or not isinstance(idn, YScalar) or not isinstance(body, YMap):
             return True
-        if self._edge_refs is None:
-            root = m.parent.parent if m.parent is not None else None
-            self._edge_refs = _edge_references(root.get("edges")) if isinstance(root, YMap) else {}
         present = set(body.keys())
         srcs = {p for p in kind.ports.fixed if p not in kind.ports.conditional or kind.ports.conditional[p] in present}
-        for side, port in self._edge_refs.get(idn.value, ()):
+        for side, port in self._refs(m).get(idn.value, ()):
             if side == "from" and port is not None and port not in srcs:
                 return False
             if side == "to" and (port or "in") not in kind.ports.targets:

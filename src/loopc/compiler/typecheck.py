@@ -35,7 +35,7 @@ from loopc.compiler import types as T
 from loopc.compiler.expr import ast as A
 from loopc.compiler.model import MISSING, Edge, End, Fork, Join, Loop, Node, Plan, SendMessage, Switch
 from loopc.compiler.ports import effective_input, target_ports
-from loopc.compiler.report import Reporter, decl_path, edge_entity, presence
+from loopc.compiler.report import Reporter, decl_path, edge_entity, presence, writes_entity
 from loopc.compiler.scopemap import ScopeMap
 from loopc.compiler.typecheck_context import Context, ContextBuilder
 from loopc.compiler.typecheck_values import (
@@ -211,7 +211,8 @@ class _PlanChecker:
                     msg += " (it declares no fields)"
                 self.reporter.report("LP3302", key_node or value.src, msg, node=node, edge=edge,
                                      fix=_rename_fix(key_node, hint) if hint and key_node is not None else None,
-                                     needs=[decl_path(decl_root, key)] if decl_root else ())
+                                     needs=[decl_path(decl_root, key)] if decl_root else (),
+                                     taints=[writes_entity(node)] if decl_root == "state" and node else ())
                 self.vc.check(value, None, ctx, code="LP3303", what=what)
                 continue
             ft = self.ftype(fs)

@@ -27,6 +27,7 @@ from typing import Any, Sequence
 
 import attrs
 
+from loopc import codes
 from loopc.compiler import types as T
 from loopc.compiler.expr import ast as A
 from loopc.compiler.expr.checker import (
@@ -34,12 +35,12 @@ from loopc.compiler.expr.checker import (
 )
 from loopc.compiler.expr.parser import ExprError, parse_expression, parse_template
 from loopc.compiler.model import Expr, ListValue, Literal, MapValue, Ref, Template
-from loopc.compiler.report import Reporter
+from loopc.compiler.report import Reporter, expr_entity
 from loopc.compiler.typecheck_context import Context, PathProblem, Resolved, resolve_path
 from loopc.compiler.types import Type
 from loopc.compiler.spelling import enum_fix
 from loopc.compiler.yamlnodes import YDocument, YNode, YScalar
-from loopc.diagnostics import Applicability, Fix, Span, TextEdit
+from loopc.diagnostics import Applicability, Fix, Severity, Span, TextEdit
 
 #: Checker codes this pass reports itself (paths and agent-in-target), so the
 #: expression checker's versions are dropped: see :meth:`ValueChecker._expr_errors`.
@@ -416,6 +417,7 @@ class ValueChecker:
         node, errs = self.parse_expr(v.text)
         if node is None:
             self._expr_errors(errs, v.src, ctx)
+            self._rejected(v, errs)
             return None
         checked = self._check_cached(v.text, node, ctx)
         if checked is None:
@@ -424,6 +426,7 @@ class ValueChecker:
             checked = check_ast(node, self._expr_ctx(ctx))
         self._expr_errors(checked.errors, v.src, ctx)
         if checked.errors or checked.ast is None:
+            self._rejected(v, checked.errors)
             return None
         typed = checked.ast
         t = typed.type or T.UNKNOWN
@@ -439,6 +442,12 @@ class ValueChecker:
             return None
         self.values[v] = typed
         return typed
+
+    def _rejected(self, v: Expr, errors: Sequence[ExprError]) -> None:
+        """Taint the meaning of an expression this pass rejected with an
+        error (:func:`~loopc.compiler.report.expr_entity`)."""
+        if v.src is not None and any(codes.get(e.code).severity is Severity.ERROR for e in errors):
+            self.reporter.taint(expr_entity(v.src.pointer))
 
     def _check_cached(self, text: str, tree: Any, ctx: Context) -> Any:
         """The checker's result for ``tree`` (an expression or a template
