@@ -580,3 +580,75 @@ def test_a_misspelt_assignment_is_one_diagnostic(path: pathlib.Path) -> None:
             tried += 1
     if not tried:
         pytest.skip("no set_variable")
+
+
+# -- messages and fixes of the trial (issue 14 §3) ------------------------------
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_single_equals_in_an_expression_is_one_diagnostic_with_the_fix(path: pathlib.Path) -> None:
+    """``a = b`` for ``a == b`` in any expression or template is one LP3001
+    whose (unsafe) fix writes ``==`` and gives back the plan."""
+    text = path.read_text()
+    hits = [m for m in re.finditer(r"(?<=[^=!<>])==(?=[^=])", text)]
+    if not hits:
+        pytest.skip("no comparison")
+    for m in hits:
+        bad = text[: m.start()] + "=" + text[m.end() :]
+        got = loopc.check_source(bad).diagnostics
+        assert [d.code for d in got] == ["LP3001"], _diags(bad)
+        assert got[0].fix is not None and got[0].fix.applicability.value == "unsafe"
+        assert _apply(bad, got[0].fix) == text
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_yaml_1_1_boolean_has_the_safe_fix(path: pathlib.Path) -> None:
+    """``required: yes`` (a string under YAML 1.2) is one LP2012 whose safe
+    fix writes the boolean YAML 1.1 meant, giving back the plan."""
+    text = path.read_text()
+    for m in re.finditer(r"required: (true|false)", text):
+        for word in (("yes", "on", "Y") if m.group(1) == "true" else ("no", "Off", "N")):
+            bad = text[: m.start(1)] + word + text[m.end(1) :]
+            got = loopc.check_source(bad).diagnostics
+            assert [d.code for d in got] == ["LP2012"], _diags(bad)
+            assert got[0].fix is not None and got[0].fix.applicability.value == "safe"
+            assert _apply(bad, got[0].fix) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ("2026-02-30T09:00:00Z", "February 2026 has 28 days, so day 30 does not exist"),
+        ("2023-02-29T09:00:00Z", "February 2023 has 28 days, so day 29 does not exist"),
+        ("2024-04-31T09:00:00Z", "April 2024 has 30 days, so day 31 does not exist"),
+        ("2024-13-01T09:00:00Z", "month 13 does not exist"),
+        ("2024-01-01T24:00:00Z", "hour 24 does not exist"),
+        ("2024-01-01T09:00:00+24:00", "the offset +24:00 does not exist"),
+    ],
+)
+def test_an_impossible_datetime_says_which_part_does_not_exist(value: str, why: str) -> None:
+    """A date-time of the right shape naming a day, hour or offset that does
+    not exist says which (not "expected an RFC 3339 date-time with an
+    offset", which it has), in a default and in a bound value alike."""
+    from loopc.codes.schema import OK
+    from loopc.compiler import types as T
+
+    src = OK.replace("input: {}", f"input:\n  due: {{type: datetime, default: '{value}'}}", 1)
+    (d,) = loopc.check_source(src).diagnostics
+    assert d.code == "LP2024" and why in d.message and "expected an RFC 3339" not in d.message, d.message
+    assert _codes(src.replace(value, "2024-02-29T09:00:00Z")) == []
+    said = T.wire_form_error(value, T.DATETIME)
+    assert said is not None and why in said, said
+
+
+def test_a_responder_bound_into_an_agent_field_says_to_declare_responder() -> None:
+    """``item.responder`` bound into an ``agent`` input field: the message
+    says to declare the field ``responder`` (agent widens to responder, never
+    back), and declaring it so checks clean."""
+    text = (ROOT / "examples" / "planner_fan_out.yaml").read_text()
+    m = re.search(r"^(\s+)(\w+): \{type: responder, required: true\}", text, re.M)
+    assert m is not None
+    bad = text[: m.start()] + m.group(1) + m.group(2) + ": {type: agent, required: true}" + text[m.end() :]
+    (d,) = loopc.check_source(bad).diagnostics
+    assert d.code == "LP3303" and "declare the field `{type: responder}`" in d.message, d.message
+    assert _codes(text) == []

@@ -43,6 +43,9 @@ SAFE = {
     "en-space": (_indent_line("\u2002"), "LP1001"),
     # a misaligned list item: column 3 is the one re-indentation that parses
     "misaligned-item": (_shift_line("  - id: mark_reminded", 1), "LP1001"),
+    # `yes` is true to YAML 1.1 and a string to YAML 1.2: where a boolean is required, one answer.
+    "yaml-1.1-boolean": (_mutate("owner: {type: member, required: true}", "owner: {type: member, required: yes}"),
+                         "LP2012"),
 }
 
 

@@ -413,7 +413,9 @@ register(
          SEND_OK.replace("to: {node: done}", "to: end"), SEND_OK),
     Code("LP2012", "schema.wrong_shape", "Value has the wrong shape",
          "A key holds the wrong kind of YAML value: a list where a mapping is needed, a number "
-         "where a string is needed, and so on. Quoted scalars are strings and are never coerced.",
+         "where a string is needed, and so on. Quoted scalars are strings and are never coerced. "
+         "Under YAML 1.2 a plain `yes`/`no`/`on`/`off` is a string; where `true` or `false` is "
+         "needed (`required: yes`) the fix writes the boolean YAML 1.1 read it as, a safe fix.",
          OK.replace("input: {}", "input: []"), OK),
     Code("LP2013", "schema.literal_only", "Key takes a literal value",
          "Some keys are fixed when the plan compiles and take only a literal: `completion`, "

@@ -94,7 +94,8 @@ register(
          "`== != < <= > >= in`, `!`, `&&`, `||`, parentheses and the calls `contains`, `startsWith`, "
          "`endsWith`, `length`. There is no arithmetic; comparisons do not chain (`a < b < c` is "
          "an error: write `a < b && b < c`); the keywords `true false null in` cannot be path "
-         "segments. The diagnostic points at the offending token and lists what was expected. A wait "
+         "segments. The diagnostic points at the offending token and lists what was expected; a lone "
+         "`=` between operands gets the (unsafe) fix `==`. A wait "
          "`condition` that does not parse says nothing the analyzer can reason about: no race for "
          "want of the ordering it would give (LP4601), nor LP4603/LP4604, is reported about it.",
          _plan(when="input.count > 1 < 5"), _plan(when="input.count > 1 && input.count < 5")),

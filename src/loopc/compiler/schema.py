@@ -247,6 +247,17 @@ def _config_fits(kind: kinds.Kind, body: YNode | None, node: YMap) -> bool:
     return node.get("retry") is None or kind.name in RETRY_CAPABLE
 
 
+#: The plain scalars YAML 1.1 reads as booleans and YAML 1.2 (loopc) as strings.
+_YAML11_BOOLS = {w: v for ws, v in ((("y", "yes", "on"), "true"), (("n", "no", "off"), "false"))
+                 for word in ws for w in (word, word.capitalize(), word.upper())}
+
+
+def yaml11_bool(s: YScalar) -> str | None:
+    """``"true"``/``"false"`` when ``s`` is a plain scalar YAML 1.1 reads as
+    that boolean (``yes``, ``Off``, ``Y``...: under YAML 1.2 a string), else ``None``."""
+    return _YAML11_BOOLS.get(s.value) if s.style == "" and s.value.__class__ is str else None
+
+
 def _lacks(cfg: YNode | None, key: str) -> bool:
     """Is ``cfg`` a configuration mapping without ``key``, or empty (``null``:
     its keys were all dedented beside it)?"""
@@ -346,8 +357,8 @@ class _Builder:
         missing: silent when a misspelling already stands in for one."""
         return [decl_key(m, k) for k in keys]
 
-    def shape(self, n: YNode, msg: str) -> None:
-        self.err("LP2012", n, f"{msg}, not {_kind(n)}")
+    def shape(self, n: YNode, msg: str, fix: Fix | None = None) -> None:
+        self.err("LP2012", n, f"{msg}, not {_kind(n)}", fix=fix)
 
     def closed(
         self, m: YMap, allowed: Iterable[str], what: str,
@@ -480,13 +491,19 @@ class _Builder:
         if s is None:
             return None
         if s.value.__class__ is not bool:
+            meant = yaml11_bool(s)
+            fix = None
             if s.value in ("true", "false"):
                 hint = " (quoted booleans are strings)"
+            elif meant is not None:
+                hint = f" (under YAML 1.2 '{s.value}' is a string)"
+                # the one boolean that word meant to YAML 1.1: a respelling (docs/api.md)
+                fix = Fix(f"replace with '{meant}'", (TextEdit(s.span, meant),), Applicability.SAFE)
             elif s.value.__class__ is str and s.value.lower() in ("yes", "no", "on", "off", "y", "n"):
                 hint = f" (under YAML 1.2 '{s.value}' is a string)"
             else:
                 hint = ""
-            self.shape(s, f"'{key}' must be true or false{hint}")
+            self.shape(s, f"'{key}' must be true or false{hint}", fix=fix)
             return None
         return s.value
 

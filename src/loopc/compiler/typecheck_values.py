@@ -234,7 +234,14 @@ class ValueChecker:
     def mismatch(self, v: Any, expected: Type, got: Type | str, ctx: Context, code: str, what: str,
                  at: Any = None) -> None:
         got_s = got if isinstance(got, str) else T.describe(got)
-        self.report(code, at if at is not None else v.src, f"{what} expects {_expect(expected)}, got {got_s}", ctx)
+        hint = ""
+        if not isinstance(got, str) and got.kind == "responder" and expected.kind == "agent":
+            # docs/reference.md#types: agent widens to responder, never back
+            hint = ("; a responder may be a choice among agents (`{selectOne: [...]}`), not one agent: "
+                    "declare the field `{type: responder}` (legal in the input of a node inside a "
+                    "fan-out item body)")
+        self.report(code, at if at is not None else v.src,
+                    f"{what} expects {_expect(expected)}, got {got_s}{hint}", ctx)
 
     def _fits(self, v: Any, t: Type, expected: Type | None, ctx: Context, code: str, what: str,
               at: Any = None) -> bool:

@@ -456,6 +456,12 @@ def wire_form_error(value: str, t: Type) -> str | None:
     shown = value if len(value) <= 60 else value[:57] + "..."
     why = _limits.duration_problem(value) if k == "duration" else None
     extra = f" ({why})" if why is not None and not why.startswith("not ") else ""
+    if k == "datetime":
+        from loopc.compiler.wireforms import datetime_problem
+
+        day = datetime_problem(value)
+        if day is not None:
+            return f"'{shown}' is not a date-time: {day}"
     return f"'{shown}' is not {_WIRE_DESC[k]}{extra}"
 
 

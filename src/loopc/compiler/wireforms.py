@@ -110,6 +110,41 @@ def is_datetime(s: Any) -> bool:
     return True
 
 
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+           "October", "November", "December")
+
+
+def datetime_problem(s: Any) -> str | None:
+    """Why a string with the shape of an RFC 3339 date-time is not one: the
+    calendar or clock field that does not exist (``"February 2026 has 28
+    days"``); ``None`` when ``s`` does not have the shape (the format is what
+    is wrong) or is valid."""
+    if s.__class__ is not str:
+        return None
+    m = DATETIME_RE.match(s)
+    if m is None:
+        return None
+    year, month, day = int(m["Y"]), int(m["M"]), int(m["D"])
+    if year == 0:
+        return "year 0000 does not exist (years start at 0001)"
+    if not 1 <= month <= 12:
+        return f"month {m['M']} does not exist"
+    dim = _DAYS[month - 1]
+    if month == 2 and (year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)):
+        dim = 29
+    if not 1 <= day <= dim:
+        return f"{_MONTHS[month - 1]} {m['Y']} has {dim} days, so day {m['D']} does not exist"
+    if int(m["h"]) > 23:
+        return f"hour {m['h']} does not exist (00-23)"
+    if int(m["m"]) > 59:
+        return f"minute {m['m']} does not exist (00-59)"
+    if int(m["s"]) > 60:
+        return f"second {m['s']} does not exist (00-60)"
+    if m["oh"] is not None and (int(m["oh"]) > 23 or int(m["om"]) > 59):
+        return f"the offset {s[-6:]} does not exist (hours 00-23, minutes 00-59)"
+    return None
+
+
 def is_number(v: Any) -> bool:
     """A JSON number: int within ±(2^53−1) or a finite float (not a bool)."""
     c = v.__class__
@@ -223,6 +258,9 @@ def conform(schema: Any, value: Any) -> str | None:
     if t == "datetime":
         if is_datetime(value):
             return None
+        why = datetime_problem(value)
+        if why is not None:
+            return f"{why} ({_show(value)})"
         return f"expected an RFC 3339 date-time with an offset, got {_show(value)}"
     if t == "object":
         return None if isinstance(value, dict) else f"expected a mapping (object), got {describe(value)}"

@@ -334,7 +334,9 @@ def _syntax_error(exc: Exception, text: str) -> ExprError:
         if ch == "=" and text[p:p + 2] != "==":
             hint = "use '==' to compare"
         msg = f"unexpected character {ch!r}" + (f": {hint}" if hint else "")
-        return ExprError(SYNTAX, msg, p, min(n, p + 1))
+        # a lone `=` between operands: the comparison `==` (a guess: the fix is unsafe)
+        lone = ch == "=" and text[p - 1:p] not in ("=", "!", "<", ">") and text[p + 1:p + 2] not in ("=", "<", ">")
+        return ExprError(SYNTAX, msg, p, min(n, p + 1), "==" if lone else None)
     return ExprError(SYNTAX, f"syntax error: {exc}", 0, n)
 
 
