@@ -478,7 +478,9 @@ register(
          "default is one of its values. A misspelt enum default gets a did-you-mean and its "
          "replacement as a fix (unsafe: a guess to review) that keeps the value's quotes, offered "
          "only where YAML reads the suggestion back as that string (never a plain `yes`, `no`, "
-         "`on`, `off` or number).",
+         "`on`, `off` or number). A date-time of the right shape that names no real moment says "
+         "which part does not exist (February 30). A boolean default written `yes`/`no`/`on`/`off` "
+         "(a string under YAML 1.2) gets the safe fix to the boolean YAML 1.1 read it as.",
          OK.replace("input: {}", "input:\n  limit: {type: number, default: \"5\"}"),
          OK.replace("input: {}", "input:\n  limit: {type: number, default: 5}")),
     Code("LP2025", "schema.default_not_allowed", "Field type cannot have a default",

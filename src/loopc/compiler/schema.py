@@ -40,7 +40,7 @@ import attrs
 
 from loopc import kinds
 from loopc.codes.sections import LOCATED
-from loopc.compiler.spelling import enum_fix, suggest
+from loopc.compiler.spelling import bool_fix, enum_fix, suggest
 from loopc.compiler.model import (
     CONFIG_CLASSES, FIELD_TYPES, MISSING, NODE_CONFIG_KEYS, RETRY_CAPABLE, Edge, Expr, FieldSchema, ListValue,
     Fork, Literal, MapValue, Node, Plan, Ref, Retry, Switch, SwitchCase, Template, ValueExpr,
@@ -245,17 +245,6 @@ def _config_fits(kind: kinds.Kind, body: YNode | None, node: YMap) -> bool:
     if one_of and sum(set(g.get("required", ())) <= keys for g in one_of) != 1:
         return False
     return node.get("retry") is None or kind.name in RETRY_CAPABLE
-
-
-#: The plain scalars YAML 1.1 reads as booleans and YAML 1.2 (loopc) as strings.
-_YAML11_BOOLS = {w: v for ws, v in ((("y", "yes", "on"), "true"), (("n", "no", "off"), "false"))
-                 for word in ws for w in (word, word.capitalize(), word.upper())}
-
-
-def yaml11_bool(s: YScalar) -> str | None:
-    """``"true"``/``"false"`` when ``s`` is a plain scalar YAML 1.1 reads as
-    that boolean (``yes``, ``Off``, ``Y``...: under YAML 1.2 a string), else ``None``."""
-    return _YAML11_BOOLS.get(s.value) if s.style == "" and s.value.__class__ is str else None
 
 
 def _lacks(cfg: YNode | None, key: str) -> bool:
@@ -491,14 +480,11 @@ class _Builder:
         if s is None:
             return None
         if s.value.__class__ is not bool:
-            meant = yaml11_bool(s)
-            fix = None
+            fix = bool_fix(s)
             if s.value in ("true", "false"):
                 hint = " (quoted booleans are strings)"
-            elif meant is not None:
+            elif fix is not None:
                 hint = f" (under YAML 1.2 '{s.value}' is a string)"
-                # the one boolean that word meant to YAML 1.1: a respelling (docs/api.md)
-                fix = Fix(f"replace with '{meant}'", (TextEdit(s.span, meant),), Applicability.SAFE)
             elif s.value.__class__ is str and s.value.lower() in ("yes", "no", "on", "off", "y", "n"):
                 hint = f" (under YAML 1.2 '{s.value}' is a string)"
             else:
@@ -805,6 +791,8 @@ class _Builder:
         why = conform(FieldSchema(t, values=values, items=items), data)
         if why is not None:
             fix = _enum_default_fix(dn, data, values) if t == "enum" else None
+            if t == "boolean" and isinstance(dn, YScalar) and (fix := bool_fix(dn)) is not None:
+                why += f" (under YAML 1.2 '{dn.value}' is a string)"
             self.err("LP2024", dn, f"default is not a valid {t}: {why}", fix=fix)
             return MISSING
         return data

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from loopc.diagnostics import Applicability, Fix, Span, TextEdit
+
+if TYPE_CHECKING:
+    from loopc.compiler.yamlnodes import YScalar
 
 #: Text that means itself inside a quoted YAML scalar and inside either kind
 #: of expression quote (no quotes, backslashes, ``#`` or ``: ``).
@@ -93,3 +96,19 @@ def enum_fix(value: str, values: Iterable[str], style: str, at: Span) -> Fix | N
     if near is None or not writable_in_scalar(near, style):
         return None
     return Fix(f"replace with `{near}`", (TextEdit(at, near),), Applicability.UNSAFE)
+
+
+#: The plain scalars YAML 1.1 reads as booleans and YAML 1.2 (loopc) as strings.
+_YAML11_BOOLS = {w: v for ws, v in ((("y", "yes", "on"), "true"), (("n", "no", "off"), "false"))
+                 for word in ws for w in (word, word.capitalize(), word.upper())}
+
+
+def bool_fix(s: YScalar) -> Fix | None:
+    """Where ``true``/``false`` is required and ``s`` is a plain scalar YAML
+    1.1 reads as a boolean (``yes``, ``Off``, ``Y``...; a string under YAML
+    1.2): the safe fix writing that boolean (the one it was written for,
+    docs/api.md "Fix.applicability"), else ``None``."""
+    meant = _YAML11_BOOLS.get(s.value) if s.style == "" and s.value.__class__ is str else None
+    if meant is None:
+        return None
+    return Fix(f"replace with '{meant}'", (TextEdit(s.span, meant),), Applicability.SAFE)

@@ -38,7 +38,7 @@ from loopc.compiler.model import Expr, ListValue, Literal, MapValue, Ref, Templa
 from loopc.compiler.report import Reporter, expr_entity
 from loopc.compiler.typecheck_context import Context, PathProblem, Resolved, resolve_path
 from loopc.compiler.types import Type
-from loopc.compiler.spelling import enum_fix
+from loopc.compiler.spelling import bool_fix, enum_fix
 from loopc.compiler.yamlnodes import YDocument, YNode, YScalar
 from loopc.diagnostics import Applicability, Fix, Severity, Span, TextEdit
 
@@ -271,8 +271,10 @@ class ValueChecker:
                 if expected.kind == "scope" and isinstance(v.value, str):
                     err += (" (a scope is {kind, scopeId}; a target string such as \"#general\" goes in "
                             "`sendMessage.target`, and is never coerced into a scope)")
-                self.report(code, v.src, f"{what} expects {_expect(expected)}: {err}", ctx,
-                            fix=self._enum_value_fix(v.src, v.value, expected))
+                fix = self._enum_value_fix(v.src, v.value, expected)
+                if expected.kind == "boolean" and isinstance(v.src, YScalar) and (fix := bool_fix(v.src)):
+                    err += f" (under YAML 1.2 '{v.value}' is a string)"
+                self.report(code, v.src, f"{what} expects {_expect(expected)}: {err}", ctx, fix=fix)
                 return None
             t = T.NULL if v.value is None else T.required_form(expected)
             typed = TypedLiteral(v.value, t)
