@@ -548,8 +548,14 @@ register(
          "ordered after the concurrent write when the wait cannot pass before it: the condition "
          "is false at the field's default, nothing writes the field before the fork or in the "
          "waiting branch before the wait, and at most one concurrent write runs (its writers sit "
-         "on exclusive paths, such as the approved and rejected ports of one approval). Both "
-         "points are reported.",
+         "on exclusive paths, such as the approved and rejected ports of one approval). One "
+         "diagnostic per race, at a write (of two writers, the one that breaks the wait rule, "
+         "such as a write in the waiting branch before its wait); the other access is its related "
+         "note, and beside a wait a second note says which of these conditions fails (the wait "
+         "watches another field; its condition can hold at the default; a write before the fork "
+         "or before the wait; several concurrent writes). A race that rests on a field without "
+         "a default (LP2026) or on a condition that does not parse (LP3001) is not reported "
+         "beside that error.",
          _race_plan("status"), _race_plan("owner"), _E),
     Code("LP4602", "state.cancellable_write", "Run-state write in a branch an `any` join may cancel",
          "An `any` join accepts the first successful branch and cancels the others; a "
