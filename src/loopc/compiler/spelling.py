@@ -107,7 +107,7 @@ def bool_fix(s: YScalar) -> Fix | None:
     """Where ``true``/``false`` is required and ``s`` is a plain scalar YAML
     1.1 reads as a boolean (``yes``, ``Off``, ``Y``...; a string under YAML
     1.2): the safe fix writing that boolean (the one it was written for,
-    docs/api.md "Fix.applicability"), else ``None``."""
+    docs/api.md#diagnostic: Fix.applicability), else ``None``."""
     meant = _YAML11_BOOLS.get(s.value) if s.style == "" and s.value.__class__ is str else None
     if meant is None:
         return None
