@@ -159,3 +159,29 @@ def test_fmt_keeps_explicit_nulls_as_written(spelling: str) -> None:
     from loopc.compiler.yamlload import load
 
     assert _layout(text, load(text, Reporter()).root) == text
+
+
+def test_fmt_walks_directories_and_formats_stdin(tmp_path: Path) -> None:
+    """A directory is walked like `loopc check` (files that are no plan are
+    skipped); `-` formats standard input to standard output (docs/ci.md#formatting)."""
+    src = (ROOT / "examples" / "fork_any_join.yaml").read_text("utf-8")
+    (tmp_path / "sub").mkdir()
+    messy = tmp_path / "sub" / "messy.yaml"
+    messy.write_text(misformat(src))
+    (tmp_path / "clean.yaml").write_text(format_source(src))
+    (tmp_path / "other.yaml").write_text("a: 1\n")
+    runner = CliRunner()
+    r = runner.invoke(cli, ["fmt", "--check", str(tmp_path)])
+    assert r.exit_code == 1 and f"would reformat {messy}" in r.stdout
+    assert "1 file(s) would be reformatted, 1 unchanged" in r.stderr
+    assert runner.invoke(cli, ["fmt", str(tmp_path)]).exit_code == 0
+    formatted = format_source(misformat(src))
+    assert messy.read_text() == formatted and (tmp_path / "other.yaml").read_text() == "a: 1\n"
+    r = runner.invoke(cli, ["fmt", "-"], input=misformat(src))
+    assert r.exit_code == 0 and r.stdout == formatted
+    r = runner.invoke(cli, ["fmt", "--check", "-"], input=misformat(src))
+    assert r.exit_code == 1 and r.stdout == "would reformat <stdin>\n"
+    broken = "apiVersion: loop.plan/v1\nkind: PlanVersion\ninput: {a: [1, 2}\n"
+    r = runner.invoke(cli, ["fmt", "-"], input=broken)
+    assert r.exit_code == 2 and r.stdout == broken and "LP1001" in r.stderr
+    assert runner.invoke(cli, ["fmt", "-", "-"], input=src).exit_code == 2

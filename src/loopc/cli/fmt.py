@@ -141,45 +141,50 @@ def format_source(text: str) -> str:
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 when a file would change.")
 @click.argument("files", nargs=-1, required=True)
 def fmt_command(check_only: bool, files: tuple[str, ...]) -> None:
-    """Format plans canonically, keeping comments (idempotent; never changes the digest)."""
-    from loopc.boundedio import read_bounded
-    from loopc.cli.inputs import reason_of
-    from loopc.cli.textsafe import escape_text
-    from loopc.compiler.yamlload import MAX_SOURCE_BYTES
+    """Format plans canonically, keeping comments (idempotent; never changes the digest).
 
-    would_change = failed = 0
-    for path in files:
-        shown = escape_text(path)
-        try:
-            data = read_bounded(path, MAX_SOURCE_BYTES)
-            text = data.decode("utf-8")
-        except OSError as exc:
-            click.echo(f"loopc: {shown}: {reason_of(exc)}", err=True)
+    FILES are plan files or directories (walked like `loopc check`: only
+    files whose first line is a plan header, .gitignore respected); `-`
+    formats standard input to standard output."""
+    from loopc.cli.walk import discover, looks_like_plan
+    from loopc.cli.textsafe import escape_text
+
+    if files.count("-") > 1:
+        raise click.UsageError("'-' (stdin) can be named only once")
+    would_change = failed = unchanged = 0
+    if "-" in files:
+        outcome = _format_stdin(check_only)
+        failed += outcome == "failed"
+        would_change += outcome == "changed"
+        unchanged += outcome == "unchanged"
+    for entry in discover([f for f in files if f != "-"]):
+        shown = escape_text(entry.path)
+        if entry.error is not None:
+            click.echo(f"loopc: {shown}: {escape_text(entry.error)}", err=True)
             failed += 1
             continue
-        except UnicodeDecodeError:
-            click.echo(f"loopc: {shown}: not UTF-8 text (LP1002); fix it first (loopc check)", err=True)
-            failed += 1
-            continue
-        if len(data) > MAX_SOURCE_BYTES:
-            click.echo(f"loopc: {shown}: larger than the {MAX_SOURCE_BYTES:,}-byte source budget (LP1010); "
-                       "left unchanged", err=True)
-            failed += 1
-            continue
-        try:
-            new = format_source(text)
-        except FormatError as exc:
-            click.echo(f"loopc: {shown}: {escape_text(str(exc))}", err=True)
+        data, text, problem = _read_plan(entry.path)
+        if problem is None and entry.walked and not looks_like_plan(data):
+            continue  # a walked YAML file that is no plan: not ours to format
+        new = None
+        if problem is None:
+            try:
+                new = format_source(text)
+            except FormatError as exc:
+                problem = str(exc)
+        if problem is not None or new is None:
+            click.echo(f"loopc: {shown}: {escape_text(problem or '')}", err=True)
             failed += 1
             continue
         if new == text:
+            unchanged += 1
             continue
         would_change += 1
         if check_only:
             click.echo(f"would reformat {shown}")
             continue
         try:
-            with open(path, "wb") as fh:
+            with open(entry.path, "wb") as fh:
                 fh.write(new.encode("utf-8"))
         except OSError as exc:
             click.echo(f"loopc: {shown}: cannot write: {exc.strerror or exc}", err=True)
@@ -187,10 +192,72 @@ def fmt_command(check_only: bool, files: tuple[str, ...]) -> None:
             continue
         click.echo(f"reformatted {shown}")
     verb = "would be reformatted" if check_only else "reformatted"
-    click.echo(f"{would_change} file(s) {verb}, {len(files) - would_change - failed} unchanged", err=True)
+    click.echo(f"{would_change} file(s) {verb}, {unchanged} unchanged", err=True)
     if failed:
         sys.exit(2)
     sys.exit(1 if check_only and would_change else 0)
+
+
+def _decode_problem(data: bytes) -> tuple[str, str | None]:
+    """``(text, problem)``: the UTF-8 text of ``data`` or why it is not formatted."""
+    from loopc.compiler.yamlload import MAX_SOURCE_BYTES
+
+    if len(data) > MAX_SOURCE_BYTES:
+        return "", f"larger than the {MAX_SOURCE_BYTES:,}-byte source budget (LP1010); left unchanged"
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError:
+        return "", "not UTF-8 text (LP1002); fix it first (loopc check)"
+
+
+def _read_plan(path: str) -> tuple[bytes, str, str | None]:
+    """``(data, text, problem)`` for one file (``problem`` None when it can be formatted)."""
+    from loopc.boundedio import read_bounded
+    from loopc.cli.inputs import reason_of
+    from loopc.compiler.yamlload import MAX_SOURCE_BYTES
+
+    try:
+        data = read_bounded(path, MAX_SOURCE_BYTES)
+    except OSError as exc:
+        return b"", "", reason_of(exc)
+    text, problem = _decode_problem(data)
+    return data, text, problem
+
+
+def _format_stdin(check_only: bool) -> str:
+    """Format standard input: the result goes to standard output (the input
+    unchanged when it cannot be formatted, so a pipe never loses the plan);
+    with ``check_only`` nothing is written.  Returns ``"changed"``,
+    ``"unchanged"`` or ``"failed"``."""
+    from loopc.boundedio import read_stream_bounded
+    from loopc.cli.textsafe import escape_text
+    from loopc.compiler.yamlload import MAX_SOURCE_BYTES
+
+    try:
+        data = read_stream_bounded(sys.stdin.buffer, MAX_SOURCE_BYTES)
+    except OSError as exc:
+        click.echo(f"loopc: <stdin>: cannot read: {exc.strerror or exc}", err=True)
+        return "failed"
+    text, problem = _decode_problem(data)
+    new = None
+    if problem is None:
+        try:
+            new = format_source(text)
+        except FormatError as exc:
+            problem = str(exc)
+    if problem is not None or new is None:
+        click.echo(f"loopc: <stdin>: {escape_text(problem or '')}", err=True)
+        if not check_only:
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+        return "failed"
+    if check_only:
+        if new != text:
+            click.echo("would reformat <stdin>")
+    else:
+        sys.stdout.buffer.write(new.encode("utf-8"))
+        sys.stdout.flush()
+    return "unchanged" if new == text else "changed"
 
 
 def register(cli: click.Group) -> None:
