@@ -166,10 +166,14 @@ class TestGrammar:
         ("a = 1", "'=='", (2, 3)),
         ("a & b", "'&&'", (2, 3)),
         ("'abc", "unterminated string", (0, 4)),
-        ("(a", "')'", (2, 2)),
+        ("(a", "this '(' is never closed", (0, 1)),
+        ("a && (b || c", "this '(' is never closed", (5, 6)),
+        ("contains([1, 2], 'x'", "this '(' is never closed", (8, 9)),
+        ("contains(['(', 2], x", "this '(' is never closed", (8, 9)),
         ("a)", "unexpected ')'", (1, 2)),
         ("a.b(1)", "can be called", (3, 4)),
-        ("[1, 2", "']'", (5, 5)),
+        ("[1, 2", "this '[' is never closed", (0, 1)),
+        ("(a ==", "end of expression", (5, 5)),
         ("a b", "unexpected name 'b'", (2, 3)),
         ("{{ a }}", "template", (0, 1)),
         ("", "empty", (0, 0)),
@@ -180,6 +184,14 @@ class TestGrammar:
         assert e.code == "LP3001"
         assert frag in e.message, e.message
         assert (e.start, e.end) == where
+
+    @pytest.mark.parametrize("text,close", [("(a", ")"), ("[1, 2", "]"), ("length(a", ")"),
+                                            ("a == (b && [c", "])")])
+    def test_an_unclosed_bracket_offers_its_closer_at_the_end(self, text: str, close: str) -> None:
+        e = err1(text)
+        assert e.replacement == close and e.fix_span == (len(text), len(text))
+        fixed = text + close
+        assert parse_expression(fixed)[1] == [], fixed
 
     def test_expected_tokens_listed(self) -> None:
         e = err1("a == ")

@@ -654,3 +654,29 @@ def test_a_responder_bound_into_an_agent_field_says_to_declare_responder() -> No
     (d,) = loopc.check_source(bad).diagnostics
     assert d.code == "LP3303" and "declare the field `{type: responder}`" in d.message, d.message
     assert _codes(text) == []
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_an_unclosed_bracket_in_an_expression_is_reported_at_the_bracket(path: pathlib.Path) -> None:
+    """A `(` or `[` opened in a condition and never closed: one LP3001 at that
+    bracket (not at the end of the expression), whose fix inserts the closing
+    bracket at the end and gives back a plan that checks clean."""
+    text = path.read_text()
+    assert _codes(text) == []
+    found = 0
+    for m in re.finditer(r'(when|condition): "([^"\n]+)"', text):
+        for opener in "(":  # a '[' around a condition would make it a list
+            found += 1
+            at = m.start(2)
+            bad = text[:at] + opener + text[at:]
+            got = loopc.check_source(bad).diagnostics
+            assert [d.code for d in got] == ["LP3001"], [(d.code, d.message) for d in got]
+            (d,) = got
+            assert d.span is not None and d.span.start == at and "never closed" in d.message
+            assert d.fix is not None
+            (edit,) = d.fix.edits
+            assert edit.span.start == edit.span.end == m.end(2) + 1
+            fixed = bad[: edit.span.start] + edit.new_text + bad[edit.span.end :]
+            assert _codes(fixed) == [], _codes(fixed)
+    if "when:" in text:
+        assert found

@@ -182,7 +182,12 @@ class ValueChecker:
         if fix_text is not None and isinstance(at, Span):
             edit_at = at if fix_span is None else self.sub_span(scalar, *fix_span)
             if isinstance(edit_at, Span):
-                fix = Fix(f"replace with `{fix_text}`", (TextEdit(edit_at, fix_text),),
+                title = f"replace with `{fix_text}`"
+                if fix_span is not None and fix_span[0] == fix_span[1]:
+                    # an insertion: the empty range before the point
+                    edit_at = Span(edit_at.line, edit_at.column, edit_at.line, edit_at.column)
+                    title = f"insert `{fix_text}`"
+                fix = Fix(title, (TextEdit(edit_at, fix_text),),
                           Applicability.SAFE if safe else Applicability.UNSAFE)
         self.reporter.report(code, at, message, pointer=pointer, node=ctx.node if ctx else None,
                              edge=ctx.edge if ctx else None, fix=fix)

@@ -301,6 +301,30 @@ _CHAR_HINTS = {
 }
 
 
+_CLOSERS = {"(": "RPAR", "[": "RSQB"}
+
+
+def _unclosed_brackets(text: str) -> list[int]:
+    """Indexes of the '(' and '[' of ``text`` still open at its end, outermost
+    first (string literals skipped); empty when every bracket is closed."""
+    stack: list[int] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "'\"":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c in "([":
+            stack.append(i)
+        elif c in ")]" and stack:
+            stack.pop()
+        i += 1
+    return stack
+
+
 def _syntax_error(exc: Exception, text: str) -> ExprError:
     from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 
@@ -309,6 +333,12 @@ def _syntax_error(exc: Exception, text: str) -> ExprError:
         tok = exc.token
         expected = set(exc.expected or ())
         if tok.type == "$END":
+            open_at = _unclosed_brackets(text)
+            if open_at and _CLOSERS[text[open_at[-1]]] in expected:
+                opener = open_at[-1]
+                closers = "".join(")" if text[i] == "(" else "]" for i in reversed(open_at))
+                return ExprError(SYNTAX, f"this '{text[opener]}' is never closed: the expression ends before "
+                                 f"its '{closers[0]}'", opener, opener + 1, replacement=closers, fix_span=(n, n))
             exp = _expected_text(expected)
             return ExprError(SYNTAX, "unexpected end of expression" + (f"; expected {exp}" if exp else ""), n, n)
         s = tok.start_pos if tok.start_pos is not None else 0
