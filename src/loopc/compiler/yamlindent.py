@@ -76,9 +76,11 @@ class Cause(NamedTuple):
     safe: bool = False
 
 
-def _reparse_stop_line(text: str) -> int | None:
-    """0-based line where libyaml gives up on ``text``, or ``None`` when it
-    all parses."""
+def reparse_stop(text: str) -> tuple[int, int] | None:
+    """Where libyaml gives up on ``text``: ``(line, index)`` (0-based line,
+    code-point index), ``(0, 0)`` when it gives no mark, ``None`` when the
+    whole stream parses.  A candidate repair is tested with it (here and in
+    :mod:`loopc.compiler.yamlload`)."""
     from ruamel.yaml.cyaml import CParser
     from ruamel.yaml.error import YAMLError
 
@@ -88,8 +90,15 @@ def _reparse_stop_line(text: str) -> int | None:
             pass
     except YAMLError as exc:
         pm = getattr(exc, "problem_mark", None)
-        return pm.line if pm is not None else 0
+        return (pm.line, pm.index) if pm is not None else (0, 0)
     return None
+
+
+def _reparse_stop_line(text: str) -> int | None:
+    """0-based line where libyaml gives up on ``text``, or ``None`` when it
+    all parses."""
+    stop = reparse_stop(text)
+    return None if stop is None else stop[0]
 
 
 def _lead(s: str) -> int:

@@ -684,17 +684,10 @@ _MAX_REPARSES = 4
 def _reparse_stop(text: str) -> int | None:
     """Where libyaml gives up on ``text`` (a code-point index), or ``None``
     when the whole stream parses: a candidate repair is tested with it."""
-    from ruamel.yaml.cyaml import CParser
-    from ruamel.yaml.error import YAMLError
+    from loopc.compiler.yamlindent import reparse_stop
 
-    parser = CParser(text)
-    try:
-        while parser.get_event() is not None:
-            pass
-    except YAMLError as exc:
-        pm = getattr(exc, "problem_mark", None)
-        return pm.index if pm is not None else 0
-    return None
+    stop = reparse_stop(text)
+    return None if stop is None else stop[1]
 
 
 def _progress(stop: int | None, delta: int) -> float:
