@@ -6,7 +6,9 @@ every example rather than on one hand-picked plan."""
 from __future__ import annotations
 
 import pathlib
+import random
 import re
+from collections import Counter
 
 import pytest
 
@@ -680,3 +682,83 @@ def test_an_unclosed_bracket_in_an_expression_is_reported_at_the_bracket(path: p
             assert _codes(fixed) == [], _codes(fixed)
     if "when:" in text:
         assert found
+
+# -- scope-structure mistakes on random well-nested plans (issue 14 §2) --------
+#
+# The examples hold one parallel scope each; these classes need two, so they
+# are tried on the oracle's well-nested plans (tests/explorer.py), every
+# place the mistake can be made, against the plan's own findings (its
+# warnings stay as they are).
+
+SEEDS = range(40)
+
+
+def _nested(seed: int) -> tuple[list[dict], list[dict], str]:
+    from explorer import PlanGen
+
+    return PlanGen(random.Random(seed), 14).build()
+
+
+def _extra(nodes: list[dict], edges: list[dict], entry: str, base: Counter[str]) -> list[str]:
+    """The findings of the (mutated) plan beyond ``base``, the unmutated plan's."""
+    from explorer import emit_yaml, front
+
+    return sorted((Counter(front(emit_yaml(nodes, edges, entry)).codes) - base).elements())
+
+
+def _owners(nodes: list[dict]) -> dict[str, str]:
+    """Scope owner id -> the join key that names it."""
+    out = {}
+    for n in nodes:
+        if n["type"] == "fork" or n["type"] == "switch" and n["switch"].get("mode") == "all_match":
+            out[n["id"]] = "forkId"
+        elif n["type"] == "fan_out":
+            out[n["id"]] = "fanOutId"
+    return out
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_join_naming_another_joined_owner_is_one_diagnostic(seed: int) -> None:
+    """A join whose `forkId`/`fanOutId` names another scope that has its own
+    join is one LP4309 (LP4402 for fan-outs) with the fix naming the scope its
+    arrivals come from: the scope left without a join is not also reported
+    (LP4308, LP4401), nor each arrival from outside the named owner (LP4302)."""
+    nodes, edges, entry = _nested(seed)
+    base = Counter(_extra(nodes, edges, entry, Counter()))
+    owners = _owners(nodes)
+    joined = {n["join"].get("forkId") or n["join"].get("fanOutId") for n in nodes if n["type"] == "join"}
+    for j in (n for n in nodes if n["type"] == "join"):
+        key = "forkId" if "forkId" in j["join"] else "fanOutId"
+        mine = j["join"][key]
+        for other, k in owners.items():
+            if k != key or other == mine or other not in joined:
+                continue
+            j["join"][key] = other
+            got = _extra(nodes, edges, entry, base)
+            j["join"][key] = mine
+            assert got == (["LP4402"] if key == "fanOutId" else ["LP4309"]), (j["id"], other, got)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_an_arrival_at_another_scopes_join_is_one_diagnostic(seed: int) -> None:
+    """An edge into a join retargeted to the join of another scope (one
+    that does not lead back to the edge: that is a cycle) is one error at
+    the edge (LP4302, LP4304, LP4404 or LP4503, by what the token leaves):
+    the branch it leaves is not also "never reaches its join" (LP4310)."""
+    import networkx as nx
+
+    nodes, edges, entry = _nested(seed)
+    base = Counter(_extra(nodes, edges, entry, Counter()))
+    joins = [n["id"] for n in nodes if n["type"] == "join"]
+    g = nx.DiGraph([(e["from"]["node"], e["to"]["node"]) for e in edges])
+    for e in edges:
+        to = e["to"]
+        if to["node"] not in joins:
+            continue
+        for other in joins:
+            if other == to["node"] or nx.has_path(g, other, e["from"]["node"]):
+                continue
+            e["to"] = {"node": other}
+            got = _extra(nodes, edges, entry, base)
+            e["to"] = to
+            assert len(got) == 1 and got[0] in ("LP4302", "LP4304", "LP4404", "LP4503"), (e["id"], other, got)

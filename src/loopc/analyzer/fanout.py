@@ -44,7 +44,7 @@ def check_fan_outs(ctx: Ctx, typing: ScopeTyping) -> None:
                 f"after the outer join instead",
                 node=nid, related=[(f"outer fan_out `{outer.owner}`", ctx.node_at(outer.owner))])
         joins = ctx.joins_of.get(nid, [])
-        valid = [j for j in joins if j in typing.owner_ok]
+        valid = [j for j in joins if j in typing.owner_ok and j not in typing.misdirected]
         if not joins:
             if not typing.implicated(nid):
                 ctx.report(

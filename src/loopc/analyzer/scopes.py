@@ -64,7 +64,7 @@ from loopc.analyzer.facts import Stack
 from loopc.compiler.model import End, Join, Loop, Node, Switch
 from loopc.compiler.report import node_entity, scope_entity
 from loopc.compiler.scopemap import Scope, ScopeMap, opening_scope, owner_kind
-from loopc.compiler.yamlnodes import YMap
+from loopc.compiler.yamlnodes import YMap, YScalar
 from loopc.diagnostics import Applicability, Fix, TextEdit
 
 PARALLEL = ("fork", "all_match", "fan_out")
@@ -142,6 +142,7 @@ class ScopeTyping:
         self._after: dict[str, set[str]] = {}
         self._searches = 0
         self.arrived: dict[str, set[str | None]] = {}  # owner -> branch keys that reach a join
+        self.misdirected: dict[str, str] = {}  # join id -> the owner it was meant to close (LP4309)
 
     # ------------------------------------------------------- the reporter's taint
     def implicate(self, *owners: str) -> None:
@@ -344,6 +345,9 @@ class ScopeTyping:
         assert isinstance(c, Join)
         owner = c.owner
         okind = self.owner_ok[node.id]
+        meant = self.meant_owner(node, arrivals)
+        if meant is not None:
+            return self.report_misdirected_join(node, arrivals, meant)
         result: tuple[Stack, int | None] | None = None
         inner: dict[str, list[tuple[Arrival, Scope]]] = {}
         branches = self.arrived.setdefault(owner, set())
@@ -359,6 +363,13 @@ class ScopeTyping:
                     self.implicate(owner)
                     continue
                 self.implicate(owner)
+                # the token leaves every frame it is in beyond the owner's own
+                # stack: a branch that never reaches its join is this defect
+                outside = self.node_stacks.get(owner, ())
+                k = 0
+                while k < len(outside) and k < len(st) and outside[k] == st[k]:
+                    k += 1
+                self.implicate_frames(st[k:])
                 self.report_cross_scope(node, a, okind)
                 continue
             if result is None:
@@ -410,6 +421,64 @@ class ScopeTyping:
             first = arrivals[0]
             return first.stack, 0
         return result
+
+    def meant_owner(self, join: Node, arrivals: list[Arrival]) -> Scope | None:
+        """The scope a join naming the wrong owner was meant to close: its
+        owner already has another join (LP4309), and every arrival comes
+        straight from a branch (the innermost frame) of one other scope of the kind its key names that has no join
+        of its own.  ``None`` when the join is not such a copy."""
+        ctx = self.ctx
+        c = join.config
+        assert isinstance(c, Join)
+        owner = c.owner
+        if not any(j != join.id and j in self.owner_ok for j in ctx.joins_of.get(owner, ())):
+            return None
+        kinds = ("fan_out",) if self.owner_ok[join.id] == "fan_out" else ("fork", "all_match")
+        meant: Scope | None = None
+        for a in arrivals:
+            st = a.stack
+            if a.taint is not None or not st:
+                return None
+            inner = st[-1]
+            if inner.kind not in kinds or inner.owner == owner or ctx.joins_of.get(inner.owner):
+                return None
+            if meant is not None and inner.owner != meant.owner:
+                return None
+            meant = inner
+        return meant
+
+    def report_misdirected_join(self, join: Node, arrivals: list[Arrival], meant: Scope) -> tuple[Stack, int | None]:
+        """LP4309 (LP4402 for a fan_out's join) at the owner of a join that closes the wrong scope
+        (:meth:`meant_owner`), with the fix naming the scope its arrivals come
+        from; the join is then read as closing that scope, so neither its
+        arrivals (LP4302) nor the scope's missing join (LP4308, LP4401) is a second
+        finding."""
+        ctx = self.ctx
+        c = join.config
+        assert isinstance(c, Join)
+        owner = c.owner
+        key = "forkId" if c.fork_id is not None else "fanOutId"
+        self.misdirected[join.id] = meant.owner
+        self.implicate(owner, meant.owner)
+        first = next(j for j in ctx.joins_of[owner] if j != join.id and j in self.owner_ok)
+        at = ctx.config_at(join, key)
+        what = {"fork": "fork", "all_match": "all_match switch", "fan_out": "fan_out"}[meant.kind]
+        from_what = (f"the item body of fan_out `{meant.owner}`" if meant.kind == "fan_out"
+                     else f"the branches of {what} `{meant.owner}`")
+        fix = (Fix(f"replace with `{meant.owner}`", (TextEdit(at.span, meant.owner),), Applicability.UNSAFE)
+               if isinstance(at, YScalar) else None)
+        fan = self.owner_ok[join.id] == "fan_out"
+        ctx.report(
+            "LP4402" if fan else "LP4309", at,
+            f"join `{join.id}` closes {'fan_out ' if fan else ''}`{owner}`, which join `{first}` already "
+            f"closes; every arrival at "
+            f"`{join.id}` comes from {from_what}, which has no join of its own: "
+            f"did you mean `{key}: {meant.owner}`?",
+            node=join.id, fix=fix,
+            related=[(f"join `{first}` closes `{owner}`", ctx.config_at(ctx.nodes[first], key)),
+                     (f"`{meant.owner}` opens the scope", ctx.node_at(meant.owner))])
+        st = arrivals[0].stack
+        return st[:-1], None
 
     def opaque_join(self, arrivals: list[Arrival]) -> tuple[Stack, int | None]:
         """A join whose owner is invalid (already reported): no arrival
@@ -693,7 +762,7 @@ class ScopeTyping:
             if kind is None or kind == "loop":
                 continue
             joins = ctx.joins_of.get(nid, [])
-            valid = [j for j in joins if j in self.owner_ok]
+            valid = [j for j in joins if j in self.owner_ok and j not in self.misdirected]
             if kind == "fan_out":
                 continue  # fanout.check_fan_outs
             if not valid and not joins:

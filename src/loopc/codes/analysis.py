@@ -407,7 +407,10 @@ register(
     Code("LP4309", "join.duplicate_owner", "Two joins close the same fork",
          "A fork or all_match switch has exactly one join: with two, each would wait for the "
          "branches that went to the other (scopes are properly nested). Route every branch to one "
-         "join.",
+         "join. When every arrival at the second join comes from the branches of another fork or "
+         "all_match switch that has no join of its own, the join names the wrong owner: the "
+         "diagnostic suggests that owner, and the join is read as closing it, so its arrivals and "
+         "the other scope's missing join are not reported as well.",
          _dup_join_plan(True), _dup_join_plan(False), _E),
     Code("LP4310", "join.branch_never_arrives", "Branch never reaches its `all` join",
          "Every path of one branch ends in a failure (a failed End or an omitted failure port), so "
@@ -432,7 +435,10 @@ register(
          _fan_plan(join=False, work_to="done"), _FAN_OK, _E),
     Code("LP4402", "fan_out.multiple_joins", "fan_out has more than one join",
          "A fan_out has exactly one closing join (\"missing or multiply paired fan-out joins\" are "
-         "rejected). Route every item path to the same join.",
+         "rejected). Route every item path to the same join. When every arrival at the second "
+         "join comes from the item body of another fan_out that has no join of its own, the join "
+         "names the wrong fan_out: the diagnostic suggests it, and nothing else is reported about "
+         "either scope.",
          _fan_plan(extra=_join("collected_failures", "dispatch", "all", "fanOutId"),
                    extra_edges=_e("e_work_failed", "work", "failed", "collected_failures")
                    + _e("e_failures", "collected_failures", "completed", "done")),
