@@ -762,3 +762,68 @@ def test_an_arrival_at_another_scopes_join_is_one_diagnostic(seed: int) -> None:
             got = _extra(nodes, edges, entry, base)
             e["to"] = to
             assert len(got) == 1 and got[0] in ("LP4302", "LP4304", "LP4404", "LP4503"), (e["id"], other, got)
+
+
+def _opens(node: dict, port: str) -> bool:
+    """Does leaving ``node`` through ``port`` open a scope?"""
+    t = node["type"]
+    if t == "fork" or t == "switch" and node["switch"].get("mode") == "all_match":
+        return True
+    return t == "fan_out" and port == "item" or t == "loop" and port == "body"
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_an_edge_rerouted_from_a_scope_owner_into_its_scope_is_one_diagnostic(seed: int) -> None:
+    """The only edge into a fork, all_match switch, fan_out or loop rerouted
+    to a node the owner's opening port leads to is one LP4307 (LP4403 for an
+    item body) at that edge: the owner it no longer reaches, and what only
+    the owner leads to, are not also unreachable (LP4006), nor a loop's back
+    edges from outside its body (LP4504)."""
+    nodes, edges, entry = _nested(seed)
+    base = Counter(_extra(nodes, edges, entry, Counter()))
+    by_id = {n["id"]: n for n in nodes}
+    for e in edges:
+        to = e["to"]
+        owner = by_id[to["node"]]
+        if to.get("port", "in") != "in" or sum(1 for x in edges if x["to"] == to) != 1:
+            continue
+        for o in edges:
+            if o["from"]["node"] != owner["id"] or not _opens(owner, o["from"]["port"]):
+                continue
+            e["to"] = {"node": o["to"]["node"]}
+            got = _extra(nodes, edges, entry, base)
+            e["to"] = to
+            assert got == (["LP4403"] if owner["type"] == "fan_out" else ["LP4307"]), (e["id"], o["to"], got)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_misspelt_source_port_is_one_diagnostic(path: pathlib.Path) -> None:
+    """A misspelt ``from.port`` is one LP4003: for a scope owner (a loop's
+    ``body``, a fan_out's ``item``, a fork branch) which scope the edge
+    opens is unknown, so ``loop.*``, ``item.*`` and responder reads behind it
+    are not also out of context (LP3202, LP3403)."""
+    text = path.read_text()
+    for m in re.finditer(r"from: \{node: (\w+), port: (\w+)\}", text):
+        for wrong in (m.group(2) + m.group(2)[-1], m.group(2)[:-1]):
+            bad = text[: m.start(2)] + wrong + text[m.end(2) :]
+            assert _codes(bad) == ["LP4003"], (m.group(1), wrong, _diags(bad))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_loop_exit_routed_to_a_succeeded_end_is_one_diagnostic(path: pathlib.Path) -> None:
+    """A loop body's way back to ``continue`` routed to a succeeded End
+    instead is one LP4008 at that edge (no LP4101 for the End inside the
+    body), and its fix gives back a plan that checks clean."""
+    text = path.read_text()
+    hits = list(re.finditer(r"to: \{node: (\w+), port: continue\}", text))
+    if not hits:
+        pytest.skip("no loop")
+    ends = re.findall(r"^  - id: (\w+)\n    type: end\n(?:    .*\n)*?    end: \{status: succeeded", text, re.M)
+    assert ends
+    for m in hits:
+        for end in ends:
+            bad = text[: m.start()] + f"to: {{node: {end}}}" + text[m.end() :]
+            got = loopc.check_source(bad).diagnostics
+            assert [d.code for d in got] == ["LP4008"], (end, _diags(bad))
+            (e,) = got[0].fix.edits
+            assert _codes(bad[: e.span.start] + e.new_text + bad[e.span.end :]) == []

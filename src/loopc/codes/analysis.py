@@ -394,7 +394,10 @@ register(
          "A node inside a fork/all_match branch or a loop body is also reached by an edge from "
          "outside that scope. A token entering that way belongs to no branch (or iteration) of the "
          "scope, so the join — or the loop — can never correlate it. A scope is entered only "
-         "through its opening port.",
+         "through its opening port. When no edge leads to the owner at all (the edge that did "
+         "was rerouted into its scope), the diagnostic sits on that edge with the fix routing it "
+         "to the owner, and the owner and what only it leads to are not also unreachable "
+         "(LP4006).",
          _ingress_plan(True), _ingress_plan(False), _E),
     Code("LP4308", "scope.no_join", "Fork or all_match switch has no join",
          "A fork or all_match switch starts parallel branches; they must meet again in exactly one "
@@ -446,7 +449,9 @@ register(
     Code("LP4403", "fan_out.external_ingress", "Edge enters a fan-out item body from outside",
          "The item body of a fan_out is entered only from its `item` port, once per WorkItem "
          "(\"one entry, no external body ingress\"). An edge from outside the body into one of its "
-         "nodes would run that node with no item at all.",
+         "nodes would run that node with no item at all. When no edge leads to the fan_out at all "
+         "(the edge that did was rerouted into its body), the diagnostic sits on that edge with "
+         "the fix routing it to the fan_out, and nothing is reported unreachable.",
          _fan_plan(extra_edges=_e("e_plan_failed", "plan", "failed", "work")), _FAN_OK, _E),
     Code("LP4404", "fan_out.open_item_path", "Item path leaves the fan-out body",
          "Every path of a fan-out item body ends at the closing join or at a failure (which "

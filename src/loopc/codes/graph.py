@@ -121,7 +121,10 @@ register(
          "to or leaves is said to be not connected, and this one diagnostic stands for it: its "
          "unrouted ports (LP4005) and, for a loop, its missing `continue` edge (LP4008) are the "
          "same defect. A node reached by edges but with a port missing its edge is LP4005 alone; "
-         "a node with edges out but none in is LP4006 alone.",
+         "a node with edges out but none in is LP4006 alone. A node an edge no longer reaches "
+         "because that edge was rerouted is not reported when the rerouted edge is: into the scope "
+         "of the owner it used to lead to (LP4307, LP4403), into a cycle outside every loop "
+         "(LP4501) or to a loop's `continue`/`break` from outside its body (LP4504).",
          _plan("notify", _NOTIFY + _DONE + """  - id: orphan
     type: end
     end: {status: failed, code: never_used}
@@ -141,6 +144,8 @@ register(
          "the loop's `continue` port, whose `bind` builds the next state. `break` alone cannot "
          "make a counted loop. When the body's exit enters the loop's `in` port instead, the "
          "diagnostic sits on that edge with the fix (the cycle it closes is not also LP4501); "
-         "when a port in the body has no edge, it sits on that port's node (not also LP4005).",
+         "when a port in the body has no edge, it sits on that port's node (not also LP4005); "
+         "when the body's exit leads to a succeeded End, it sits on that edge with the fix (the "
+         "End is not also inside the loop body, LP4101).",
          _loop_plan("break"), _loop_plan("continue")),
 )

@@ -41,6 +41,7 @@ from loopc.compiler.model import Edge, End, Join, Node, Plan
 from loopc.compiler.ports import must_route, source_ports, target_ports
 from loopc.compiler.report import Reporter, decl_path, edge_entity
 from loopc.compiler.schema import FROM_KEYS, stand_in
+from loopc.compiler.scopemap import LOOP_CLOSING_PORTS, Scope, opening_scope, owner_kind
 from loopc.compiler.spelling import suggest as _spelling_suggest
 from loopc.compiler.yamlnodes import YMap, YNode, YScalar, YSeq
 from loopc.diagnostics import Applicability, Fix, TextEdit
@@ -352,7 +353,8 @@ class _Check:
                     and n.id not in continued):
                 open_loops.append(n)
         # a loop without its `continue` edge whose body has an unrouted port
-        # (or an edge back into `in`) is one missing edge: reported once, as LP4008
+        # (or an edge back into `in`, or into a succeeded End) is one missing
+        # edge: reported once, as LP4008
         exits: dict[tuple[str, str], Node] = {}
         for loop in open_loops:
             body = self.body_of(loop)
@@ -360,6 +362,10 @@ class _Check:
                          if e.to_node == loop.id and e.to_port == "in" and e.from_node in body), None)
             if back is not None:
                 self.misrouted_continue(loop, back)
+                continue
+            end = self.exit_to_end(loop, body)
+            if end is not None:
+                self.misrouted_continue(loop, end, self.nodes[end.to_node])
                 continue
             ex = next(((m, p) for m, p in unrouted if m.id in body and (m.id, p) not in exits), None)
             if ex is not None:
@@ -431,17 +437,118 @@ class _Check:
                     node=n.id,
                 )
 
-    def orphaned(self, reached: set[str], adj: dict[str, list[str]]) -> set[str]:
+    def orphaned(self, reached: set[str], adj: dict[str, list[str]], entered: set[str]) -> set[str]:
         """Nodes whose unreachability is the other end of an unrouted port
-        (LP4005) on a reached node: when there are no more orphan heads
-        (unreached nodes no edge leads to) than such ports, each head is the
-        probable target of a missing edge — one defect, reported at the
-        port — so neither it nor what it leads to is reported unreachable."""
-        ports = sum(1 for n in self.unrouted if n in reached)
-        if not ports:
+        (LP4005) on a reached node, or of an edge that goes the wrong way
+        (:meth:`misdirected`, reported by the analyzer at that edge): when
+        there are no more orphan heads (unreached nodes no edge leads to,
+        other than the scope owners in ``entered``) than such ports and
+        edges, each head is the probable target of a missing or rerouted
+        edge — one defect, reported at the port or edge — so neither it nor
+        what it leads to is reported unreachable."""
+        heads = _orphans(self.nodes, reached, adj) - entered
+        if not heads:
             return set()
-        heads = _orphans(self.nodes, reached, adj)
+        ports = sum(1 for n in self.unrouted if n in reached)
+        if len(heads) > ports and not heads & set(self.isolated):  # an unconnected node is no rerouted edge's
+            ports += self.misdirected(reached)
         return heads if len(heads) <= ports else set()
+
+    def misdirected(self, reached: set[str]) -> int:
+        """How many edges among the reached nodes the analyzer reports as
+        going the wrong way (0 when it does not run: a graph defect already
+        reported): one per cycle outside every loop (LP4501), one per edge
+        into a loop's ``continue``/``break`` from outside its body (LP4504).
+        Over the edges the analyzer sees (not those set aside here)."""
+        if not self.ok:
+            return 0
+        edges = [e for e in self.plan.edges.values()
+                 if e.from_node in reached and e.to_node in reached and not self.r.tainted(edge_entity(e.id))]
+        back = [e for e in edges if e.to_port in LOOP_CLOSING_PORTS and self.nodes[e.to_node].type == "loop"]
+        n = 0
+        bodies: dict[str, set[str]] = {}
+        for e in back:
+            body = bodies.get(e.to_node)
+            if body is None:
+                body = bodies[e.to_node] = self.body_of(self.nodes[e.to_node])
+            n += e.from_node not in body
+        back_ids = {e.id for e in back}
+        fwd = [e for e in edges if e.id not in back_ids]
+        if _has_cycle(reached, fwd):
+            import networkx as nx  # lazily: only a plan with a cycle and an orphan pays the import
+
+            g = nx.DiGraph()
+            g.add_edges_from((e.from_node, e.to_node) for e in fwd)
+            n += sum(1 for c in nx.strongly_connected_components(g)
+                     if len(c) > 1 or g.has_edge(next(iter(c)), next(iter(c))))
+        return n
+
+    def entered_scopes(self, reached: set[str], adj: dict[str, list[str]], raw: list[_RawEdge]) -> set[str]:
+        """Scope owners cut off because an edge enters their scope instead
+        of them: an unreached fork, all_match switch, fan_out or loop that no
+        edge leads to (or a loop reached only through its own
+        ``continue``/``break``), whose opening port leads to a node a reached
+        node's edge enters from outside (the edge that used to lead to the
+        owner, rerouted into its scope).  That edge is reported (LP4307,
+        LP4403 for an item body) and set aside, and the unreached owners
+        returned: neither they nor what only they lead to is also
+        unreachable (LP4006).  With the edge set aside, the analyzer does not
+        reach the owner's scope through it (no LP4504 for a loop's back
+        edges)."""
+        heads = _orphans(self.nodes, reached, adj)
+        # a loop reached only through its own `continue`/`break` is never entered either
+        entered = {e.to_node for e in self.plan.edges.values() if e.to_port not in LOOP_CLOSING_PORTS}
+        entered.update(r.to_node for r in raw if r.to_node is not None and r.to_port not in LOOP_CLOSING_PORTS)
+        owners = [n for n in self.nodes.values() if owner_kind(n) is not None and (
+            n.id in heads or n.type == "loop" and n.id in reached and n.id != self.plan.entry
+            and n.id not in entered)]
+        if not owners:
+            return set()
+        out: dict[str, list[Edge]] = {}
+        into: dict[str, list[Edge]] = {}
+        for e in self.plan.edges.values():
+            out.setdefault(e.from_node, []).append(e)
+            if e.from_node in reached:
+                into.setdefault(e.to_node, []).append(e)
+        found: set[str] = set()
+        for owner in owners:
+            inside = self.body_of(owner) if owner.id in reached else set()
+            for opening in out.get(owner.id, ()):
+                sc = opening_scope(owner, opening.from_port, {})
+                if sc is None:
+                    continue
+                entering = [e for e in into.get(opening.to_node, ())
+                            if e.from_node not in inside and e.from_node != owner.id]
+                if entering:
+                    self.scope_ingress(owner, sc, opening, entering[0])
+                    if owner.id not in reached:
+                        found.add(owner.id)
+                    break
+        return found
+
+    def scope_ingress(self, owner: Node, sc: Scope, opening: Edge, e: Edge) -> None:
+        """An edge ``e`` from a reached node into ``opening.to_node``, a node
+        of ``owner``'s scope ``sc``, while no edge leads to ``owner``."""
+        where = {"fork": f"branch `{sc.branch}` of fork", "all_match": f"port `{sc.branch}` of all_match switch",
+                 "fan_out": "the item body of fan_out", "loop": "the body of loop"}[sc.kind]
+        port = "body" if sc.kind == "loop" else "item" if sc.kind == "fan_out" else sc.branch
+        to = _sub(e.src, "to")
+        at = _sub(to, "node")
+        fix = None
+        if isinstance(at, YScalar) and e.to_port == "in":
+            fix = Fix(f"route `{e.id}` to `{owner.id}`", (TextEdit(at.span, owner.id),), Applicability.UNSAFE)
+        self.r.report(
+            "LP4403" if sc.kind == "fan_out" else "LP4307", to or e.src,
+            f"edge `{e.id}` enters {where} `{owner.id}` at `{e.to_node}` from outside the scope, and no "
+            f"edge leads to `{owner.id}`: a scope is entered only through `{owner.id}` port `{port}`, so "
+            f"`{owner.id}` never runs and {'the loop' if sc.kind == 'loop' else 'its join'} never correlates "
+            f"the token; did you mean to route `{e.id}` to `{owner.id}`?",
+            edge=e.id, node=e.to_node, fix=fix,
+            taints=[edge_entity(e.id)],  # set aside: what it binds is for the owner, not this node
+            related=[(f"`{e.to_node}` is inside the scope: `{owner.id}` port `{port}` leads to it over "
+                      f"`{opening.id}`", self.end_at(opening, "to", "node")),
+                     (f"`{owner.id}` opens the scope", self.node_at(owner))],
+        )
 
     def body_of(self, loop: Node) -> set[str]:
         """Nodes ``loop``'s ``body`` port leads to without passing ``loop``
@@ -460,15 +567,42 @@ class _Check:
             todo.extend(out.get(nid, ()))
         return seen
 
-    def misrouted_continue(self, loop: Node, e: Edge) -> None:
-        """LP4008 at the body's exit ``e`` (an edge from the body into
-        ``loop``'s ``in`` port) that enters ``in`` instead of
-        ``continue``; the edge is set aside (its cycle through ``in`` is this
-        defect, not a second one)."""
+    def exit_to_end(self, loop: Node, body: set[str]) -> Edge | None:
+        """The first edge from ``loop``'s body (a node its ``body`` port
+        leads to, not one after its ``done`` port) into a succeeded End:
+        for a loop without its ``continue`` edge, the body's exit."""
+        succeeded = {n.id for n in self.nodes.values() if isinstance(n.config, End) and n.config.status == "succeeded"}
+        exits = [e for e in self.plan.edges.values()
+                 if e.from_node in body and e.to_node in succeeded and e.from_node not in succeeded]
+        if not exits:
+            return None
+        after: set[str] = set()
+        todo = [e.to_node for e in self.plan.edges.values() if e.from_node == loop.id and e.from_port == "done"]
+        out: dict[str, list[str]] = {}
+        for e in self.plan.edges.values():
+            out.setdefault(e.from_node, []).append(e.to_node)
+        while todo:
+            nid = todo.pop()
+            if nid not in after:
+                after.add(nid)
+                todo.extend(out.get(nid, ()))
+        return next((e for e in exits if e.from_node not in after), None)
+
+    def misrouted_continue(self, loop: Node, e: Edge, end: Node | None = None) -> None:
+        """LP4008 at the body's exit ``e``: an edge from the body into
+        ``loop``'s ``in`` port (instead of ``continue``), or into the
+        succeeded End ``end``; the edge is set aside (its cycle through
+        ``in``, or the End inside the loop's body, LP4101, is this defect,
+        not a second one)."""
         to = _sub(e.src, "to")
         port = _sub(to, "port")
         fix = None
-        if isinstance(port, YScalar):
+        if end is not None:
+            why = (f"succeeded End `{end.id}`, which would finish the Run inside the loop instead of "
+                   f"running its next iteration")
+        else:
+            why = "port `in`, which starts the loop again instead of running its next iteration"
+        if isinstance(port, YScalar) and end is None:
             fix = Fix(f"route to port `continue` of `{loop.id}`", (TextEdit(port.span, "continue"),),
                       Applicability.UNSAFE)  # changes which port the edge enters
         elif isinstance(to, YMap) and to.flow:
@@ -477,8 +611,7 @@ class _Check:
         self.r.report(
             "LP4008", port or _sub(to, "node") or e.src,
             f"loop `{loop.id}` has no edge into its required `continue` port; edge `{e.id}` leaves its "
-            f"body for port `in`, which starts the loop again instead of running its next iteration: "
-            f"route it to `{loop.id}` port `continue`",
+            f"body for {why}: route it to `{loop.id}` port `continue`",
             node=loop.id, edge=e.id, fix=fix, taints=[edge_entity(e.id)],
             related=[(f"loop `{loop.id}`", self.node_at(loop))],
         )
@@ -513,7 +646,9 @@ class _Check:
             if isinstance(n.config, Join) and n.config.owner in known:
                 adj.setdefault(n.config.owner, []).append(n.id)
         reached = _reach([self.plan.entry], adj)
-        excused = _reach(sorted(self.excused - reached | self.orphaned(reached, adj)), adj, skip=reached)
+        entered = self.entered_scopes(reached, adj, raw)
+        cut_off = entered | self.orphaned(reached, adj, entered)
+        excused = _reach(sorted(self.excused - reached | cut_off), adj, skip=reached)
         succeeded_ends = [n for n in self.nodes.values()
                           if isinstance(n.config, End) and n.config.status == "succeeded"]
         reached_success = any(n.id in reached for n in succeeded_ends)
@@ -556,6 +691,25 @@ def _orphans(nodes: Iterable[str], reached: set[str], adj: dict[str, list[str]])
     """The unreached ``nodes`` no edge leads to: the heads of what is cut off."""
     targets = {t for ts in adj.values() for t in ts}
     return {n for n in nodes if n not in reached and n not in targets}
+
+
+def _has_cycle(nodes: set[str], edges: list[Edge]) -> bool:
+    """Does the graph of ``edges`` over ``nodes`` have a cycle (Kahn)?"""
+    indeg = dict.fromkeys(nodes, 0)
+    out: dict[str, list[str]] = {}
+    for e in edges:
+        indeg[e.to_node] += 1
+        out.setdefault(e.from_node, []).append(e.to_node)
+    todo = [n for n, d in indeg.items() if d == 0]
+    seen = 0
+    while todo:
+        n = todo.pop()
+        seen += 1
+        for t in out.get(n, ()):
+            indeg[t] -= 1
+            if indeg[t] == 0:
+                todo.append(t)
+    return seen < len(indeg)
 
 
 def _reach(seeds: list[str], adj: dict[str, list[str]], skip: set[str] | frozenset[str] = frozenset()) -> set[str]:

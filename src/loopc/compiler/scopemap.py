@@ -43,9 +43,13 @@ the first such join in authored order (:attr:`ScopeMap.closers`).  A join
 never closes a loop.
 
 Nodes the entry cannot reach (the graph pass reports them), and nodes behind
-a node the schema pass rejected, get a best-effort stack from a second sweep
-seeded at their roots; they are listed in ``unreached`` and
-:meth:`ScopeMap.context_known` is false for them.
+a node the schema pass rejected or an edge leaving a scope owner through a
+port it does not have (which scope it opens is unknown), get a best-effort
+stack from a second sweep seeded at their roots; they are listed in ``unreached`` and
+:meth:`ScopeMap.context_known` is false for them.  Where the second sweep
+gives a reached node or edge another stack (an unreachable scope owner
+whose scope a reached edge enters: the graph pass names that edge), it is
+ambiguous as well.
 """
 from __future__ import annotations
 
@@ -55,7 +59,7 @@ from typing import Mapping
 import attrs
 
 from loopc.compiler.model import Edge, End, FanOut, Fork, Join, Loop, Node, Plan, Switch
-from loopc.compiler.ports import branch_ports
+from loopc.compiler.ports import branch_ports, source_ports
 
 SCOPE_KINDS = ("fork", "all_match", "fan_out", "loop")
 #: Target ports of a loop that close one iteration of its body.
@@ -229,7 +233,9 @@ class _Builder:
         self.failed_ends = frozenset(
             n.id for n in plan.nodes.values() if isinstance(n.config, End) and n.config.status == "failed")
         self.queue: deque[tuple[str, Stack]] = deque()
-        self.sweep = False  # second sweep: best effort, no ambiguity
+        self.sweep = False  # second sweep: best effort, ambiguity only where the first one reached
+        self.reached: frozenset[str] = frozenset()  # what the first sweep reached
+        self.reached_edges: frozenset[str] = frozenset()
 
     # -- assignment --------------------------------------------------------
     def give_node(self, nid: str, st: Stack) -> None:
@@ -237,7 +243,7 @@ class _Builder:
         if prev is None:
             self.node_scopes[nid] = st
             self.queue.append((nid, st))
-        elif self.sweep or prev == st:
+        elif prev == st or self.sweep and nid not in self.reached:
             return
         else:
             self.ambiguous.add(nid)
@@ -254,7 +260,7 @@ class _Builder:
         prev = self.edge_scopes.get(eid)
         if prev is None:
             self.edge_scopes[eid] = st
-        elif not self.sweep and prev != st:
+        elif prev != st and (not self.sweep or eid in self.reached_edges):
             self.ambiguous_edges.add(eid)
             self.edge_alt.setdefault(eid, st)
 
@@ -285,7 +291,10 @@ class _Builder:
             node = nodes.get(nid)
             if node is None and not self.sweep:
                 continue  # a node the schema pass rejected: a sink until the sweep
+            ports = source_ports(node) if node is not None and owner_kind(node) is not None else None
             for e in out.get(nid, ()):
+                if ports is not None and not self.sweep and e.from_port not in ports:
+                    continue  # which scope a misspelt port of an owner opens is unknown (LP4003)
                 # a rejected node passes its stack through unchanged (best effort)
                 sc = opening_scope(node, e.from_port, closers) if node is not None else None
                 est = st + (sc,) if sc is not None else st
@@ -300,7 +309,10 @@ class _Builder:
             self.drain()
         reached_nodes = set(self.node_scopes) & set(self.nodes)
         reached_edges = set(self.edge_scopes)
-        # Second sweep: best-effort stacks for everything else.
+        # Second sweep: best-effort stacks for everything else; a reached
+        # node or edge it gives another stack (an unreached owner whose
+        # scope a reached edge enters) is ambiguous
+        self.reached, self.reached_edges = frozenset(self.node_scopes), frozenset(reached_edges)
         self.sweep = True
         for nid in [n for n in self.node_scopes if n not in self.nodes]:  # pass through rejected nodes with their stack
             self.queue.append((nid, self.node_scopes[nid]))
