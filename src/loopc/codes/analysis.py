@@ -413,7 +413,8 @@ register(
          "join. When every arrival at the second join comes from the branches of another fork or "
          "all_match switch that has no join of its own, the join names the wrong owner: the "
          "diagnostic suggests that owner, and the join is read as closing it, so its arrivals and "
-         "the other scope's missing join are not reported as well.",
+         "the other scope's missing join are not reported as well; while two joins name one "
+         "owner, their `merge` reads of `branches.*` are not checked against its branch keys.",
          _dup_join_plan(True), _dup_join_plan(False), _E),
     Code("LP4310", "join.branch_never_arrives", "Branch never reaches its `all` join",
          "Every path of one branch ends in a failure (a failed End or an omitted failure port), so "

@@ -467,7 +467,12 @@ class ContextBuilder:
                 keys = owner.config.ports
                 optional = True
             # any other owner opens no branches (the analyzer's LP4301): the
-            # branch keys are unknown, so reading them is not reported again
+            # branch keys are unknown, so reading them is not reported again;
+            # nor are they known when two joins name the owner (LP4309: one of
+            # them most likely closes another scope, named in its fix)
+            if keys is not None and sum(1 for n in self.plan.nodes.values()
+                                        if isinstance(n.config, Join) and n.config.owner == cfg.owner) > 1:
+                keys = None
             if cfg.mode == "all":
                 if keys is None:
                     roots["branches"] = T.UNKNOWN
