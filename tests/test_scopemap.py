@@ -406,7 +406,9 @@ def test_random_graphs(p: Plan) -> None:
         assert all(s.kind in ("fork", "all_match", "fan_out", "loop") for s in stack)
     r = Reporter()
     graph.check_graph(p, r)
-    assert all(d.code.startswith("LP40") for d in r.diagnostics)
+    # graph basics, and the edge rerouted into an unreached owner's scope
+    # (LP4307/LP4403: the graph pass names it, docs/language.md#graph-basics)
+    assert all(d.code.startswith("LP40") or d.code in ("LP4307", "LP4403") for d in r.diagnostics)
 
 
 def test_yaml_plan_through_schema_pass() -> None:
