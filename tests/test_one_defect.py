@@ -827,3 +827,19 @@ def test_a_loop_exit_routed_to_a_succeeded_end_is_one_diagnostic(path: pathlib.P
             assert [d.code for d in got] == ["LP4008"], (end, _diags(bad))
             (e,) = got[0].fix.edits
             assert _codes(bad[: e.span.start] + e.new_text + bad[e.span.end :]) == []
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_legacy_header_is_one_diagnostic_whose_fix_rewrites_both_lines(path: pathlib.Path) -> None:
+    """``apiVersion: loop.workflow/v1`` with ``kind: Workflow``: one LP2003
+    (no LP2005), the kind related; its fix gives back the plan."""
+    text = path.read_text()
+    bad = text.replace("apiVersion: loop.plan/v1", "apiVersion: loop.workflow/v1", 1).replace(
+        "kind: PlanVersion", "kind: Workflow", 1)
+    (d,) = loopc.check_source(bad).diagnostics
+    assert d.code == "LP2003" and len(d.related) == 1 and d.related[0].span is not None
+    assert d.related[0].span.line == 2 and d.fix is not None
+    fixed = bad
+    for e in sorted(d.fix.edits, key=lambda e: e.span.start, reverse=True):
+        fixed = fixed[: e.span.start] + e.new_text + fixed[e.span.end :]
+    assert fixed == text

@@ -362,7 +362,9 @@ register(
          OK.replace("loop.plan/v1", "loop.plan/v2"), OK),
     Code("LP2003", "schema.legacy_api_version", "Legacy workflow apiVersion",
          "`loop.workflow/v1` is the legacy workflow format. Plans are written against `loop.plan/v1`: "
-         "control flow lives in explicit edges, inputs in `input`, and triggers outside the source.",
+         "control flow lives in explicit edges, inputs in `input`, and triggers outside the source. "
+         "A header whose `kind` is the legacy `Workflow` too is one defect: one LP2003, the kind as "
+         "a related location, and one fix that rewrites both lines (no LP2005).",
          OK.replace("loop.plan/v1", "loop.workflow/v1"), OK),
     Code("LP2004", "schema.kind", "Wrong kind",
          "`kind` must be exactly `PlanVersion`. The fix replaces the value.",

@@ -805,8 +805,9 @@ class _Builder:
             return None
         m: YMap = root
         self.closed(m, ROOT_KEYS, "the plan document", self._root_special)
-        self.header(m, "apiVersion", API_VERSION, LEGACY_API_VERSION, "LP2002", "LP2003")
-        self.header(m, "kind", KIND, LEGACY_KIND, "LP2004", "LP2005")
+        if not self.legacy_header(m):
+            self.header(m, "apiVersion", API_VERSION, LEGACY_API_VERSION, "LP2002", "LP2003")
+            self.header(m, "kind", KIND, LEGACY_KIND, "LP2004", "LP2005")
 
         contracts: dict[str, dict[str, FieldSchema]] = {}
         for key in ("input", "output", "state"):
@@ -866,6 +867,23 @@ class _Builder:
                      "'input', a mapping of field name to FieldSchema", fix=fix, taints=taints)
             return True
         return False
+
+    def legacy_header(self, m: YMap) -> bool:
+        """Both header lines of a legacy workflow (``apiVersion:
+        loop.workflow/v1`` and ``kind: Workflow``) are one defect: one LP2003
+        at the API version, the kind as a related location, and one fix
+        rewriting both lines (docs/reference.md#header).  Returns whether it
+        reported."""
+        api, kind = m.get("apiVersion"), m.get("kind")
+        if not (isinstance(api, YScalar) and isinstance(kind, YScalar)
+                and api.value == LEGACY_API_VERSION and kind.value == LEGACY_KIND):
+            return False
+        fix = Fix(f"replace with 'apiVersion: {API_VERSION}' and 'kind: {KIND}'",
+                  (TextEdit(api.span, API_VERSION), TextEdit(kind.span, KIND)), Applicability.UNSAFE)
+        self.err("LP2003", api, f"'apiVersion: {LEGACY_API_VERSION}' with 'kind: {LEGACY_KIND}' is the legacy "
+                 f"workflow header; plans start with 'apiVersion: {API_VERSION}' and 'kind: {KIND}'",
+                 related=[(f"the legacy kind '{LEGACY_KIND}' belongs to the same header", kind)], fix=fix)
+        return True
 
     def header(self, m: YMap, key: str, want: str, legacy: str, code: str, legacy_code: str) -> None:
         v = m.get(key)
