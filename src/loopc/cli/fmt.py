@@ -19,10 +19,13 @@ parsed or safely formatted.
 from __future__ import annotations
 
 import io
+from collections import Counter
 import sys
 from typing import Any
 
 import click
+
+from loopc.cli.textsafe import escape_text
 
 
 class FormatError(Exception):
@@ -146,82 +149,75 @@ def fmt_command(check_only: bool, files: tuple[str, ...]) -> None:
     FILES are plan files or directories (walked like `loopc check`: only
     files whose first line is a plan header, .gitignore respected); `-`
     formats standard input to standard output."""
-    from loopc.cli.walk import discover, looks_like_plan
-    from loopc.cli.textsafe import escape_text
+    from loopc.cli.walk import discover
 
     if files.count("-") > 1:
         raise click.UsageError("'-' (stdin) can be named only once")
-    would_change = failed = unchanged = 0
+    outcomes: Counter[str] = Counter()
     if "-" in files:
-        outcome = _format_stdin(check_only)
-        failed += outcome == "failed"
-        would_change += outcome == "changed"
-        unchanged += outcome == "unchanged"
+        outcomes[_format_stdin(check_only)] += 1
     for entry in discover([f for f in files if f != "-"]):
-        shown = escape_text(entry.path)
-        if entry.error is not None:
-            click.echo(f"loopc: {shown}: {escape_text(entry.error)}", err=True)
-            failed += 1
-            continue
-        data, text, problem = _read_plan(entry.path)
-        if problem is None and entry.walked and not looks_like_plan(data):
-            continue  # a walked YAML file that is no plan: not ours to format
-        new = None
-        if problem is None:
-            try:
-                new = format_source(text)
-            except FormatError as exc:
-                problem = str(exc)
-        if problem is not None or new is None:
-            click.echo(f"loopc: {shown}: {escape_text(problem or '')}", err=True)
-            failed += 1
-            continue
-        if new == text:
-            unchanged += 1
-            continue
-        would_change += 1
-        if check_only:
-            click.echo(f"would reformat {shown}")
-            continue
-        try:
-            with open(entry.path, "wb") as fh:
-                fh.write(new.encode("utf-8"))
-        except OSError as exc:
-            click.echo(f"loopc: {shown}: cannot write: {exc.strerror or exc}", err=True)
-            failed += 1
-            continue
-        click.echo(f"reformatted {shown}")
+        outcomes[_format_file(entry, check_only)] += 1
     verb = "would be reformatted" if check_only else "reformatted"
-    click.echo(f"{would_change} file(s) {verb}, {unchanged} unchanged", err=True)
-    if failed:
+    click.echo(f"{outcomes['changed']} file(s) {verb}, {outcomes['unchanged']} unchanged", err=True)
+    if outcomes["failed"]:
         sys.exit(2)
-    sys.exit(1 if check_only and would_change else 0)
+    sys.exit(1 if check_only and outcomes["changed"] else 0)
 
 
-def _decode_problem(data: bytes) -> tuple[str, str | None]:
-    """``(text, problem)``: the UTF-8 text of ``data`` or why it is not formatted."""
+def _formatted(data: bytes) -> tuple[str, str | None, str | None]:
+    """``(text, new, problem)`` for a plan's bytes: its UTF-8 text, the
+    canonical formatting (``None`` when it cannot be formatted) and why not."""
     from loopc.compiler.yamlload import MAX_SOURCE_BYTES
 
     if len(data) > MAX_SOURCE_BYTES:
-        return "", f"larger than the {MAX_SOURCE_BYTES:,}-byte source budget (LP1010); left unchanged"
+        return "", None, f"larger than the {MAX_SOURCE_BYTES:,}-byte source budget (LP1010); left unchanged"
     try:
-        return data.decode("utf-8"), None
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return "", "not UTF-8 text (LP1002); fix it first (loopc check)"
+        return "", None, "not UTF-8 text (LP1002); fix it first (loopc check)"
+    try:
+        return text, format_source(text), None
+    except FormatError as exc:
+        return text, None, str(exc)
 
 
-def _read_plan(path: str) -> tuple[bytes, str, str | None]:
-    """``(data, text, problem)`` for one file (``problem`` None when it can be formatted)."""
+def _format_file(entry: Any, check_only: bool) -> str:
+    """Format one discovered file (:class:`loopc.cli.walk.Entry`) in place, or
+    say it would change; a walked file that is no plan is skipped.  Returns
+    ``"changed"``, ``"unchanged"``, ``"failed"`` or ``"skipped"``."""
     from loopc.boundedio import read_bounded
     from loopc.cli.inputs import reason_of
+    from loopc.cli.walk import looks_like_plan
     from loopc.compiler.yamlload import MAX_SOURCE_BYTES
 
+    shown = escape_text(entry.path)
+    problem = entry.error
+    if problem is None:
+        try:
+            data = read_bounded(entry.path, MAX_SOURCE_BYTES)
+        except OSError as exc:
+            problem = reason_of(exc)
+    if problem is None:
+        if entry.walked and not looks_like_plan(data):
+            return "skipped"  # a walked YAML file that is no plan: not ours to format
+        text, new, problem = _formatted(data)
+    if problem is not None or new is None:
+        click.echo(f"loopc: {shown}: {escape_text(problem or '')}", err=True)
+        return "failed"
+    if new == text:
+        return "unchanged"
+    if check_only:
+        click.echo(f"would reformat {shown}")
+        return "changed"
     try:
-        data = read_bounded(path, MAX_SOURCE_BYTES)
+        with open(entry.path, "wb") as fh:
+            fh.write(new.encode("utf-8"))
     except OSError as exc:
-        return b"", "", reason_of(exc)
-    text, problem = _decode_problem(data)
-    return data, text, problem
+        click.echo(f"loopc: {shown}: cannot write: {exc.strerror or exc}", err=True)
+        return "failed"
+    click.echo(f"reformatted {shown}")
+    return "changed"
 
 
 def _format_stdin(check_only: bool) -> str:
@@ -230,7 +226,6 @@ def _format_stdin(check_only: bool) -> str:
     with ``check_only`` nothing is written.  Returns ``"changed"``,
     ``"unchanged"`` or ``"failed"``."""
     from loopc.boundedio import read_stream_bounded
-    from loopc.cli.textsafe import escape_text
     from loopc.compiler.yamlload import MAX_SOURCE_BYTES
 
     try:
@@ -238,13 +233,7 @@ def _format_stdin(check_only: bool) -> str:
     except OSError as exc:
         click.echo(f"loopc: <stdin>: cannot read: {exc.strerror or exc}", err=True)
         return "failed"
-    text, problem = _decode_problem(data)
-    new = None
-    if problem is None:
-        try:
-            new = format_source(text)
-        except FormatError as exc:
-            problem = str(exc)
+    text, new, problem = _formatted(data)
     if problem is not None or new is None:
         click.echo(f"loopc: <stdin>: {escape_text(problem or '')}", err=True)
         if not check_only:
