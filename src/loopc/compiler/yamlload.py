@@ -335,19 +335,8 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                 if in_map:
                     node._links = lref
                     node._pidx = pidx
-                    k = pending
+                    _put(parent, p_items, p_index, pending, node, lref, pidx, reporter)
                     pending = None
-                    key_text = k[0] if k.__class__ is tuple else k.raw  # type: ignore[union-attr]
-                    node.key = key_text
-                    if key_text != "\x00<complex>":
-                        if key_text in p_index:
-                            if k.__class__ is tuple:
-                                k = key_scalar(k, lref, pidx)  # type: ignore[arg-type]
-                            _report_duplicate(reporter, k, node, parent._key(2 * p_index[key_text]))  # type: ignore[arg-type]
-                        else:
-                            p_index[key_text] = len(p_items) >> 1
-                        p_items.append(k)
-                        p_items.append(node)
                 elif parent is not None:
                     node._links = lref
                     node._pidx = pidx
@@ -432,19 +421,9 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
                         continue
                     if replaced is None:
                         pending = None
-                        key_text = k[0] if k.__class__ is tuple else k.raw  # type: ignore[union-attr]
                         node._links = lref
                         node._pidx = pidx
-                        node.key = key_text
-                        if key_text != "\x00<complex>":
-                            if key_text in p_index:
-                                if k.__class__ is tuple:
-                                    k = key_scalar(k, lref, pidx)  # type: ignore[arg-type]
-                                _report_duplicate(reporter, k, node, parent._key(2 * p_index[key_text]))  # type: ignore[arg-type]
-                            else:
-                                p_index[key_text] = len(p_items) >> 1
-                            p_items.append(k)
-                            p_items.append(node)
+                        _put(parent, p_items, p_index, k, node, lref, pidx, reporter)
                 elif parent is not None:
                     node._links = lref
                     node._pidx = pidx
@@ -1049,6 +1028,27 @@ def _last_key(open_nodes: list[YNode]) -> YScalar | None:
         if isinstance(node, YMap) and not node.flow and node.kv:
             return node.last_key()
     return None
+
+
+def _put(parent: Any, items: list[Any], index: dict[str, int], k: Any, node: Any, lref: Any, pidx: int,
+         reporter: Reporter) -> None:
+    """Attach ``node`` under key ``k`` (a key record or, for a complex key,
+    its stand-in :class:`YScalar`) to mapping ``parent``, whose flat
+    ``items`` and first-occurrence ``index`` are passed in (the composer's
+    locals): a duplicate key is reported at the second key, the first as
+    related (docs/reference.md#source-file); a complex key is not indexed."""
+    key_text = k[0] if k.__class__ is tuple else k.raw
+    node.key = key_text
+    if key_text == "\x00<complex>":
+        return
+    if key_text in index:
+        if k.__class__ is tuple:
+            k = key_scalar(k, lref, pidx)
+        _report_duplicate(reporter, k, node, parent._key(2 * index[key_text]))
+    else:
+        index[key_text] = len(items) >> 1
+    items.append(k)
+    items.append(node)
 
 
 def _report_duplicate(reporter: Reporter, key: YScalar, value: YNode, first: YScalar) -> None:
