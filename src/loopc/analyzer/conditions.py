@@ -33,6 +33,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import attrs
 
+from loopc.compiler.expr.ast import And, ArrayLit, Compare, Lit, Not, Or, Path
+
 __all__ = ["MAX_ASSIGNMENTS", "CaseVerdicts", "Domain", "analyze_cases", "false_when", "formula", "subjects"]
 
 #: Largest number of representative combinations examined for one switch.
@@ -54,15 +56,16 @@ def _path_key(p: Any) -> str:
 
 
 def _lit_value(n: Any) -> tuple[bool, Any]:
-    from loopc.compiler.expr.ast import Lit
-
     if isinstance(n, Lit) and (n.value is None or isinstance(n.value, (bool, int, float, str))):
         return True, n.value
     return False, None
 
 
 def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    cls = v.__class__
+    if cls is str or cls is bool:
+        return False
+    return cls is int or cls is float or (isinstance(v, (int, float)) and not isinstance(v, bool))
 
 
 def formula(tree: Any, text: str) -> Any:
@@ -80,8 +83,6 @@ def _free(n: Any, text: str) -> Any:
 def _build(n: Any, text: str) -> Any:
     # a module-level function, not a closure: a recursive closure refers to
     # itself through its cell, a reference cycle per condition
-    from loopc.compiler.expr.ast import And, ArrayLit, Compare, Lit, Not, Or, Path
-
     if isinstance(n, Not):
         return ("not", _build(n.operand, text))
     if isinstance(n, And):
@@ -249,6 +250,8 @@ def _eval(f: Any, env: dict[str, Any], free: dict[str, bool]) -> bool:
 
 def _key(x: Any) -> Any:
     """A hashable key with ``_key(a) == _key(b)`` exactly when ``_same(a, b)``."""
+    if x.__class__ is str:  # the common case first (equal to the last branch)
+        return (4, str, x)
     if x is None:
         return (0,)
     if x is _OTHER:

@@ -192,9 +192,10 @@ def set_aside_sources(plan: Plan, reporter: Reporter) -> list[tuple[str, str | N
     A must-route port with no edge at all (LP4005) is an edge missing, so it
     is listed too."""
     routed = {(e.from_node, e.from_port) for e in plan.edges.values()}
-    out = [(e.from_node, e.from_port) for e in plan.edges.values() if reporter.tainted(edge_entity(e.id))]
+    set_aside = reporter.tainted_names("edge")  # the edges whose edge_entity is tainted
+    out = [(e.from_node, e.from_port) for e in plan.edges.values() if e.id in set_aside] if set_aside else []
     out += [(n.id, p) for n in plan.nodes.values() for p in source_ports(n)
-            if must_route(n, p) and (n.id, p) not in routed]
+            if (n.id, p) not in routed and must_route(n, p)]
     if not isinstance(plan.src, YMap):
         return out
     seq = plan.src.get("edges")

@@ -100,33 +100,76 @@ def maybe_constant(toks: tuple[str, ...]) -> bool:
 
 def check_switches(ctx: Ctx, order: list[str]) -> None:
     """Report LP4201–LP4203 for every reachable switch (docs/reference.md#switch)."""
+    memo = _Conditions()
     for nid in order:
         node = ctx.nodes[nid]
         c = node.config
         if not isinstance(c, Switch):
             continue
+        # a case whose condition is absent or rejected by the type pass is no claim
+        texts = [case.when.text if case.when is not None and not _rejected(ctx, case) else None
+                 for case in c.cases]
         reported: set[tuple[str, str]] = set()
-        _syntactic(ctx, nid, node, c, reported)
-        _semantic(ctx, nid, node, c, reported)
+        _syntactic(ctx, nid, node, c, texts, memo, reported)
+        _semantic(ctx, nid, node, c, texts, memo, reported)
 
 
-def _syntactic(ctx: Ctx, nid: str, node: Any, c: Switch, reported: set[tuple[str, str]]) -> None:
+class _Conditions:
+    """What one check derives from a condition's text, each text once (the
+    cases of a plan's switches repeat conditions): its token sequence and
+    constant value (:func:`_syntactic`), its formula (:func:`_semantic`)."""
+
+    __slots__ = ("_syntax", "_formulas")
+
+    def __init__(self) -> None:
+        self._syntax: dict[str, tuple[tuple[str, ...], bool | None] | None] = {}
+        self._formulas: dict[str, Any] = {}
+
+    def syntax(self, text: str) -> tuple[tuple[str, ...], bool | None] | None:
+        """``(tokens, constant value or None)``, or ``None`` when the
+        condition does not tokenize, or could fold but does not parse."""
+        try:
+            return self._syntax[text]
+        except KeyError:
+            pass
+        canon = tokens(text)
+        got: tuple[tuple[str, ...], bool | None] | None = None
+        if canon is not None:
+            if not maybe_constant(canon):
+                got = (canon, None)
+            else:
+                tree = _parse(text)
+                got = None if tree is None else (canon, constant(tree))
+        self._syntax[text] = got
+        return got
+
+    def formula(self, text: str) -> Any:
+        """The condition's :func:`~loopc.analyzer.conditions.formula`, or
+        ``None`` when it does not parse."""
+        try:
+            return self._formulas[text]
+        except KeyError:
+            pass
+        from loopc.analyzer.conditions import formula
+
+        tree = _parse(text)
+        got = self._formulas[text] = None if tree is None else formula(tree, text)
+        return got
+
+
+def _syntactic(ctx: Ctx, nid: str, node: Any, c: Switch, texts: list[str | None], memo: _Conditions,
+               reported: set[tuple[str, str]]) -> None:
     """Identical conditions and constant folding (no parse unless a condition
     could fold)."""
     first = c.mode == "first_match"
     seen: dict[str, Any] = {}
     always = None  # first always-true case
-    for case in c.cases:
-        at = (case.src.get("when") if isinstance(case.src, YMap) else None) or ctx.node_at(node)
-        canon = tokens(case.when.text) if case.when is not None and not _rejected(ctx, case) else None
-        if canon is None:
+    for case, text in zip(c.cases, texts):
+        got = memo.syntax(text) if text is not None else None
+        if got is None:
             continue  # the type pass reports the condition
-        val = None
-        if maybe_constant(canon):
-            tree = _parse(case.when.text)
-            if tree is None:
-                continue
-            val = constant(tree)
+        canon, val = got
+        at = (case.src.get("when") if isinstance(case.src, YMap) else None) or ctx.node_at(node)
         if first and always is not None:
             ctx.report(
                 "LP4201", at,
@@ -163,17 +206,15 @@ def _syntactic(ctx: Ctx, nid: str, node: Any, c: Switch, reported: set[tuple[str
             reported.add(("LP4203", case.port))
 
 
-def _semantic(ctx: Ctx, nid: str, node: Any, c: Switch, reported: set[tuple[str, str]]) -> None:
+def _semantic(ctx: Ctx, nid: str, node: Any, c: Switch, texts: list[str | None], memo: _Conditions,
+              reported: set[tuple[str, str]]) -> None:
     """Shadowing, never-matching cases and an unreachable default proved over
     comparisons of values with literals (:mod:`loopc.analyzer.conditions`)."""
-    from loopc.analyzer.conditions import analyze_cases, formula
+    from loopc.analyzer.conditions import analyze_cases
 
-    formulas = []
-    for case in c.cases:
-        # a case whose condition the type pass rejected is no claim (treated as
-        # matching nothing, which only weakens the verdicts)
-        tree = _parse(case.when.text) if case.when is not None and not _rejected(ctx, case) else None
-        formulas.append(None if tree is None else formula(tree, case.when.text))
+    # a case whose condition the type pass rejected is no claim (treated as
+    # matching nothing, which only weakens the verdicts)
+    formulas = [memo.formula(text) if text is not None else None for text in texts]
     if all(f is None for f in formulas):
         return
     verdicts = analyze_cases(formulas, _domains(ctx, node, formulas))

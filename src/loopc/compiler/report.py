@@ -141,6 +141,12 @@ class Reporter:
         """Mark ``entities`` as already reported wrong (see the module doc)."""
         self._tainted.update(entities)
 
+    @property
+    def any_tainted(self) -> bool:
+        """Is anything tainted?  (When not, every taint query answers no:
+        a pass may skip building the entities it would ask about.)"""
+        return bool(self._tainted)
+
     def tainted(self, entity: Entity) -> bool:
         """Is ``entity``, or an entity it lies under, tainted?"""
         t = self._tainted

@@ -300,6 +300,7 @@ class ContextBuilder:
         self._records: dict[tuple[int, bool], tuple[Mapping, Type]] = {}
         self._ports: dict[str, frozenset[str]] = {}
         self._outs: dict[tuple[str, str], Mapping | None] = {}
+        self._join_owners: dict[str, int] | None = None
         self.run_type = T.object_of((("input", self.section_record("input", plan.input)),
                                      ("state", self.section_record("state", plan.state))))
 
@@ -314,7 +315,7 @@ class ContextBuilder:
             # the contract is kept in the entry so that its id cannot be reused
             rec = T.record_of(contract, optional=optional)
             r = self.reporter
-            if r is not None and any(r.presence_tainted(fs.src) for fs in contract.values()):
+            if r is not None and r.any_tainted and any(r.presence_tainted(fs.src) for fs in contract.values()):
                 # a field whose `required`/`default` was rejected may or may not
                 # be absent: nothing judges its presence
                 rec = T.object_of(tuple((n, attrs.evolve(ft, presence_unknown=True)
@@ -470,8 +471,7 @@ class ContextBuilder:
             # branch keys are unknown, so reading them is not reported again;
             # nor are they known when two joins name the owner (LP4309: one of
             # them most likely closes another scope, named in its fix)
-            if keys is not None and sum(1 for n in self.plan.nodes.values()
-                                        if isinstance(n.config, Join) and n.config.owner == cfg.owner) > 1:
+            if keys is not None and self._joins_naming(cfg.owner) > 1:
                 keys = None
             if cfg.mode == "all":
                 if keys is None:
@@ -484,6 +484,16 @@ class ContextBuilder:
                 roots["winner"] = T.object_of((("key", T.STRING), ("value", arrival)))
                 absent["branches"] = f"`branches.*` exists only at an `all` join; '{node.id}' is `mode: any`: use `winner.value.*`"
         return Context("merge", where, roots, absent, silent, node=node.id)
+
+    def _joins_naming(self, owner: str) -> int:
+        """How many joins of the plan name ``owner`` (counted once per plan)."""
+        counts = self._join_owners
+        if counts is None:
+            counts = self._join_owners = {}
+            for n in self.plan.nodes.values():
+                if isinstance(n.config, Join):
+                    counts[n.config.owner] = counts.get(n.config.owner, 0) + 1
+        return counts.get(owner, 0)
 
     # -- edges -------------------------------------------------------------
     def edge_bind(self, edge: Edge, src: Node) -> Context:

@@ -188,26 +188,41 @@ def check_generic(pc: "_PlanChecker", node: Node, kind: Kind) -> Any:
     c = node.config
     ctx = None
     vc = pc.vc
-    for key, attr, f in kind.generic_fields:
-        form = f.form
-        if form == "literal":
-            continue
+    for attr, template, condition, what, t, render in _typed_fields(kind):
         x = getattr(c, attr)
         if x is None:
             continue
-        if f.context == "condition":
+        if condition:
             cx = pc.ctx.wait_condition(node)
         else:
             if ctx is None:
                 ctx = pc.ctx.node_config(node)
             cx = ctx
-        what = f.what or f"`{key}`"
-        t = type_named(f.type)  # type: ignore[arg-type]
-        if form == "template":
-            vc.template(x, t, cx, code=CFG, what=what, render=f.render)
+        if template:
+            vc.template(x, t, cx, code=CFG, what=what, render=render)
         else:
             vc.check(x, t, cx, code=CFG, what=what)
     return ctx
+
+
+#: One generic field the type pass types: (attribute, is a template, read in
+#: a wait condition's context, how messages name it, its type, renders text).
+_TypedField = tuple[str, bool, bool, str, T.Type, bool]
+
+#: id(kind) -> (kind, its typed fields); the kind is kept so the id stays its own
+_TYPED: dict[int, tuple[Kind, tuple[_TypedField, ...]]] = {}
+
+
+def _typed_fields(kind: Kind) -> tuple[_TypedField, ...]:
+    """The generic fields of ``kind`` that hold a template, expression or
+    value (not a literal), derived once per kind."""
+    got = _TYPED.get(id(kind))
+    if got is None or got[0] is not kind:
+        fields = tuple((attr, f.form == "template", f.context == "condition", f.what or f"`{key}`",
+                        type_named(f.type), f.render)  # type: ignore[arg-type]
+                       for key, attr, f in kind.generic_fields if f.form != "literal")
+        got = _TYPED[id(kind)] = (kind, fields)
+    return got[1]
 
 
 # the kinds' own (cross-field) fields; generic fields need nothing below
