@@ -137,7 +137,7 @@ def test_suppression_node_key_and_stacking() -> None:
     stacked = L._plan("  # loopc: disable=LP4701 -- stale\n" + L._REASON)
     assert [(d.code, d.span.line) for d in loopc.check_source(stacked).diagnostics] == [("LP1901", 12)]
     # compile ignores suppressions: the warning is still in its diagnostics
-    from loopc.ir.api import compile_source
+    from loopc.pipeline import compile_source
 
     assert "LP4603" in {d.code for d in compile_source(SUPPRESSED).diagnostics}
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from loopc.cli.fmt import _layout, _meaning, format_source
 from loopc.cli.main import cli
-from loopc.ir.api import compile_source
+from loopc.pipeline import compile_source
 
 from conftest import ROOT
 #: budget-sized fixtures (> 16 KiB: 2,048 edges, 512 nodes, long templates)
@@ -30,7 +30,7 @@ SOURCES = [p for p in ALL if "fixtures" not in p.parts and p.stat().st_size <= B
 
 def _loads(path: Path) -> str | None:
     """The text of a source whose YAML loopc accepts (else ``None``)."""
-    from loopc.compiler.driver import check_source
+    from loopc.pipeline import check_source
 
     try:
         text = path.read_text("utf-8")

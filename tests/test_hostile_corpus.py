@@ -69,7 +69,7 @@ def test_diagnostic_limit_lp1013_summary() -> None:
 def test_diagnostic_limit_summary_takes_the_highest_dropped_severity() -> None:
     import attrs
 
-    from loopc.compiler.driver import cap_diagnostics
+    from loopc.pipeline.check import cap_diagnostics
 
     d = loopc.check_source(hostile.unknown_keys(4), max_diagnostics=None).diagnostics
     kept, n = cap_diagnostics(d, 2)

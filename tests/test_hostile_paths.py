@@ -348,7 +348,7 @@ def test_lsp_over_budget_document_gets_one_diagnostic_and_no_analysis(monkeypatc
     from loopc.lsp import analysis as A
 
     called: list[int] = []
-    import loopc.compiler.driver as drv
+    import loopc.pipeline as drv
 
     real = drv.check_source
     monkeypatch.setattr(drv, "check_source", lambda *a, **k: called.append(1) or real(*a, **k))

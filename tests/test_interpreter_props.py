@@ -24,7 +24,7 @@ from loopc.interpreter.monitor import Monitor
 from loopc.interpreter.program import load_program
 from loopc.interpreter.runner import Prepared, ScenarioWorld, run_prepared, strip_markers, verify_artifact
 from loopc.interpreter.scenario import Event, Scenario
-from loopc.ir.api import compile_source
+from loopc.pipeline import compile_source
 from loopc.ir.canonical import canonical_bytes
 from loopc.ir.digest import semantic_digest
 

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from loopc.ir import decode, verify
-from loopc.ir.api import compile_file, compile_source
+from loopc.pipeline import compile_file, compile_source
 from loopc.ir.budget import Limits
 from loopc.ir.canonical import canonical_bytes
 from loopc.ir.decoder import DecodeError
@@ -376,7 +376,7 @@ def test_budget_codes(limits: Limits, code: str) -> None:
 
 
 def test_budget_projection_is_an_upper_bound() -> None:
-    from loopc.compiler.driver import check_source
+    from loopc.pipeline import check_source
     from loopc.ir.budget import project
 
     for case in sorted((ROOT / "golden").glob("*/*/source.yaml")):
@@ -414,7 +414,7 @@ def test_docs_ir_python_example_runs(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_check_budget_pass_for_the_driver() -> None:
-    from loopc.compiler.driver import check_source
+    from loopc.pipeline import check_source
     from loopc.compiler.report import Reporter
     from loopc.ir.budget import check_budget
 

@@ -8,7 +8,7 @@ level — so they are exercised with reduced limits in ``tests/test_ir.py``.
 """
 from __future__ import annotations
 
-from loopc.ir.api import compile_source
+from loopc.pipeline import compile_source
 
 from conftest import HEADER as H
 

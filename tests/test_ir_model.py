@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from loopc.ir import decode, encode, evaluate
 from loopc.ir import golden as G
 from loopc.ir import model as M
-from loopc.ir.api import compile_source
+from loopc.pipeline import compile_source
 from loopc.ir.canonical import canonical_bytes
 from loopc.ir.evaluator import EvaluationError
 from loopc.ir.surface import CONFIGS

@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loopc.ir import decode, verify
-from loopc.ir.api import compile_source
+from loopc.pipeline import compile_source
 from loopc.ir.canonical import canonical_bytes
 from loopc.ir.digest import semantic_digest, semantic_projection
 
@@ -409,7 +409,7 @@ def test_annotation_mutation_keeps_validity_and_digest(path: Path, seed: int, te
 def test_two_hash_seeds_are_byte_identical(tmp_path: Path) -> None:
     script = (
         "import sys, hashlib\n"
-        "from loopc.ir.api import compile_source\n"
+        "from loopc.pipeline import compile_source\n"
         "h = hashlib.sha256()\n"
         "for p in sys.argv[1:]:\n"
         "    r = compile_source(open(p, 'rb').read())\n"

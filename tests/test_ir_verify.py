@@ -15,7 +15,7 @@ import pytest
 
 from loopc.ir import decode, evaluate, verify
 from loopc.ir import golden as G
-from loopc.ir.api import compile_source
+from loopc.pipeline import compile_source
 from loopc.ir.canonical import canonical_bytes
 from loopc.ir.decoder import DecodeError
 from loopc.ir.evaluator import EvaluationError

@@ -26,7 +26,7 @@ def test_example_ir_is_pinned(ir_snapshot) -> None:
 
 
 def test_pretty_snapshot_shapes() -> None:
-    from loopc.ir.api import compile_source
+    from loopc.pipeline import compile_source
 
     res = compile_source(EXAMPLE.read_text("utf-8"))
     text = pretty_snapshot(res)

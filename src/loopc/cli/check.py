@@ -44,7 +44,7 @@ class FileResult:
     def cap(self, limit: int | None) -> None:
         """Apply the per-file diagnostic limit (LP1013 summary), keeping the
         totals of what was found."""
-        from loopc.compiler.driver import cap_diagnostics
+        from loopc.pipeline.check import cap_diagnostics
         from loopc.diagnostics import Severity
 
         diags = tuple(self.diagnostics)
@@ -91,7 +91,7 @@ def _init_worker(config: Any) -> None:
 
 
 def _work(item: tuple[str, bytes]) -> tuple:
-    from loopc.compiler.driver import check_source
+    from loopc.pipeline import check_source
 
     path, data = item
     return check_source(data, path=path, config=_worker_config, max_diagnostics=None).diagnostics
@@ -129,7 +129,7 @@ def _progress(total: int) -> Any:
 
 def run_checks(items: Sequence[tuple[str, bytes]], config: Any, jobs: int) -> list[tuple]:
     """Diagnostics of each ``(path, data)`` item, in item order."""
-    from loopc.compiler.driver import check_source
+    from loopc.pipeline import check_source
 
     if not items:
         return []
@@ -296,7 +296,7 @@ def _format_names() -> list[str]:
 def _fix_file(f: FileResult, config: Any) -> tuple[str, str, int]:
     """``(original_text, fixed_text, fixes_applied)`` after rounds of safe
     fixes and re-checks; ``f.diagnostics`` becomes what remains."""
-    from loopc.compiler.driver import check_source
+    from loopc.pipeline import check_source
     from loopc.lint.fixes import apply_fixes
 
     original = f.text or ""

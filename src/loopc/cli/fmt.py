@@ -120,7 +120,7 @@ def format_source(text: str) -> str:
 
     Raises :class:`FormatError` when the YAML does not load (loopc reports
     an LP1xxx error) or the formatted text would mean something else."""
-    from loopc.ir.api import compile_source
+    from loopc.pipeline import compile_source
 
     bom = text.startswith("\ufeff")
     body = text[1:] if bom else text

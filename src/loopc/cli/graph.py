@@ -195,7 +195,7 @@ def to_mermaid(d: Drawing) -> str:
 @click.argument("file")
 def graph_command(fmt: str, output: str | None, file: str) -> None:
     """Draw a plan: nodes by kind, scopes as clusters, implicit failure routes dashed."""
-    from loopc.compiler.driver import check_source
+    from loopc.pipeline import check_source
     from loopc.compiler.yamlload import MAX_SOURCE_BYTES
 
     from loopc.cli.inputs import read_input

@@ -32,7 +32,7 @@ def _read(path: str, limit: int) -> bytes:
 
 def _compile(path: str) -> Any:
     from loopc.compiler.yamlload import MAX_SOURCE_BYTES
-    from loopc.ir.api import compile_source
+    from loopc.pipeline import compile_source
 
     data = _read(path, MAX_SOURCE_BYTES)
     return compile_source(data, path=None if path == "-" else path)

@@ -1,7 +1,7 @@
 """Deprecated import path: the check pipeline moved to :mod:`loopc.pipeline`
 (docs/api.md#moved-import-paths-the-pipeline-layer).  Import ``loopc.check_source`` or
-``loopc.pipeline.check_source`` instead; this alias is removed once nothing
-in the repository uses it.
+``loopc.pipeline.check_source`` instead.  The alias stays for users' code; nothing in the
+package imports it (tests/test_moved_paths.py).
 """
 from __future__ import annotations
 

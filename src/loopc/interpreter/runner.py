@@ -105,7 +105,7 @@ def prepare(sc: Scenario, plan_bytes: bytes | None, plan_path: str,
     ``plan_bytes`` is ``None`` when the plan could not be read
     (``unreadable`` says why)."""
     from loopc.diagnostics import Span
-    from loopc.ir.api import compile_source
+    from loopc.pipeline import compile_source
 
     if plan_bytes is None:
         because = f": {unreadable}" if unreadable else ""

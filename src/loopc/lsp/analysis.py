@@ -68,7 +68,7 @@ def analyse(uri: str, text: str, version: int | None, encoding: str,
     if source_over_budget(text):
         return _over_budget(uri, version, text, encoding, overrides)
     index = EditorIndex(text, encoding)
-    from loopc.compiler.driver import check_source
+    from loopc.pipeline import check_source
 
     path = _path_of(uri)
     config = None

@@ -36,7 +36,7 @@ class PlanResult:
     ``ok`` — no error diagnostic and a plan with a selected profile and
     identity; ``plan`` — the :class:`~loopc.plan.derive.ExecutionPlan` (also
     present, without identity, when only the requested profile failed);
-    ``compile`` — the :class:`loopc.ir.api.CompileResult` (None for
+    ``compile`` — the :class:`loopc.pipeline.CompileResult` (None for
     :func:`plan_artifact`); ``artifact_digest`` the semantic digest or None.
     """
 
@@ -132,7 +132,7 @@ def plan_source(
     restrictive provable one).  Raises ``ValueError`` only for an unknown
     profile name; every input problem is a diagnostic."""
     _check_profile(profile)
-    from loopc.ir.api import compile_source
+    from loopc.pipeline import compile_source
     from loopc.ir.decoder import verify
 
     res = compile_source(src, path=path)

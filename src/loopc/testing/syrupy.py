@@ -35,7 +35,7 @@ def pretty_snapshot(data: Any) -> str:
     """The snapshot text of ``data`` (see the module docstring); raises
     ``ValueError`` with the diagnostics when source text does not compile
     and ``TypeError`` for anything else."""
-    from loopc.ir.api import CompileResult, compile_source
+    from loopc.pipeline import CompileResult, compile_source
 
     if isinstance(data, str):
         res = compile_source(data)
