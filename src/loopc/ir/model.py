@@ -274,13 +274,15 @@ class _Bad(Exception):
     pass
 
 
-def instr_from_json(value: Any) -> Instr:
+def instr_from_json(value: Any, memo: dict[Any, Any] | None = None) -> Instr:
     """Wire instruction (a JSON array) → typed :data:`Instr`.  Iterative.
     Raises :class:`InstrShapeError` (with a pointer) for a value that is not
     an instruction; the strict decoder has already rejected those in an
-    artifact."""
+    artifact.  Equal sub-trees are one object (frozen, so sharing is
+    invisible): within the tree, or within every tree decoded with one
+    ``memo`` (as :func:`contract_from_json`'s)."""
     try:
-        return _build(value)
+        return _build(value, {} if memo is None else memo)
     except (_Bad, IndexError, TypeError, KeyError, AttributeError):
         _locate_shape_error(value)
         raise InstrShapeError("", "expected an instruction [op, type, operands...]") from None
@@ -290,11 +292,17 @@ def instr_from_json(value: Any) -> Instr:
 _LEAVES: dict[tuple[Any, ...], Instr] = {}
 
 
-def _build(root: Any) -> Instr:
+def _build(root: Any, memo: dict[Any, Any]) -> Instr:
     desc = parse_type_desc
     leaves = _LEAVES
     if len(leaves) > 65536:
         leaves.clear()
+    if type(root) is list and len(root) >= 3 and root[0] == "ref" and type(root[1]) is str:
+        # a reference on its own (most roots): its interned leaf
+        key = (root[1], root[2], tuple(root[3:]))
+        got = leaves.get(key)
+        if got is not None:
+            return got
     out: list[Any] = []
     push_out = out.append
     stack: list[Any] = [root]
@@ -305,29 +313,31 @@ def _build(root: Any) -> Instr:
         if type(v) is tuple:  # post-order marker: build v[0] from the last children
             v = v[0]
             op = v[0]
-            t = desc(v[1])
-            if op == "object":
-                n = (len(v) - 2) >> 1
-                kids = tuple(out[-n:])
-                del out[-n:]
-                push_out(MakeObject(t, tuple(v[2::2]), kids))
-                continue
-            n = len(v) - 2
+            n = (len(v) - 2) >> 1 if op == "object" else len(v) - 2
             if n:
                 kids = tuple(out[-n:])
                 del out[-n:]
             else:
                 kids = ()
-            if op in _BIN:
-                push_out(Binary(op, t, kids[0], kids[1]))
-            elif op == "template":
-                push_out(Template(t, kids))
-            elif op == "array":
-                push_out(MakeArray(t, kids))
-            elif op in _NARY:
-                push_out(Nary(op, t, kids))
-            else:
-                push_out(Unary(op, t, kids[0]))
+            # the children are shared (or held by what is): equal ids, equal trees
+            key = (op, v[1], tuple(v[2::2]) if op == "object" else None, *map(id, kids))
+            got = memo.get(key)
+            if got is None:
+                t = desc(v[1])
+                if op == "object":
+                    got = MakeObject(t, tuple(v[2::2]), kids)
+                elif op in _BIN:
+                    got = Binary(op, t, kids[0], kids[1])
+                elif op == "template":
+                    got = Template(t, kids)
+                elif op == "array":
+                    got = MakeArray(t, kids)
+                elif op in _NARY:
+                    got = Nary(op, t, kids)
+                else:
+                    got = Unary(op, t, kids[0])
+                memo[key] = got
+            push_out(got)
             continue
         if type(v) is not list or len(v) < 2 or type(v[1]) is not str:
             raise _Bad
@@ -519,8 +529,15 @@ class FieldSchema:
 Contract = dict
 
 
-def field_from_json(d: Mapping[str, Any]) -> FieldSchema:
-    """FieldSchema JSON → :class:`FieldSchema` (iterative over ``items``)."""
+#: Default values a decoded FieldSchema may share with an equal one (with
+#: the value's type: ``1 == True`` but they are different defaults).
+_SHARED_DEFAULTS = frozenset({str, int, bool, _NoDefault, type(None)})
+
+
+def field_from_json(d: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> FieldSchema:
+    """FieldSchema JSON → :class:`FieldSchema` (iterative over ``items``).
+    ``memo`` (one decoding's): equal FieldSchemas with scalar defaults are
+    one object, as lowering shares them."""
     chain = []
     cur: Any = d
     while type(cur) is dict:
@@ -529,10 +546,18 @@ def field_from_json(d: Mapping[str, Any]) -> FieldSchema:
     out: FieldSchema | None = None
     for f in reversed(chain):
         vals = f.get("values")
-        out = FieldSchema(
-            f["type"], f["required"], f.get("default", NO_DEFAULT),
-            tuple(vals) if vals is not None else None, out if "items" in f else None,
-            f.get("label"), f.get("description"))
+        default = f.get("default", NO_DEFAULT)
+        args = (f["type"], f["required"], default, tuple(vals) if vals is not None else None,
+                out if "items" in f else None, f.get("label"), f.get("description"))
+        if memo is not None and type(default) in _SHARED_DEFAULTS:
+            # ``items`` by identity: it is itself shared (or held by what is)
+            key = ("field", type(default), args[:4], id(args[4]), args[5:])
+            got = memo.get(key)
+            if got is None:
+                got = memo[key] = FieldSchema(*args)
+            out = got
+        else:
+            out = FieldSchema(*args)
     assert out is not None
     return out
 
@@ -562,9 +587,18 @@ def field_to_json(fs: FieldSchema) -> dict[str, Any]:
     return out
 
 
-def contract_from_json(c: Mapping[str, Any]) -> dict[str, FieldSchema]:
-    """Contract JSON → ``{name: FieldSchema}`` in sorted name order."""
-    return {k: field_from_json(c[k]) for k in sorted(c)}
+def contract_from_json(c: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> dict[str, FieldSchema]:
+    """Contract JSON → ``{name: FieldSchema}`` in sorted name order.  With
+    ``memo`` (as :func:`field_from_json`) equal contracts are one (read-only)
+    dict."""
+    if memo is None:
+        return {k: field_from_json(c[k]) for k in sorted(c)}
+    fields = [(k, field_from_json(c[k], memo)) for k in sorted(c)]
+    key = ("contract", *[(k, id(f)) for k, f in fields])
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = dict(fields)
+    return got  # type: ignore[no-any-return]
 
 
 def contract_to_json(c: Mapping[str, FieldSchema], memo: dict[int, Any] | None = None) -> dict[str, Any]:
@@ -583,8 +617,8 @@ def contract_to_json(c: Mapping[str, FieldSchema], memo: dict[int, Any] | None =
     return got  # type: ignore[no-any-return]
 
 
-def _bind_from(d: Mapping[str, Any]) -> dict[str, Instr]:
-    return {k: instr_from_json(d[k]) for k in sorted(d)}
+def _bind_from(d: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> dict[str, Instr]:
+    return {k: instr_from_json(d[k], memo) for k in sorted(d)}
 
 
 def _bind_to(d: Mapping[str, Instr], memo: dict[int, Any] | None = None) -> dict[str, Any]:
@@ -607,8 +641,17 @@ class ScopeRef:
     branch: str | None = None
 
 
-def _scope_from(lst: Any) -> tuple[ScopeRef, ...]:
-    return tuple(ScopeRef(s["kind"], s["owner"], s.get("branch")) for s in lst)
+def _scope_from(lst: Any, memo: dict[Any, Any] | None = None) -> tuple[ScopeRef, ...]:
+    """A scope stack; with ``memo`` (one decoding's) equal stacks are one tuple."""
+    if memo is None:
+        return tuple(ScopeRef(s["kind"], s["owner"], s.get("branch")) for s in lst)
+    if not lst:
+        return ()
+    key = ("scope", *[(s["kind"], s["owner"], s.get("branch")) for s in lst])
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = tuple(ScopeRef(*k) for k in key[1:])
+    return got  # type: ignore[no-any-return]
 
 
 def _scope_to(stack: tuple[ScopeRef, ...], memo: dict[int, Any] | None = None) -> list[dict[str, Any]]:
@@ -673,8 +716,14 @@ class Disposition:
     status: str | None = None
 
 
-def _disp_from(d: Mapping[str, Any]) -> Disposition:
-    return Disposition(d["action"], d.get("owner"), d.get("branch"), d.get("join"), d.get("status"))
+def _disp_from(d: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> Disposition:
+    key = ("disp", d["action"], d.get("owner"), d.get("branch"), d.get("join"), d.get("status"))
+    if memo is None:
+        return Disposition(*key[1:])
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = Disposition(*key[1:])
+    return got  # type: ignore[no-any-return]
 
 
 def _disp_to(d: Disposition) -> dict[str, Any]:
@@ -740,6 +789,7 @@ def _codec(spec: Any) -> str | None:
 
 
 _T = TypeVar("_T", bound=type)
+_E = TypeVar("_E")
 
 
 def _wire_fields(op: str) -> Callable[[_T], _T]:
@@ -917,8 +967,8 @@ CONFIG_CLASSES: dict[str, type] = {
 }
 
 
-def _ws_from(d: Mapping[str, Any]) -> WorkScope:
-    return WorkScope(d["mode"], instr_from_json(d["scope"]) if "scope" in d else None)
+def _ws_from(d: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> WorkScope:
+    return WorkScope(d["mode"], instr_from_json(d["scope"], memo) if "scope" in d else None)
 
 
 def _ws_to(w: WorkScope, memo: dict[int, Any]) -> dict[str, Any]:
@@ -928,10 +978,10 @@ def _ws_to(w: WorkScope, memo: dict[int, Any]) -> dict[str, Any]:
     return d
 
 
-def _rs_from(d: Mapping[str, Any]) -> RelatedScopes:
+def _rs_from(d: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> RelatedScopes:
     items = d.get("items")
-    return RelatedScopes(d["form"], tuple(instr_from_json(x) for x in items) if items is not None else None,
-                         instr_from_json(d["value"]) if "value" in d else None)
+    return RelatedScopes(d["form"], tuple(instr_from_json(x, memo) for x in items) if items is not None else None,
+                         instr_from_json(d["value"], memo) if "value" in d else None)
 
 
 def _rs_to(r: RelatedScopes, memo: dict[int, Any]) -> dict[str, Any]:
@@ -943,21 +993,22 @@ def _rs_to(r: RelatedScopes, memo: dict[int, Any]) -> dict[str, Any]:
     return d
 
 
-#: codec -> (decode(wire value), encode(model value, memo)); ``memo`` as in
-#: :func:`instr_to_json`, one per encoding.
-_CODECS: dict[str, tuple[Callable[[Any], Any], Callable[[Any, dict[int, Any]], Any]]] = {
-    "str": (lambda x: x, lambda x, m: x),
-    "int": (lambda x: int(x), lambda x, m: x),
-    "flag": (lambda x: bool(x), lambda x, m: x),
+#: codec -> (decode(wire value, memo), encode(model value, memo)); ``memo``
+#: as in :func:`contract_from_json` / :func:`instr_to_json`, one per
+#: decoding / encoding.  A ``None`` decoder keeps the wire value as it is.
+_CODECS: dict[str, tuple[Callable[[Any, Any], Any] | None, Callable[[Any, dict[int, Any]], Any]]] = {
+    "str": (None, lambda x, m: x),
+    "int": (lambda x, m: int(x), lambda x, m: x),
+    "flag": (lambda x, m: bool(x), lambda x, m: x),
     "instr": (instr_from_json, instr_to_json),
     "bind": (_bind_from, _bind_to),
     "contract": (contract_from_json, contract_to_json),
-    "strs": (tuple, lambda x, m: list(x)),
-    "cases": (lambda lst: tuple(SwitchCase(c["port"], instr_from_json(c["when"])) for c in lst),
+    "strs": (lambda x, m: tuple(x), lambda x, m: list(x)),
+    "cases": (lambda lst, m: tuple(SwitchCase(c["port"], instr_from_json(c["when"], m)) for c in lst),
               lambda cs, m: [{"port": c.port, "when": instr_to_json(c.when, m)} for c in cs]),
     "work_scope": (_ws_from, _ws_to),
     "related_scopes": (_rs_from, _rs_to),
-    "work_items": (lambda d: WorkItems(instr_from_json(d["allowedResponders"])),
+    "work_items": (lambda d, m: WorkItems(instr_from_json(d["allowedResponders"], m)),
                    lambda w, m: {"allowedResponders": instr_to_json(w.allowed_responders, m)}),
 }
 
@@ -967,6 +1018,11 @@ _CONFIG_FIELDS: dict[str, list[tuple[str, str, str, bool]]] = {
     for op, cls in CONFIG_CLASSES.items()
 }
 
+
+# op -> [(attr name, wire name, decoder)]
+_CONFIG_DECODERS: dict[str, list[tuple[str, str, Callable[[Any, Any], Any] | None]]] = {
+    op: [(name, wire, _CODECS[codec][0]) for name, wire, codec, _ in fields] for op, fields in _CONFIG_FIELDS.items()
+}
 
 # op -> [(attr name, wire name, encoder, required)]
 _CONFIG_ENCODERS: dict[str, list[tuple[str, str, Callable[[Any, dict[int, Any]], Any], bool]]] = {
@@ -981,12 +1037,13 @@ def config_wire_fields(op: str) -> list[str]:
     return [w for _, w, _, _ in _CONFIG_FIELDS[op]]
 
 
-def config_from_json(op: str, c: Mapping[str, Any]) -> Config:
-    """Config JSON of opcode ``op`` → its config class."""
+def config_from_json(op: str, c: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> Config:
+    """Config JSON of opcode ``op`` → its config class (``memo`` as in
+    :func:`contract_from_json`)."""
     kw = {}
-    for name, wire, codec, _ in _CONFIG_FIELDS[op]:
+    for name, wire, dec in _CONFIG_DECODERS[op]:
         if wire in c:
-            kw[name] = _CODECS[codec][0](c[wire])
+            kw[name] = c[wire] if dec is None else dec(c[wire], memo)
     return CONFIG_CLASSES[op](**kw)  # type: ignore[no-any-return]
 
 
@@ -1100,23 +1157,34 @@ class Node:
         raise KeyError(name)
 
 
-def node_from_json(n: Mapping[str, Any]) -> Node:
-    """Node JSON (validated) → :class:`Node`."""
+def node_from_json(n: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> Node:
+    """Node JSON (validated) → :class:`Node` (``memo`` as in :func:`contract_from_json`)."""
     ports = n["ports"]
     src = []
     for p in ports["source"]:
         out = p["output"]
         imp = p.get("implicit")
-        src.append(SourcePort(p["name"], None if out is None else contract_from_json(out), p.get("edge"),
-                              None if imp is None else _disp_from(imp)))
+        src.append(SourcePort(p["name"], None if out is None else contract_from_json(out, memo), p.get("edge"),
+                              None if imp is None else _disp_from(imp, memo)))
     tgt = tuple(TargetPort(t["name"], tuple(t["edges"])) for t in ports["target"])
     eff = n["effects"]
     r = n.get("retry")
     return Node(
-        n["id"], contract_from_json(n["input"]), tuple(src), tgt, _scope_from(n["scope"]),
-        NodeEffects(tuple(eff["reads"]), tuple(eff["writes"]), tuple(eff["watches"])),
-        config_from_json(n["op"], n["config"]),
+        n["id"], contract_from_json(n["input"], memo), tuple(src), tgt, _scope_from(n["scope"], memo),
+        _effects_from(NodeEffects, (tuple(eff["reads"]), tuple(eff["writes"]), tuple(eff["watches"])), memo),
+        config_from_json(n["op"], n["config"], memo),
         Retry(int(r["maxAttempts"]), r["backoff"]) if r is not None else None, n.get("label"), n.get("description"))
+
+
+def _effects_from(cls: type[_E], lists: tuple[tuple[str, ...], ...], memo: dict[Any, Any] | None) -> _E:
+    """:class:`NodeEffects` / :class:`EdgeEffects`, equal ones shared under ``memo``."""
+    if memo is None:
+        return cls(*lists)
+    key = (cls, *lists)
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = cls(*lists)
+    return got  # type: ignore[no-any-return]
 
 
 def node_to_json(n: Node, memo: dict[int, Any] | None = None) -> dict[str, Any]:
@@ -1172,11 +1240,13 @@ class Edge:
         return self.effects.reads
 
 
-def edge_from_json(e: Mapping[str, Any]) -> Edge:
+def edge_from_json(e: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> Edge:
+    """Edge JSON (validated) → :class:`Edge` (``memo`` as in :func:`contract_from_json`)."""
     d = e.get("disposition")
     f, t = e["from"], e["to"]
-    return Edge(e["id"], f["node"], f["port"], t["node"], t["port"], _bind_from(e["bind"]), _scope_from(e["scope"]),
-                EdgeEffects(tuple(e["effects"]["reads"])), None if d is None else _disp_from(d), e.get("label"))
+    return Edge(e["id"], f["node"], f["port"], t["node"], t["port"], _bind_from(e["bind"], memo),
+                _scope_from(e["scope"], memo), _effects_from(EdgeEffects, (tuple(e["effects"]["reads"]),), memo),
+                None if d is None else _disp_from(d, memo), e.get("label"))
 
 
 def edge_to_json(e: Edge, memo: dict[int, Any] | None = None) -> dict[str, Any]:
@@ -1247,11 +1317,15 @@ class Plan:
 
 
 def plan_from_json(p: Mapping[str, Any]) -> Plan:
+    """Plan JSON (validated) → :class:`Plan`.  Equal FieldSchemas, contracts,
+    scope stacks, effects and dispositions are one object each (one memo per
+    call), as in a lowered plan: the model is read-only data."""
+    memo: dict[Any, Any] = {}
     return Plan(
-        contract_from_json(p["input"]), contract_from_json(p["output"]), contract_from_json(p["state"]),
-        Entry(p["entry"]["node"], _bind_from(p["entry"]["bind"])),
-        tuple(node_from_json(n) for n in p["nodes"]), tuple(edge_from_json(e) for e in p["edges"]),
-        tuple(_decl_from(s) for s in p["scopes"]))
+        contract_from_json(p["input"], memo), contract_from_json(p["output"], memo),
+        contract_from_json(p["state"], memo), Entry(p["entry"]["node"], _bind_from(p["entry"]["bind"], memo)),
+        tuple([node_from_json(n, memo) for n in p["nodes"]]), tuple([edge_from_json(e, memo) for e in p["edges"]]),
+        tuple([_decl_from(s) for s in p["scopes"]]))
 
 
 def plan_to_json(p: Plan) -> dict[str, Any]:

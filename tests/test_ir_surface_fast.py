@@ -1,0 +1,138 @@
+"""The surface check's accepting pass (``surface._accept``, per-spec tables)
+agrees with the precise walk (``surface._validate``), which defines the
+surface and locates every error: on every golden artifact and on randomly
+mutated ones, under every artifact version, ``_accept`` returns what the
+walk returns, and raises whenever the walk raises.  (It may also raise on a
+value the walk accepts; ``validate`` then returns the walk's answer — on the
+goldens it never does.)"""
+from __future__ import annotations
+
+import copy
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from loopc.ir import surface
+from loopc.ir.versions import VERSIONS
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDENS = sorted((ROOT / "golden").glob("*/*/expected.json"))
+ARTIFACTS = [json.loads(p.read_text(encoding="utf-8")) for p in GOLDENS]
+
+
+def _walk(v: Any, spec: Any, version: int) -> tuple[str, Any]:
+    try:
+        return "ok", surface._validate(v, version, spec, False)
+    except surface.SurfaceError:
+        return "rejected", None
+    except Exception as exc:  # noqa: BLE001 - the walk's own exceptions are compared too
+        return type(exc).__name__, None
+
+
+def _fast(v: Any, spec: Any, version: int) -> tuple[str, Any]:
+    try:
+        return "ok", surface._accept(v, version, spec)
+    except Exception:  # noqa: BLE001 - any exception is a rejection
+        return "rejected", None
+
+
+def _agree(v: Any, spec: Any = surface.ARTIFACT) -> None:
+    for version in VERSIONS:
+        walk, fast = _walk(v, spec, version), _fast(v, spec, version)
+        if fast[0] == "ok":  # accepted: the walk accepts it too, needing the same version
+            assert walk == fast, (version, walk, fast)
+        # validate() is the walk's answer either way
+        try:
+            got: tuple[str, Any] = "ok", surface.validate(v, version, spec=spec)
+        except surface.SurfaceError:
+            got = "rejected", None
+        except Exception as exc:  # noqa: BLE001
+            got = type(exc).__name__, None
+        assert got == walk
+
+
+@pytest.mark.parametrize("art", ARTIFACTS, ids=[str(p.parent.relative_to(ROOT / "golden")) for p in GOLDENS])
+def test_goldens_take_the_accepting_pass(art: Any) -> None:
+    assert GOLDENS
+    version = int(art["artifactVersion"].rsplit("v", 1)[1])
+    assert surface._accept(art, version, surface.ARTIFACT) == surface._validate(art, version, surface.ARTIFACT, False)
+    _agree(art)
+
+
+def _slots(v: Any, out: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, dict):
+            for k, y in x.items():
+                out.append((x, k))
+                stack.append(y)
+        elif isinstance(x, list):
+            for i, y in enumerate(x):
+                out.append((x, i))
+                stack.append(y)
+    return out
+
+
+_POOL: list[Any] = [
+    None, True, False, 0, 1, -1, 101, 1.5, 2.0, 2**60, "", "x", "a b", "Bad", "string", "array<string>",
+    "array<scope>", "scope", "responder", "array<nope>", "lit", "ref", "object", "eq", "and", "not", "template",
+    "array", "run.input", "item", "loop", "fork", "fan_out", "all_match", "fail_item", "never", "PT1S", "P1X",
+    "failed", "timed_out", "in", "continue", "collect", "send_message", "join", "end", [], {}, [1], ["x"],
+    ["lit", "string", "x"], ["ref", "string", "run.input", "a"], ["ref", "string", "item"],
+    ["object", "object", "b", ["lit", "string", "x"], "a", ["lit", "string", "y"]],
+    ["eq", "boolean", ["lit", "number", 1]], {"type": "string", "required": True},
+    {"type": "array", "required": False, "items": {"type": "scope", "required": True}},
+    {"type": "enum", "required": True, "values": []},
+]
+
+
+def _mutate(art: Any, rnd: random.Random) -> Any:
+    art = copy.deepcopy(art)
+    for _ in range(rnd.randint(1, 3)):
+        slots = _slots(art, [])
+        holder, key = rnd.choice(slots)
+        what = rnd.randrange(6)
+        if what == 0:  # a value from the pool
+            holder[key] = copy.deepcopy(rnd.choice(_POOL))
+        elif what == 1:  # a value from elsewhere in the artifact (plausible shapes)
+            h2, k2 = rnd.choice(slots)
+            holder[key] = copy.deepcopy(h2[k2])
+        elif what == 2:  # drop it
+            del holder[key]
+        elif what == 3:  # a new key or element next to it
+            if isinstance(holder, dict):
+                h2, k2 = rnd.choice(slots)
+                name = k2 if isinstance(k2, str) else rnd.choice(["extra", "items", "values", "retry", "label"])
+                holder[name] = copy.deepcopy(holder[key] if rnd.random() < 0.5 else rnd.choice(_POOL))
+            else:
+                holder.insert(key, copy.deepcopy(holder[key]))
+        elif what == 4 and isinstance(holder[key], str):  # a nearby string
+            s = holder[key]
+            holder[key] = rnd.choice([s.upper(), s + "\n", s + "x", s[:-1], "array<" + s + ">", s.replace("_", "-")])
+        elif what == 5 and isinstance(holder[key], list) and holder[key]:
+            holder[key].reverse()
+    return art
+
+
+@settings(max_examples=400, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.integers(0, len(ARTIFACTS) - 1), st.randoms(use_true_random=False))
+def test_mutated_artifacts_agree(i: int, rnd: random.Random) -> None:
+    _agree(_mutate(ARTIFACTS[i], rnd))
+
+
+@settings(max_examples=200, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.integers(0, len(ARTIFACTS) - 1), st.randoms(use_true_random=False))
+def test_mutated_parts_agree(i: int, rnd: random.Random) -> None:
+    """Each named definition on its own, on parts of a mutated artifact."""
+    art = _mutate(ARTIFACTS[i], rnd)
+    holder, key = rnd.choice(_slots(art, []))
+    for _, spec in surface.iter_specs():
+        _agree(holder[key], spec)
