@@ -576,7 +576,8 @@ class EffectAnalysis:
             c = node.config
             if isinstance(c, Wait) and c.condition is not None and self.nt.get(nid) is None:
                 at = self.ctx.config_at(node, "condition")
-                if at is None or not self.ctx.r.tainted(expr_entity(at.pointer)):
+                r = self.ctx.r
+                if at is None or not (r.any_tainted and r.tainted(expr_entity(at.pointer))):
                     yield nid, node, c  # a rejected condition says nothing to reason about
 
     def check_waits(self) -> None:
@@ -649,15 +650,18 @@ class EffectAnalysis:
             if eff is not None and self.nt.get(nid) is None:
                 for f in eff.writes:
                     writers.setdefault(f, []).append(nid)
+        in_item = {w: any(f.kind == "fan_out" for f in self.ns.get(w, ())) for ws in writers.values() for w in ws}
         for nid, node, c in self._condition_waits():
             st = self.ns.get(nid, ())
+            together: dict[str, bool] = {}  # writer -> concurrent with this wait
             for field in sorted(self.node_eff.get(nid, NO_EFFECTS).wait_reads):
                 conc, other = [], []
                 for w in writers.get(field, ()):
-                    wst = self.ns.get(w, ())
-                    if any(f.kind == "fan_out" for f in wst):
+                    if in_item[w]:
                         continue  # LP4406
-                    (conc if concurrent(st, wst, self.defaults) else other).append(w)
+                    if w not in together:
+                        together[w] = concurrent(st, self.ns.get(w, ()), self.defaults)
+                    (conc if together[w] else other).append(w)
                 if not conc:
                     continue
                 order = self._ordering()

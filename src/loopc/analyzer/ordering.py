@@ -130,6 +130,7 @@ class Ordering:
         self._pre: dict[str, set[Any]] = {}
         self._quals: dict[tuple[str, Any], tuple[frozenset[str] | None, Reason | None]] = {}
         self._false: dict[tuple[str, str, bool], bool] = {}
+        self._formulas: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ graph
     def _graph(self) -> dict[Any, list[Any]]:
@@ -199,14 +200,28 @@ class Ordering:
         got = self._false.get(key)
         if got is not None:
             return got
-        from loopc.analyzer.conditions import false_when, formula
-        from loopc.compiler.expr import parse_expression
+        from loopc.analyzer.conditions import false_when
 
         ok = False
         fs = self.ctx.plan.state.get(field)
-        cond = _condition(self.ctx.nodes[wait].config)
-        if fs is not None and cond is not None:
+        f = self._formula(wait)
+        if fs is not None and f is not None:
             default = fs.default if fs.has_default else None
+            ok = false_when(f if not value else ("not", f), _subject(field), default)
+        self._false[key] = ok
+        return ok
+
+    def _formula(self, wait: str) -> Any:
+        """The formula of the wait's condition (once per wait), ``None``
+        when it has none or it does not parse."""
+        if wait in self._formulas:
+            return self._formulas[wait]
+        from loopc.analyzer.conditions import formula
+        from loopc.compiler.expr import parse_expression
+
+        f = None
+        cond = _condition(self.ctx.nodes[wait].config)
+        if cond is not None:
             try:
                 tree, errs = parse_expression(cond.text)
                 bad = bool(errs)
@@ -214,9 +229,8 @@ class Ordering:
                 tree, bad = None, True
             if tree is not None and not bad:
                 f = formula(tree, cond.text)
-                ok = false_when(f if not value else ("not", f), _subject(field), default)
-        self._false[key] = ok
-        return ok
+        self._formulas[wait] = f
+        return f
 
     def _cond_false_at_default(self, wait: str, field: str) -> bool:
         return self._cond_at_default(wait, field, False)

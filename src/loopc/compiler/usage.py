@@ -17,27 +17,28 @@ its field look unused.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator, Mapping
 
 from loopc.compiler.expr import ast as A
-from loopc.compiler.model import Plan, SetVariable
+from loopc.compiler.model import Expr, Plan, Ref, SetVariable
 from loopc.compiler.report import Reporter
 from loopc.compiler.types import Type
 from loopc.compiler.yamlnodes import YMap
 
-__all__ = ["check_usage", "run_paths"]
+__all__ = ["check_usage", "run_paths", "may_read_run"]
 
 
 def run_paths(typed_values: Iterable[Any]) -> set[tuple[str, str]]:
     """``{("input", f), ("state", f)}`` for every ``run.input.f`` /
     ``run.state.f`` path inside the typed values (iterative walk over attrs
     objects, tuples, lists and mappings; each object visited once; static
-    types hold no path and are not walked)."""
+    types and the attributes declared scalar (offsets, names, types) hold no
+    path and are not walked)."""
     out: set[tuple[str, str]] = set()
     stack = list(typed_values)
     seen: set[int] = set()
     names = _ATTR_NAMES
-    path_cls = A.Path
+    path_cls, template_cls, interp_cls = A.Path, A.TemplateAst, A.Interp
     while stack:
         v = stack.pop()
         cls = v.__class__
@@ -52,7 +53,9 @@ def run_paths(typed_values: Iterable[Any]) -> set[tuple[str, str]]:
         if id(v) in seen:
             continue
         seen.add(id(v))
-        if cls is tuple or cls is list:
+        if cls is template_cls:  # only its interpolations hold paths
+            stack.extend(p.expr for p in v.parts if p.__class__ is interp_cls)
+        elif cls is tuple or cls is list:
             stack.extend(v)
         elif isinstance(v, dict):
             stack.extend(v.values())
@@ -64,14 +67,38 @@ def run_paths(typed_values: Iterable[Any]) -> set[tuple[str, str]]:
             attrs_of = names.get(cls)
             if attrs_of is None:
                 fields = getattr(cls, "__attrs_attrs__", None)
-                attrs_of = names[cls] = tuple(a.name for a in fields) if fields is not None else ()
+                attrs_of = names[cls] = tuple(
+                    a.name for a in fields if a.type not in _SCALAR_FIELDS) if fields is not None else ()
             for a in attrs_of:
                 stack.append(getattr(v, a, None))
     return out
 
 
-#: attrs class -> its attribute names (run_paths)
+def may_read_run(typed: Mapping[Any, Any]) -> Iterator[Any]:
+    """The typed forms in ``typed`` (the type pass's model object → typed
+    form, :attr:`~loopc.compiler.typecheck.TypeInfo.values`) that may hold a
+    ``run.*`` path, for :func:`run_paths`: not those of a reference whose
+    path does not start at ``run``, nor of an expression whose text does not
+    spell ``run`` (templates are walked: their text may be long, their
+    interpolations few)."""
+    for obj, t in typed.items():
+        cls = obj.__class__
+        if cls is Ref:
+            if obj.path[:1] != ("run",):
+                continue
+        elif cls is Expr and "run" not in obj.text:
+            continue
+        yield t
+
+
+#: attrs class -> the names of its attributes that may hold a typed value (run_paths)
 _ATTR_NAMES: dict[type, tuple[str, ...]] = {}
+#: annotations of attrs fields that hold no path (offsets, names, flags, static
+#: types): not walked
+_SCALAR_FIELDS = frozenset((
+    "int", "str", "bool", "float", "Type", "Type | None", "int | None", "str | None",
+    "tuple[int, ...]", "tuple[str, ...]",
+))
 
 
 def check_usage(plan: Plan, typed_values: Iterable[Any], entry_fields: Iterable[str],

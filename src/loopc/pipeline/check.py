@@ -241,12 +241,14 @@ def _check(src: str | bytes, path: str | None) -> CheckResult:
 
                 analysis = guard(reporter, "analyzer", lambda: analyzer.analyze(plan, scopes, reporter))
             if types is not None:
-                from loopc.compiler.usage import check_usage
+                from loopc.compiler.usage import check_usage, may_read_run
 
                 guard(
                     reporter,
                     "usage",
-                    lambda: check_usage(plan, types.values.values(), (b.field for b in types.entry_bindings), reporter),
+                    lambda: check_usage(
+                        plan, may_read_run(types.values), (b.field for b in types.entry_bindings), reporter
+                    ),
                 )
     diags = finish(
         reporter.diagnostics,
