@@ -265,12 +265,12 @@ def test_every_mode_port_route_scope_and_version_has_a_golden() -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_fast_version_selection_agrees_with_the_surface(case: Path) -> None:
-    from loopc.ir.decoder import iter_instr_roots
     from loopc.ir.instr import scan_instrs
+    from loopc.ir.model import from_json, instr_roots
     from loopc.ir.versions import structural_version
 
     exp = _expected(case)
-    fast = max(structural_version(exp), scan_instrs(iter_instr_roots(exp))[2])
+    fast = max(structural_version(exp), scan_instrs(instr_roots(from_json(exp).plan))[2])
     assert fast == surface.required_version(exp) == int(exp["artifactVersion"].rsplit("v", 1)[1])
 
 

@@ -163,6 +163,11 @@ def lower_typed(typed: Any, leaves: dict[Any, Instr] | None = None) -> Instr:
     if leaves is None:
         leaves = {}
     cls = typed.__class__
+    if cls is A.Path:  # most bindings are one reference: no walk
+        t = typed.type
+        if t is None:
+            raise LoweringError("expression was not typed")
+        return _ref(_desc(t), typed.root, typed.segments, leaves)
     if cls in _AST_CLASSES:
         return _lower_ast(typed, leaves)
     if cls is TC.TypedLiteral:

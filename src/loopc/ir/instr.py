@@ -164,35 +164,51 @@ def state_reads(instrs: Iterable[Any], into: set[str]) -> set[str]:
 def scan_instrs(roots: Iterable[tuple[str, str, Any]]) -> tuple[int, Any, int]:
     """One walk over every instruction tree: ``(max depth, (kind, id) of the
     deepest tree, version needed by type descriptors and reference roots)``.
-    ``roots`` as produced by :func:`loopc.ir.decoder.iter_instr_roots`."""
+    ``roots`` — ``(kind, id, instruction)`` of typed instructions
+    (:data:`loopc.ir.model.Instr`), as produced by
+    :func:`loopc.ir.model.instr_roots`."""
     from loopc.ir.versions import _ROOT_V, desc_version
 
-    cache: dict[str, int] = {}
+    cache: dict[Any, int] = {}  # TypeDesc -> version (interned, hash cached)
+    get = cache.get
     best = 0
     where: Any = None
     version = 1
+    seen: dict[int, tuple[int, Any]] = {}  # id of a root walked before -> (its depth, it); roots are often shared leaves
     for kind, ident, root in roots:
-        stack = [(root, 1)]
+        got = seen.get(id(root))
+        if got is not None:
+            deepest = got[0]
+            if deepest > best:
+                best = deepest
+                where = (kind, ident)
+            continue
         deepest = 0
+        stack = [(root, 1)]
+        pop = stack.pop
+        push = stack.append
         while stack:
-            i, d = stack.pop()
+            i, d = pop()
             if d > deepest:
                 deepest = d
-            dv = desc_version(i[1], cache)
+            t = i.type
+            dv = get(t)
+            if dv is None:
+                dv = cache[t] = desc_version(t.wire)
             if dv > version:
                 version = dv
-            op = i[0]
+            op = i.op
             if op == "lit":
                 continue
             if op == "ref":
-                rv = _ROOT_V.get(i[2], 1)
+                rv = _ROOT_V.get(i.root, 1)
                 if rv > version:
                     version = rv
                 continue
-            kids = i[3::2] if op == "object" else i[2:]
             d += 1
-            for k in kids:
-                stack.append((k, d))
+            for k in i.children:
+                push((k, d))
+        seen[id(root)] = (deepest, root)  # the root kept alive: its id is not reused
         if deepest > best:
             best = deepest
             where = (kind, ident)

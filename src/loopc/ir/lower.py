@@ -50,6 +50,7 @@ __all__ = ["LoweringError", "lower_plan", "DEFAULT_RETRY", "DEFAULT_MAX_CONCURRE
 DEFAULT_RETRY = {"maxAttempts": 1, "backoff": "PT1S"}
 _DEFAULT_RETRY = Retry(1, "PT1S")
 _NO_EDGE_EFFECTS = EdgeEffects()  # shared: most edges read no Run state
+_NO_NODE_EFFECTS = NodeEffects()  # shared: most nodes neither read, write nor watch Run state
 DEFAULT_MAX_CONCURRENCY = _fan_out.DEFAULT_MAX_CONCURRENCY  # declared by the kind
 
 
@@ -194,7 +195,8 @@ class _Lowerer:
         source, target = self.ports(n)
         return IRNode(
             n.id, self.contract(P.effective_input(n, self.plan.output)), source, target, self.scope_stack(n.id),
-            NodeEffects(tuple(sorted(eff.reads)), tuple(sorted(eff.writes)), tuple(sorted(eff.wait_reads))),
+            NodeEffects(tuple(sorted(eff.reads)), tuple(sorted(eff.writes)), tuple(sorted(eff.wait_reads)))
+            if eff.reads or eff.writes or eff.wait_reads else _NO_NODE_EFFECTS,
             config, retry, n.label, n.description)
 
     def ports(self, n: Node) -> tuple[tuple[SourcePort, ...], tuple[TargetPort, ...]]:

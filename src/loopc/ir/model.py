@@ -66,7 +66,7 @@ __all__ = [
     "type_desc_of", "instr_from_json", "instr_to_json", "iter_instrs", "walk_instr",
     "field_from_json", "field_to_json", "contract_from_json", "contract_to_json",
     "config_from_json", "config_to_json", "node_from_json", "node_to_json", "edge_from_json",
-    "edge_to_json", "plan_from_json", "plan_to_json", "from_json", "to_json", "encode",
+    "edge_to_json", "plan_from_json", "plan_to_json", "from_json", "to_json", "encode", "instr_roots",
     # pre-typed-model names (kept working)
     "FieldView", "PortView", "TargetPortView", "ScopeRefView", "RetryView", "NodeView", "EdgeView",
     "field_view", "contract_view", "node_view", "edge_view",
@@ -438,6 +438,10 @@ def instr_to_json(instr: Instr, memo: dict[int, Any] | None = None) -> list[Any]
     interns them) is encoded once and its JSON array shared too."""
     if memo is None:
         memo = {}
+    else:
+        got = memo.get(id(instr))
+        if got is not None:
+            return got  # type: ignore[no-any-return]
     root: list[Any] = [None]
     stack: list[tuple[Instr, list[Any], int]] = [(instr, root, 0)]
     while stack:
@@ -624,7 +628,12 @@ def _bind_from(d: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> dict
 def _bind_to(d: Mapping[str, Instr], memo: dict[int, Any] | None = None) -> dict[str, Any]:
     if memo is None:
         memo = {}
-    return {k: instr_to_json(v, memo) for k, v in d.items()}
+    get = memo.get
+    out = {}
+    for k, v in d.items():
+        got = get(id(v))  # bindings are mostly shared leaves: no call for them
+        out[k] = got if got is not None else instr_to_json(v, memo)
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -726,7 +735,12 @@ def _disp_from(d: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> Disp
     return got  # type: ignore[no-any-return]
 
 
-def _disp_to(d: Disposition) -> dict[str, Any]:
+def _disp_to(d: Disposition, memo: dict[int, Any] | None = None) -> dict[str, Any]:
+    if memo is not None:
+        got = memo.get(id(d))
+        if got is None:
+            got = memo[id(d)] = _disp_to(d)
+        return got  # type: ignore[no-any-return]
     out: dict[str, Any] = {"action": d.action}
     if d.status is not None:
         out["status"] = d.status
@@ -1024,9 +1038,13 @@ _CONFIG_DECODERS: dict[str, list[tuple[str, str, Callable[[Any, Any], Any] | Non
     op: [(name, wire, _CODECS[codec][0]) for name, wire, codec, _ in fields] for op, fields in _CONFIG_FIELDS.items()
 }
 
-# op -> [(attr name, wire name, encoder, required)]
-_CONFIG_ENCODERS: dict[str, list[tuple[str, str, Callable[[Any, dict[int, Any]], Any], bool]]] = {
-    op: [(name, wire, _CODECS[codec][1], required) for name, wire, codec, required in fields]
+#: codecs whose wire value is the model value (their encoder is not called)
+_IDENTITY_CODECS = frozenset({"str", "int", "flag"})
+
+# op -> [(attr name, wire name, encoder or None for the identity, required)]
+_CONFIG_ENCODERS: dict[str, list[tuple[str, str, Callable[[Any, dict[int, Any]], Any] | None, bool]]] = {
+    op: [(name, wire, None if codec in _IDENTITY_CODECS else _CODECS[codec][1], required)
+         for name, wire, codec, required in fields]
     for op, fields in _CONFIG_FIELDS.items()
 }
 
@@ -1057,34 +1075,47 @@ def config_to_json(cfg: Config, memo: dict[int, Any] | None = None) -> dict[str,
         v = getattr(cfg, name)
         if not required and (v is None or v is False):
             continue
-        d[wire] = enc(v, memo)
+        d[wire] = v if enc is None else enc(v, memo)
     return d
 
 
-def _config_instrs(cfg: Any) -> Iterator[tuple[str, Instr]]:
-    for name, wire, codec, _ in _CONFIG_FIELDS[cfg.OP]:
+#: codecs of config members that hold instruction trees
+_INSTR_CODECS = frozenset({"instr", "bind", "cases", "work_scope", "related_scopes", "work_items"})
+
+# op -> [(attr name, wire name, codec)] of the members holding instruction trees
+_CONFIG_INSTR_FIELDS: dict[str, list[tuple[str, str, str]]] = {
+    op: [(name, wire, codec) for name, wire, codec, _ in fields if codec in _INSTR_CODECS]
+    for op, fields in _CONFIG_FIELDS.items()
+}
+
+
+def _config_instrs(cfg: Any, pointers: bool = True) -> Iterator[tuple[Any, Instr]]:
+    """``(pointer suffix, instruction)`` of every instruction tree of
+    ``cfg`` in wire order; every suffix ``None`` when not ``pointers``."""
+    p = pointers
+    for name, wire, codec in _CONFIG_INSTR_FIELDS[cfg.OP]:
         v = getattr(cfg, name)
         if v is None:
             continue
         if codec == "instr":
-            yield f"/{wire}", v
+            yield f"/{wire}" if p else None, v
         elif codec == "bind":
             for k, x in v.items():
-                yield f"/{wire}/{_esc(k)}", x
+                yield f"/{wire}/{_esc(k)}" if p else None, x
         elif codec == "cases":
             for i, case in enumerate(v):
-                yield f"/{wire}/{i}/when", case.when
+                yield f"/{wire}/{i}/when" if p else None, case.when
         elif codec == "work_scope":
             if v.scope is not None:
-                yield f"/{wire}/scope", v.scope
+                yield f"/{wire}/scope" if p else None, v.scope
         elif codec == "related_scopes":
             if v.items is not None:
                 for i, x in enumerate(v.items):
-                    yield f"/{wire}/items/{i}", x
+                    yield f"/{wire}/items/{i}" if p else None, x
             if v.value is not None:
-                yield f"/{wire}/value", v.value
+                yield f"/{wire}/value" if p else None, v.value
         elif codec == "work_items":
-            yield f"/{wire}/allowedResponders", v.allowed_responders
+            yield f"/{wire}/allowedResponders" if p else None, v.allowed_responders
 
 
 # ---------------------------------------------------------------------------
@@ -1191,22 +1222,29 @@ def node_to_json(n: Node, memo: dict[int, Any] | None = None) -> dict[str, Any]:
     """:class:`Node` → wire JSON (``memo`` as in :func:`instr_to_json`)."""
     if memo is None:
         memo = {}
+    get = memo.get
     src = []
     for p in n.source_ports:
-        d: dict[str, Any] = {"name": p.name, "output": None if p.output is None else contract_to_json(p.output, memo)}
+        o = p.output
+        if o is not None:
+            o = get(id(o)) or contract_to_json(o, memo)
+        d: dict[str, Any] = {"name": p.name, "output": o}
         if p.edge is not None:
             d["edge"] = p.edge
         if p.implicit is not None:
-            d["implicit"] = _disp_to(p.implicit)
+            d["implicit"] = _disp_to(p.implicit, memo)
         src.append(d)
+    eff = n.effects
+    effects = get(id(eff))
+    if effects is None:
+        effects = memo[id(eff)] = {"reads": list(eff.reads), "writes": list(eff.writes), "watches": list(eff.watches)}
     out: dict[str, Any] = {
         "id": n.id,
         "op": n.op,
-        "input": contract_to_json(n.input, memo),
+        "input": get(id(n.input)) or contract_to_json(n.input, memo),
         "ports": {"source": src, "target": [{"name": t.name, "edges": list(t.edges)} for t in n.target_ports]},
-        "scope": _scope_to(n.scope, memo),
-        "effects": {"reads": list(n.effects.reads), "writes": list(n.effects.writes),
-                    "watches": list(n.effects.watches)},
+        "scope": get(id(n.scope)) or _scope_to(n.scope, memo),
+        "effects": effects,
         "config": config_to_json(n.config, memo),
     }
     if n.retry is not None:
@@ -1251,16 +1289,23 @@ def edge_from_json(e: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> 
 
 def edge_to_json(e: Edge, memo: dict[int, Any] | None = None) -> dict[str, Any]:
     """:class:`Edge` → wire JSON (``memo`` as in :func:`instr_to_json`)."""
+    if memo is None:
+        memo = {}
+    get = memo.get
+    eff = e.effects
+    effects = get(id(eff))
+    if effects is None:
+        effects = memo[id(eff)] = {"reads": list(eff.reads)}
     out: dict[str, Any] = {
         "id": e.id,
         "from": {"node": e.from_node, "port": e.from_port},
         "to": {"node": e.to_node, "port": e.to_port},
-        "bind": _bind_to(e.bind, memo),
-        "scope": _scope_to(e.scope, memo),
-        "effects": {"reads": list(e.effects.reads)},
+        "bind": _bind_to(e.bind, memo) if e.bind else {},
+        "scope": get(id(e.scope)) or _scope_to(e.scope, memo),
+        "effects": effects,
     }
     if e.disposition is not None:
-        out["disposition"] = _disp_to(e.disposition)
+        out["disposition"] = _disp_to(e.disposition, memo)
     if e.label is not None:
         out["label"] = e.label
     return out
@@ -1441,6 +1486,22 @@ def iter_instrs(plan: Plan) -> Iterator[tuple[str, Instr]]:
     for i, e in enumerate(plan.edges):
         for k, x in e.bind.items():
             yield f"/plan/edges/{i}/bind/{_esc(k)}", x
+
+
+def instr_roots(plan: Plan) -> Iterator[tuple[str, str, Instr]]:
+    """``(kind, id, instruction root)`` for every instruction tree of
+    ``plan``, in :func:`iter_instrs` order: ``("node", entry id, x)`` for the
+    entry bindings, ``("node", node id, x)`` for node configs, ``("edge",
+    edge id, x)`` for edge binds (no pointers are built)."""
+    entry = plan.entry.node
+    for x in plan.entry.bind.values():
+        yield "node", entry, x
+    for n in plan.nodes:
+        for _, x in _config_instrs(n.config, False):
+            yield "node", n.id, x
+    for e in plan.edges:
+        for x in e.bind.values():
+            yield "edge", e.id, x
 
 
 def from_json(value: Mapping[str, Any]) -> Artifact:

@@ -131,11 +131,10 @@ def compile_checked(check: CheckResult, *, limits: Limits | None = None, pause_g
 def _lower(check: CheckResult, reporter: Reporter, limits: Limits | None) -> tuple[int, bytes, str, Artifact] | None:
     from loopc.ir import budget
     from loopc.ir.canonical import canonical_bytes, scan
-    from loopc.ir.decoder import iter_instr_roots
     from loopc.ir.digest import digest_of_projection, semantic_projection
     from loopc.ir.instr import LoweringError, scan_instrs
     from loopc.ir.lower import lower_plan
-    from loopc.ir.model import Artifact, plan_to_json
+    from loopc.ir.model import Artifact, instr_roots, plan_to_json
     from loopc.ir.versions import SOURCE_API_VERSION, artifact_version, compiler_version, structural_version
 
     lim = limits or budget.LIMITS
@@ -158,7 +157,7 @@ def _lower(check: CheckResult, reporter: Reporter, limits: Limits | None) -> tup
         "digest": "sha256:" + "0" * 64,
         "plan": plan_to_json(plan),
     }
-    expr_depth, where, instr_version = scan_instrs(iter_instr_roots(data))
+    expr_depth, where, instr_version = scan_instrs(instr_roots(plan))
     version = max(instr_version, structural_version(data))
     data["artifactVersion"] = artifact_version(version)
     data["compilerVersion"] = compiler_version(version)
