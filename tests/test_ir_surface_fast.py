@@ -1,10 +1,12 @@
-"""The surface check's accepting pass (``surface._accept``, per-spec tables)
-agrees with the precise walk (``surface._validate``), which defines the
-surface and locates every error: on every golden artifact and on randomly
-mutated ones, under every artifact version, ``_accept`` returns what the
-walk returns, and raises whenever the walk raises.  (It may also raise on a
-value the walk accepts; ``validate`` then returns the walk's answer — on the
-goldens it never does.)"""
+"""The surface check's accepting pass (``surface.accept_parsed``, per-spec
+tables) agrees with the precise walk (``surface._validate``), which defines
+the surface and locates every error, and with the nesting scan
+(``canonical.scan``): on every golden artifact and on randomly mutated
+ones (as JSON parses them), under every artifact version, it returns the
+walk's version and the scan's ``(fast, depth)``, and ``None`` whenever the
+walk rejects.  (It may also give ``None`` for a value the walk accepts;
+``validate`` and the decoder then take the walk's answer — on the goldens
+it never does.)"""
 from __future__ import annotations
 
 import copy
@@ -18,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loopc.ir import surface
+from loopc.ir.canonical import CanonicalizationError, scan
 from loopc.ir.versions import VERSIONS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,13 +38,18 @@ def _walk(v: Any, spec: Any, version: int) -> tuple[str, Any]:
 
 
 def _fast(v: Any, spec: Any, version: int) -> tuple[str, Any]:
-    try:
-        return "ok", surface._accept(v, version, spec)
-    except Exception:  # noqa: BLE001 - any exception is a rejection
+    got = surface.accept_parsed(v, version, spec)
+    if got is None:
         return "rejected", None
+    try:
+        assert got[1:] == scan(v), (got, scan(v))
+    except CanonicalizationError:  # pragma: no cover - no golden nests so deep
+        pytest.fail("accepted a value the scan refuses")
+    return "ok", got[0]
 
 
 def _agree(v: Any, spec: Any = surface.ARTIFACT) -> None:
+    v = json.loads(json.dumps(v))  # as JSON parses it
     for version in VERSIONS:
         walk, fast = _walk(v, spec, version), _fast(v, spec, version)
         if fast[0] == "ok":  # accepted: the walk accepts it too, needing the same version
@@ -60,7 +68,8 @@ def _agree(v: Any, spec: Any = surface.ARTIFACT) -> None:
 def test_goldens_take_the_accepting_pass(art: Any) -> None:
     assert GOLDENS
     version = int(art["artifactVersion"].rsplit("v", 1)[1])
-    assert surface._accept(art, version, surface.ARTIFACT) == surface._validate(art, version, surface.ARTIFACT, False)
+    got = surface.accept_parsed(art, version)
+    assert got == (surface._validate(art, version, surface.ARTIFACT, False), *scan(art))
     _agree(art)
 
 
@@ -89,6 +98,8 @@ _POOL: list[Any] = [
     ["eq", "boolean", ["lit", "number", 1]], {"type": "string", "required": True},
     {"type": "array", "required": False, "items": {"type": "scope", "required": True}},
     {"type": "enum", "required": True, "values": []},
+    ["lit", "number", 2.5], ["lit", "number", 2**60], ["lit", "object", {"a": [[[1.5]]], "\U0001f600": 1}],
+    {"type": "number", "required": False, "default": [[[[[0.5]]]]]}, {"\U0001f600": 1},
 ]
 
 

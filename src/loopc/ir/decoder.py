@@ -42,7 +42,7 @@ from loopc.kinds import wire_source_ports
 from loopc.ir.canonical import CanonicalizationError, canonical_bytes, scan
 from loopc.ir.instr import instr_depth
 from loopc.ir.model import Artifact, from_json
-from loopc.ir.surface import SurfaceError, validate
+from loopc.ir.surface import SurfaceError, accept_parsed, validate
 from loopc.ir.versions import parse_artifact_version, parse_compiler_version
 
 __all__ = ["Artifact", "DecodeError", "decode", "decode_data", "verify",
@@ -187,7 +187,7 @@ def decode(data: bytes | str, *, canonical: bool = False) -> Artifact:
     :class:`DecodeError`.  Does not check the digest: see :func:`verify`.
     """
     value = parse_json(data)
-    art = decode_data(value)
+    art = _decode_data(value, True)
     if canonical:
         raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
         if canonical_bytes(value) != raw:
@@ -202,6 +202,13 @@ def _short(v: Any) -> str:
 
 def decode_data(value: Any) -> Artifact:
     """Validate already-parsed JSON data as an artifact (steps 2–6)."""
+    return _decode_data(value, False)
+
+
+def _decode_data(value: Any, parsed: bool) -> Artifact:
+    """:func:`decode_data`; ``parsed``: ``value`` comes from :func:`parse_json`
+    (builtin types only), so the nesting scan and the surface check can be
+    one walk (:func:`loopc.ir.surface.accept_parsed`) when it fits."""
     if not isinstance(value, dict):
         raise DecodeError("", "an artifact is a JSON object")
     av, cv_raw = value.get("artifactVersion"), value.get("compilerVersion")
@@ -217,16 +224,20 @@ def decode_data(value: Any) -> Artifact:
         raise DecodeError("/compilerVersion",
                           f"compilerVersion must be loop.plan.compiler/v{version} for "
                           f"loop.plan.artifact/v{version}; found {_short(cv_raw)}")
-    try:
-        fast, depth = scan(value)
-    except CanonicalizationError as exc:
-        raise DecodeError("", str(exc)) from None
-    if depth > MAX_ENVELOPE_NESTING:
-        raise DecodeError("", f"artifact nests {depth} levels deep (limit {MAX_ENVELOPE_NESTING})")
-    try:
-        used = validate(value, version)
-    except SurfaceError as exc:
-        raise DecodeError(exc.pointer, exc.message) from None
+    got = accept_parsed(value, version) if parsed else None
+    if got is not None and got[2] <= MAX_ENVELOPE_NESTING:
+        used, fast, depth = got
+    else:  # step 3 before step 4, each with its own diagnostic
+        try:
+            fast, depth = scan(value)
+        except CanonicalizationError as exc:
+            raise DecodeError("", str(exc)) from None
+        if depth > MAX_ENVELOPE_NESTING:
+            raise DecodeError("", f"artifact nests {depth} levels deep (limit {MAX_ENVELOPE_NESTING})")
+        try:
+            used = validate(value, version)
+        except SurfaceError as exc:
+            raise DecodeError(exc.pointer, exc.message) from None
     if used < version:
         raise DecodeError(
             "/artifactVersion",

@@ -51,7 +51,7 @@ def _field(fs: Any) -> Any:
     out: Any = cur
     for f in reversed(chain):
         g = _strip(f, _FIELD_ANNOTATIONS)
-        if "items" in g:
+        if "items" in g and g["items"] is not out:
             g = dict(g) if g is f else g
             g["items"] = out
         out = g
@@ -61,34 +61,58 @@ def _field(fs: Any) -> Any:
 def _contract(c: Any) -> Any:
     if not isinstance(c, dict):
         return c
-    return {k: _field(v) for k, v in c.items()}
+    out = None
+    for k, v in c.items():
+        if type(v) is dict and "items" not in v and "label" not in v and "description" not in v:
+            f = v  # nothing to strip (the common case)
+        else:
+            f = _field(v)
+        if f is not v and out is None:
+            out = dict(c)
+        if out is not None:
+            out[k] = f
+    return c if out is None else out
+
+
+_PROJECTED_CONFIG = {"send_message": "callbackOutput", "join": "result", "loop": "state"}
 
 
 def _node(n: Any) -> Any:
     if not isinstance(n, dict):
         return n
     out = _strip(n, _NODE_ANNOTATIONS)
-    out = dict(out)
+    changed: dict[str, Any] = {}
     if "input" in out:
-        out["input"] = _contract(out["input"])
+        c = _contract(out["input"])
+        if c is not out["input"]:
+            changed["input"] = c
     ports = out.get("ports")
     if isinstance(ports, dict) and isinstance(ports.get("source"), list):
-        src = []
-        for p in ports["source"]:
+        src = None
+        for i, p in enumerate(ports["source"]):
             if isinstance(p, dict) and isinstance(p.get("output"), dict):
-                p = dict(p)
-                p["output"] = _contract(p["output"])
-            src.append(p)
-        ports = dict(ports)
-        ports["source"] = src
-        out["ports"] = ports
+                c = _contract(p["output"])
+                if c is not p["output"]:
+                    if src is None:
+                        src = list(ports["source"])
+                    src[i] = dict(p)
+                    src[i]["output"] = c
+        if src is not None:
+            ports = dict(ports)
+            ports["source"] = src
+            changed["ports"] = ports
     cfg = out.get("config")
     if isinstance(cfg, dict):
-        key = {"send_message": "callbackOutput", "join": "result", "loop": "state"}.get(out.get("op"))  # type: ignore[arg-type]
+        key = _PROJECTED_CONFIG.get(out.get("op"))  # type: ignore[arg-type]
         if key and key in cfg:
-            cfg = dict(cfg)
-            cfg[key] = _contract(cfg[key])
-            out["config"] = cfg
+            c = _contract(cfg[key])
+            if c is not cfg[key]:
+                cfg = dict(cfg)
+                cfg[key] = c
+                changed["config"] = cfg
+    if changed:
+        out = dict(out) if out is n else out
+        out.update(changed)
     return out
 
 

@@ -320,7 +320,7 @@ def _build(root: Any, memo: dict[Any, Any]) -> Instr:
             else:
                 kids = ()
             # the children are shared (or held by what is): equal ids, equal trees
-            key = (op, v[1], tuple(v[2::2]) if op == "object" else None, *map(id, kids))
+            key = ("instr", op, v[1], tuple(v[2::2]) if op == "object" else None, *map(id, kids))
             got = memo.get(key)
             if got is None:
                 t = desc(v[1])
@@ -551,17 +551,15 @@ def field_from_json(d: Mapping[str, Any], memo: dict[Any, Any] | None = None) ->
     for f in reversed(chain):
         vals = f.get("values")
         default = f.get("default", NO_DEFAULT)
-        args = (f["type"], f["required"], default, tuple(vals) if vals is not None else None,
-                out if "items" in f else None, f.get("label"), f.get("description"))
-        if memo is not None and type(default) in _SHARED_DEFAULTS:
-            # ``items`` by identity: it is itself shared (or held by what is)
-            key = ("field", type(default), args[:4], id(args[4]), args[5:])
-            got = memo.get(key)
-            if got is None:
-                got = memo[key] = FieldSchema(*args)
-            out = got
-        else:
-            out = FieldSchema(*args)
+        # ``items`` by identity: it is itself shared (or held by what is)
+        key = ("field", f["type"], f["required"], type(default), default, None if vals is None else tuple(vals),
+               None if out is None or "items" not in f else id(out), f.get("label"), f.get("description"))
+        got = None if memo is None or key[3] not in _SHARED_DEFAULTS else memo.get(key)
+        if got is None:
+            got = FieldSchema(key[1], key[2], default, key[5], out if "items" in f else None, key[7], key[8])
+            if memo is not None and key[3] in _SHARED_DEFAULTS:
+                memo[key] = got
+        out = got
     assert out is not None
     return out
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Mapping
 
+from loopc.ir.canonical import scan
 from loopc.ir.versions import LATEST, VERSIONS
 from loopc.kinds import KINDS, MAX_ATTEMPTS, NODE_OPS, RETRY_CAPABLE
 from loopc.kinds.spec import (  # noqa: F401 - the vocabulary is re-exported for readers of this module
@@ -29,7 +30,7 @@ from loopc.kinds.spec import (  # noqa: F401 - the vocabulary is re-exported for
 from loopc.kinds.spec import FIELD_TYPES as _FIELD_TYPES
 from loopc.kinds.spec import compiled as _compiled
 
-__all__ = ["ARTIFACT", "SurfaceError", "validate", "required_version", "json_schema"]
+__all__ = ["ARTIFACT", "SurfaceError", "validate", "accept_parsed", "required_version", "json_schema"]
 
 
 # ---------------------------------------------------------------------------
@@ -380,10 +381,10 @@ def validate(value: Any, version: int, *, spec: Spec = ARTIFACT) -> int:
     it rejects is walked again by the precise walk, which locates the error
     (and is the definition: the two agree, ``tests/test_ir_surface_fast.py``).
     """
-    try:
-        return _accept(value, version, spec)
-    except Exception:  # noqa: BLE001 - any doubt: the precise walk decides (and raises what it raises)
-        return _validate(value, version, spec, True)
+    got = accept_parsed(value, version, spec)
+    if got is not None:
+        return got[0]
+    return _validate(value, version, spec, True)
 
 
 def _validate(value: Any, version: int, spec: Spec, track: bool) -> int:
@@ -581,12 +582,20 @@ def _leaf(s: Spec, version: int) -> tuple[int, Any]:
 
 
 def _element(s: Spec, version: int) -> tuple[int, Any]:
-    """:func:`_leaf` for the elements of an array or map: the codes checked
-    in the element loop, else a plan to push."""
+    """:func:`_leaf` for the elements of an array or map: strings (with or
+    without a pattern) are checked in the element loop, anything else is a
+    plan to push."""
     code, arg = _leaf(s, version)
     if code in (_L_PUSH, _L_STR, _L_PAT):
         return code, arg
-    return _L_PUSH, [_K_LEAF, code, arg]
+    return _L_PUSH, _plan_of_leaf(s, version)
+
+
+def _plan_of_leaf(s: Spec, version: int) -> list[Any]:
+    """``[_K_LEAF, checker]`` (``None`` for any JSON value)."""
+    if type(s) is Ref:
+        s = DEFS[s.name]
+    return [_K_LEAF, None if type(s) is AnyJson else _leaf_fn(s, version)]
 
 
 def _make_plan(s: Spec, version: int) -> list[Any]:
@@ -608,26 +617,114 @@ def _make_plan(s: Spec, version: int) -> list[Any]:
     if type(s) is ByType:
         alts = {k: (since, _plan(sub, version)) for k, (sub, since) in s.alts.items() if since <= version}
         return [_K_BYTYPE, alts]
-    return [_K_LEAF, *_leaf(s, version)]
+    return _plan_of_leaf(s, version)
 
 
-def _accept(value: Any, version: int, spec: Spec) -> int:
-    """The highest version ``value`` needs under the surface of ``version``;
-    raises (any exception) when it might not fit: :func:`_validate` then
-    decides.  Never accepts what :func:`_validate` rejects, and returns what
-    it returns."""
+def accept_parsed(value: Any, version: int, spec: Spec = ARTIFACT) -> tuple[int, bool, int] | None:
+    """``(used, fast, depth)`` in one walk when ``value`` fits the surface,
+    ``None`` when it might not (then ask :func:`validate` and ``scan``):
+    ``used`` is what :func:`validate` returns; for JSON data as ``json``
+    parses it (builtin types only), ``(fast, depth)`` is what
+    :func:`loopc.ir.canonical.scan` returns."""
+    try:
+        return _accept(value, version, spec)
+    except Exception:  # noqa: BLE001 - any doubt: the precise walk decides
+        return None
+
+
+def _accept(value: Any, version: int, spec: Spec) -> tuple[int, bool, int]:
+    """``(used, fast, depth)`` of ``value`` under the surface of ``version``
+    (see :func:`accept_parsed`); raises (any exception) when it might not
+    fit: :func:`_validate` then decides.  Never accepts what
+    :func:`_validate` rejects, and returns the ``used`` it returns.  Each
+    stacked value carries the depth it has if it is a container."""
     used = 1
+    fast = True
+    deepest = 0
     instr_plan = _plan(INSTR_SPEC, version)
-    stack: list[tuple[Any, list[Any]]] = [(value, _plan(spec, version))]
+    stack: list[tuple[Any, list[Any], int]] = [(value, _plan(spec, version), 1)]
     pop = stack.pop
     push = stack.append
     while stack:
-        v, plan = pop()
+        v, plan, d = pop()
         kind = plan[0]
+        if kind == _K_TAGGED:
+            if type(v) is not dict:
+                raise _Reject
+            since, plan = plan[2][v[plan[1]]]
+            if since > used:
+                used = since
+            kind = _K_OBJ
+        if kind == _K_OBJ:
+            if type(v) is not dict or not v.keys() >= plan[2]:
+                raise _Reject
+            if d > deepest:
+                deepest = d
+            fmap = plan[1]
+            for k, x in v.items():
+                code, arg = fmap[k]
+                if code == _L_PUSH:
+                    push((x, arg, d + 1))
+                elif code == _L_STR:
+                    if type(x) is not str:
+                        raise _Reject
+                elif code == _L_PAT:
+                    if type(x) is not str or not arg(x):
+                        raise _Reject
+                elif code == _L_ENUM:
+                    sv = arg[x] if type(x) is str else 0
+                    if not sv:
+                        raise _Reject
+                    if sv > used:
+                        used = sv
+                elif code == _L_BOOL:
+                    if type(x) is not bool:
+                        raise _Reject
+                elif code == _L_FN:
+                    sv = arg(x)
+                    if sv > used:
+                        used = sv
+                else:  # any JSON value
+                    push((x, _ANY_PLAN, d + 1))
+            for k, since in plan[3]:
+                if k in v and since > used:
+                    used = since
+            for _, pred in plan[4]:
+                if not pred(v):
+                    raise _Reject
+            continue
+        if kind == _K_ARR or kind == _K_MAP:
+            if kind == _K_ARR:
+                if type(v) is not list or len(v) < plan[1] or (plan[2] is not None and len(v) > plan[2]):
+                    raise _Reject
+                code, arg = plan[3], plan[4]
+                items = v
+            else:
+                if type(v) is not dict:
+                    raise _Reject
+                kre, code, arg = plan[1], plan[2], plan[3]
+                for k in v:
+                    if kre is not None and not kre(k):
+                        raise _Reject
+                    if not k.isascii() and max(k) > "\uffff":
+                        fast = False
+                items = v.values()
+            if d > deepest:
+                deepest = d
+            if code == _L_PUSH:
+                for x in items:
+                    push((x, arg, d + 1))
+            else:
+                for x in items:
+                    if type(x) is not str or (arg is not None and not arg(x)):
+                        raise _Reject
+            continue
         if kind == _K_INSTR:
             # [op, type, operands...]: the shape _check_instr accepts
             if type(v) is not list or len(v) < 2:
                 raise _Reject
+            if d > deepest:
+                deepest = d
             op = v[0]
             descs = plan[2]
             need = descs.get(v[1])
@@ -646,6 +743,10 @@ def _accept(value: Any, version: int, spec: Spec) -> int:
             if op == "lit":
                 if n != 1:
                     raise _Reject
+                x = v[2]
+                tx = type(x)
+                if not (tx is str or tx is bool or x is None or (tx is int and -_SAFE <= x <= _SAFE)):
+                    push((x, _ANY_PLAN, d + 1))
                 continue
             if op == "ref":
                 rv = plan[1].roots.get(v[2]) if n >= 1 and type(v[2]) is str else None
@@ -668,114 +769,38 @@ def _accept(value: Any, version: int, spec: Spec) -> int:
                     if prev is not None and not prev < ek:
                         raise _Reject
                     prev = ek
-                for x in v[3::2]:
-                    push((x, instr_plan))
-                continue
-            lo, hi = INSTR_ARITY[op]
-            if n < lo or (hi is not None and n > hi):
-                raise _Reject
-            for x in v[2:]:
-                push((x, instr_plan))
-            continue
-        if kind == _K_TAGGED:
-            if type(v) is not dict:
-                raise _Reject
-            since, plan = plan[2][v[plan[1]]]
-            if since > used:
-                used = since
-            kind = _K_OBJ
-        if kind == _K_OBJ:
-            if type(v) is not dict or not v.keys() >= plan[2]:
-                raise _Reject
-            fmap = plan[1]
-            for k, x in v.items():
-                code, arg = fmap[k]
-                if code == _L_PUSH:
-                    push((x, arg))
-                elif code == _L_STR:
-                    if type(x) is not str:
-                        raise _Reject
-                elif code == _L_PAT:
-                    if type(x) is not str or not arg(x):
-                        raise _Reject
-                elif code == _L_ENUM:
-                    sv = arg[x] if type(x) is str else 0
-                    if not sv:
-                        raise _Reject
-                    if sv > used:
-                        used = sv
-                elif code == _L_BOOL:
-                    if type(x) is not bool:
-                        raise _Reject
-                elif code == _L_FN:
-                    sv = arg(x)
-                    if sv > used:
-                        used = sv
-            for k, since in plan[3]:
-                if k in v and since > used:
-                    used = since
-            for _, pred in plan[4]:
-                if not pred(v):
+                kids = v[3::2]
+            else:
+                lo, hi = INSTR_ARITY[op]
+                if n < lo or (hi is not None and n > hi):
                     raise _Reject
-            continue
-        if kind == _K_ARR:
-            if type(v) is not list or len(v) < plan[1] or (plan[2] is not None and len(v) > plan[2]):
-                raise _Reject
-            code, arg = plan[3], plan[4]
-            if code == _L_PUSH:
-                for x in v:
-                    push((x, arg))
-            else:
-                for x in v:
-                    if type(x) is not str or (arg is not None and not arg(x)):
-                        raise _Reject
-            continue
-        if kind == _K_MAP:
-            if type(v) is not dict:
-                raise _Reject
-            kre, code, arg = plan[1], plan[2], plan[3]
-            if kre is not None:
-                for k in v:
-                    if type(k) is not str or not kre(k):
-                        raise _Reject
-            if code == _L_PUSH:
-                for x in v.values():
-                    push((x, arg))
-            else:
-                for x in v.values():
-                    if type(x) is not str or (arg is not None and not arg(x)):
-                        raise _Reject
+                kids = v[2:]
+            d += 1
+            for x in kids:
+                push((x, instr_plan, d))
             continue
         if kind == _K_BYTYPE:
             since, sub = plan[1][_pytype(v)]
             if since > used:
                 used = since
-            push((v, sub))
+            push((v, sub, d))
             continue
-        # a scalar leaf on its own
-        code, arg = plan[1], plan[2]
-        if code == _L_STR:
-            if type(v) is not str:
-                raise _Reject
-        elif code == _L_PAT:
-            if type(v) is not str or not arg(v):
-                raise _Reject
-        elif code == _L_ENUM:
-            sv = arg[v] if type(v) is str else 0
-            if not sv:
-                raise _Reject
-            if sv > used:
-                used = sv
-        elif code == _L_BOOL:
-            if type(v) is not bool:
-                raise _Reject
-        elif code == _L_FN:
-            sv = arg(v)
-            if sv > used:
-                used = sv
-        elif code == _L_PUSH:  # pragma: no cover - _make_plan gives a leaf here
-            push((v, arg))
-    return used
+        # a value on its own: a scalar spec, or any JSON value
+        if plan[1] is None:
+            f, dx = scan(v)
+            if not f:
+                fast = False
+            if dx and d - 1 + dx > deepest:
+                deepest = d - 1 + dx
+            continue
+        sv = plan[1](v)
+        if sv > used:
+            used = sv
+    return used, fast, deepest
+
+
+_SAFE = 2**53 - 1
+_ANY_PLAN = [_K_LEAF, None]
 
 
 def required_version(artifact: Any) -> int:
