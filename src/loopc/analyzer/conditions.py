@@ -28,6 +28,7 @@ and whether the cases together always match (so the default never fires).
 """
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -35,7 +36,10 @@ import attrs
 
 from loopc.compiler.expr.ast import And, ArrayLit, Compare, Lit, Not, Or, Path
 
-__all__ = ["MAX_ASSIGNMENTS", "CaseVerdicts", "Domain", "analyze_cases", "false_when", "formula", "subjects"]
+__all__ = [
+    "MAX_ASSIGNMENTS", "CaseVerdicts", "Domain", "analyze_cases", "condition_formula", "false_when", "formula",
+    "subjects",
+]
 
 #: Largest number of representative combinations examined for one switch.
 MAX_ASSIGNMENTS = 4096
@@ -74,6 +78,21 @@ def formula(tree: Any, text: str) -> Any:
     or ``("const", bool)``.  ``text`` is the condition's source (for the
     keys of free atoms)."""
     return _build(tree, text)
+
+
+@functools.lru_cache(maxsize=4096)
+def condition_formula(text: str) -> Any:
+    """The :func:`formula` of the condition ``text``, ``None`` when it does
+    not parse.  Memoised by text (pure, and the formula is never changed:
+    the switch checks and the wait ordering share it, and the language
+    server re-checks unchanged conditions on every edit)."""
+    from loopc.compiler.expr import parse_expression
+
+    try:
+        tree, errs = parse_expression(text)
+    except Exception:  # noqa: BLE001 - never trust a parser on hostile input
+        return None
+    return None if tree is None or errs else formula(tree, text)
 
 
 def _free(n: Any, text: str) -> Any:

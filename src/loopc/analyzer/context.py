@@ -19,7 +19,7 @@ from typing import Iterable
 
 from loopc.compiler.model import Edge, Fork, Join, Loop, Node, Plan, Switch
 from loopc.compiler.ports import must_route, source_ports, target_ports
-from loopc.compiler.report import Entity, Location, Reporter, decl_path, edge_entity
+from loopc.compiler.report import Entity, Location, Reporter, decl_path
 from loopc.compiler.schema import EDGE_KEYS
 from loopc.compiler.scopemap import owner_kind
 from loopc.compiler.spelling import suggest
@@ -52,9 +52,10 @@ class Ctx:
         self.index = {nid: i for i, nid in enumerate(plan.nodes)}
         self.edge_index = {eid: i for i, eid in enumerate(plan.edges)}
         valid: list[Edge] = []
+        set_aside = reporter.tainted_names("edge")  # the edges whose edge_entity is tainted
         for e in plan.edges.values():
             a, b = plan.nodes.get(e.from_node), plan.nodes.get(e.to_node)
-            if a is None or b is None or reporter.tainted(edge_entity(e.id)):
+            if a is None or b is None or e.id in set_aside:
                 continue  # an edge an earlier pass set aside (LP4004, LP4008) is not analysed
             if e.from_port not in source_ports(a) or e.to_port not in target_ports(b):
                 continue

@@ -130,7 +130,6 @@ class Ordering:
         self._pre: dict[str, set[Any]] = {}
         self._quals: dict[tuple[str, Any], tuple[frozenset[str] | None, Reason | None]] = {}
         self._false: dict[tuple[str, str, bool], bool] = {}
-        self._formulas: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ graph
     def _graph(self) -> dict[Any, list[Any]]:
@@ -212,25 +211,12 @@ class Ordering:
         return ok
 
     def _formula(self, wait: str) -> Any:
-        """The formula of the wait's condition (once per wait), ``None``
-        when it has none or it does not parse."""
-        if wait in self._formulas:
-            return self._formulas[wait]
-        from loopc.analyzer.conditions import formula
-        from loopc.compiler.expr import parse_expression
+        """The formula of the wait's condition, ``None`` when it has none or
+        it does not parse."""
+        from loopc.analyzer.conditions import condition_formula
 
-        f = None
         cond = _condition(self.ctx.nodes[wait].config)
-        if cond is not None:
-            try:
-                tree, errs = parse_expression(cond.text)
-                bad = bool(errs)
-            except Exception:  # noqa: BLE001 - never trust a parser on hostile input
-                tree, bad = None, True
-            if tree is not None and not bad:
-                f = formula(tree, cond.text)
-        self._formulas[wait] = f
-        return f
+        return condition_formula(cond.text) if cond is not None else None
 
     def _cond_false_at_default(self, wait: str, field: str) -> bool:
         return self._cond_at_default(wait, field, False)

@@ -24,6 +24,7 @@ declared type allows (:func:`_domains`).
 """
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -100,7 +101,6 @@ def maybe_constant(toks: tuple[str, ...]) -> bool:
 
 def check_switches(ctx: Ctx, order: list[str]) -> None:
     """Report LP4201–LP4203 for every reachable switch (docs/reference.md#switch)."""
-    memo = _Conditions()
     for nid in order:
         node = ctx.nodes[nid]
         c = node.config
@@ -110,54 +110,26 @@ def check_switches(ctx: Ctx, order: list[str]) -> None:
         texts = [case.when.text if case.when is not None and not _rejected(ctx, case) else None
                  for case in c.cases]
         reported: set[tuple[str, str]] = set()
-        _syntactic(ctx, nid, node, c, texts, memo, reported)
-        _semantic(ctx, nid, node, c, texts, memo, reported)
+        _syntactic(ctx, nid, node, c, texts, reported)
+        _semantic(ctx, nid, node, c, texts, reported)
 
 
-class _Conditions:
-    """What one check derives from a condition's text, each text once (the
-    cases of a plan's switches repeat conditions): its token sequence and
-    constant value (:func:`_syntactic`), its formula (:func:`_semantic`)."""
-
-    __slots__ = ("_syntax", "_formulas")
-
-    def __init__(self) -> None:
-        self._syntax: dict[str, tuple[tuple[str, ...], bool | None] | None] = {}
-        self._formulas: dict[str, Any] = {}
-
-    def syntax(self, text: str) -> tuple[tuple[str, ...], bool | None] | None:
-        """``(tokens, constant value or None)``, or ``None`` when the
-        condition does not tokenize, or could fold but does not parse."""
-        try:
-            return self._syntax[text]
-        except KeyError:
-            pass
-        canon = tokens(text)
-        got: tuple[tuple[str, ...], bool | None] | None = None
-        if canon is not None:
-            if not maybe_constant(canon):
-                got = (canon, None)
-            else:
-                tree = _parse(text)
-                got = None if tree is None else (canon, constant(tree))
-        self._syntax[text] = got
-        return got
-
-    def formula(self, text: str) -> Any:
-        """The condition's :func:`~loopc.analyzer.conditions.formula`, or
-        ``None`` when it does not parse."""
-        try:
-            return self._formulas[text]
-        except KeyError:
-            pass
-        from loopc.analyzer.conditions import formula
-
-        tree = _parse(text)
-        got = self._formulas[text] = None if tree is None else formula(tree, text)
-        return got
+@functools.lru_cache(maxsize=4096)
+def _syntax(text: str) -> tuple[tuple[str, ...], bool | None] | None:
+    """``(tokens, constant value or None)`` of a condition, or ``None`` when
+    it does not tokenize, or could fold but does not parse.  Memoised by
+    text (pure; the cases of a plan's switches repeat conditions, and the
+    language server re-checks unchanged ones on every edit)."""
+    canon = tokens(text)
+    if canon is None:
+        return None
+    if not maybe_constant(canon):
+        return canon, None
+    tree = _parse(text)
+    return None if tree is None else (canon, constant(tree))
 
 
-def _syntactic(ctx: Ctx, nid: str, node: Any, c: Switch, texts: list[str | None], memo: _Conditions,
+def _syntactic(ctx: Ctx, nid: str, node: Any, c: Switch, texts: list[str | None],
                reported: set[tuple[str, str]]) -> None:
     """Identical conditions and constant folding (no parse unless a condition
     could fold)."""
@@ -165,7 +137,7 @@ def _syntactic(ctx: Ctx, nid: str, node: Any, c: Switch, texts: list[str | None]
     seen: dict[str, Any] = {}
     always = None  # first always-true case
     for case, text in zip(c.cases, texts):
-        got = memo.syntax(text) if text is not None else None
+        got = _syntax(text) if text is not None else None
         if got is None:
             continue  # the type pass reports the condition
         canon, val = got
@@ -206,18 +178,18 @@ def _syntactic(ctx: Ctx, nid: str, node: Any, c: Switch, texts: list[str | None]
             reported.add(("LP4203", case.port))
 
 
-def _semantic(ctx: Ctx, nid: str, node: Any, c: Switch, texts: list[str | None], memo: _Conditions,
+def _semantic(ctx: Ctx, nid: str, node: Any, c: Switch, texts: list[str | None],
               reported: set[tuple[str, str]]) -> None:
     """Shadowing, never-matching cases and an unreachable default proved over
     comparisons of values with literals (:mod:`loopc.analyzer.conditions`)."""
-    from loopc.analyzer.conditions import analyze_cases
+    from loopc.analyzer.conditions import condition_formula
 
     # a case whose condition the type pass rejected is no claim (treated as
     # matching nothing, which only weakens the verdicts)
-    formulas = [memo.formula(text) if text is not None else None for text in texts]
+    formulas = [condition_formula(text) if text is not None else None for text in texts]
     if all(f is None for f in formulas):
         return
-    verdicts = analyze_cases(formulas, _domains(ctx, node, formulas))
+    verdicts = _verdicts(tuple(texts), tuple(_domains(ctx, node, formulas).items()))
     if verdicts is None:
         return
     cases = list(c.cases)
@@ -250,6 +222,17 @@ def _semantic(ctx: Ctx, nid: str, node: Any, c: Switch, texts: list[str | None],
             f"the default port `{c.default}` of {c.mode} switch `{nid}` can never fire: the cases "
             f"together match every value (the default is selected only when no case matches)",
             key=(nid,), node=nid)
+
+
+@functools.lru_cache(maxsize=1024)
+def _verdicts(texts: tuple[str | None, ...], domains: tuple[tuple[str, Any], ...]) -> Any:
+    """:func:`~loopc.analyzer.conditions.analyze_cases` of the conditions
+    ``texts`` (``None``: no claim) over ``domains`` (subject, Domain),
+    memoised (pure: a switch the language server re-checks unchanged, or
+    repeated in a plan, is decided once)."""
+    from loopc.analyzer.conditions import analyze_cases, condition_formula
+
+    return analyze_cases([condition_formula(t) if t is not None else None for t in texts], dict(domains))
 
 
 def _domains(ctx: Ctx, node: Any, formulas: list[Any]) -> dict[str, Any]:

@@ -25,6 +25,10 @@ THREAD_OUTPUT: Contract = {
 
 
 _PORTS = {t: k.ports for t, k in kinds.KINDS.items()}
+#: the source ports of the kinds whose ports do not depend on the config
+_FIXED = {t: p.fixed for t, p in _PORTS.items() if p.authored is None and not p.conditional}
+#: target ports by kind
+_TARGETS = {t: p.targets for t, p in _PORTS.items()}
 #: Kinds with a ``failed`` port (it carries FAILED_OUTPUT).
 _FAILS = frozenset(t for t, k in kinds.KINDS.items() if "failed" in k.ports.fixed)
 
@@ -32,14 +36,16 @@ _FAILS = frozenset(t for t, k in kinds.KINDS.items() if "failed" in k.ports.fixe
 def source_ports(node: Node) -> tuple[str, ...]:
     """Source ports of ``node`` in canonical order (the table of docs/reference.md#nodes), as its
     kind declares them (:mod:`loopc.kinds`)."""
+    fixed = _FIXED.get(node.type)
+    if fixed is not None:
+        return fixed
     p = _PORTS.get(node.type)
     return p.of_model(node.config) if p is not None else ()
 
 
 def target_ports(node: Node) -> tuple[str, ...]:
     """Target ports: ``in`` for every node; a loop adds ``continue``/``break``."""
-    p = _PORTS.get(node.type)
-    return p.targets if p is not None else ("in",)
+    return _TARGETS.get(node.type, ("in",))
 
 
 def must_route(node: Node, port: str) -> bool:

@@ -157,15 +157,8 @@ class _PlanChecker:
         self.edge_bindings: dict[str, tuple[FieldBinding, ...]] = {}
         self.entry_bindings: tuple[FieldBinding, ...] = ()
         self.dest_contracts: dict[str, Mapping[str, Any]] = {}
-        self._ftypes: dict[int, tuple[Any, Type]] = {}
-
-    def ftype(self, fs: Any) -> Type:
-        """Type of a FieldSchema, cached by identity (contracts are shared)."""
-        hit = self._ftypes.get(id(fs))
-        if hit is None:
-            hit = (fs, T.type_of_field(fs))  # keeps ``fs`` alive: its id stays unique
-            self._ftypes[id(fs)] = hit
-        return hit[1]
+        #: type of a FieldSchema, cached by identity (contracts are shared)
+        self.ftype: Callable[[Any], Type] = self.ctx.ftype
 
     def run(self) -> None:
         typecheck_nodes.check_responder_fields(self)
@@ -378,7 +371,8 @@ class _PlanChecker:
     def check_edge(self, edge: Edge) -> None:
         """Edge ``bind`` or same-name pass-through (docs/reference.md#edges)."""
         plan = self.plan
-        if self.reporter.tainted(edge_entity(edge.id)):
+        r = self.reporter
+        if r.any_tainted and r.tainted(edge_entity(edge.id)):
             return
         src = plan.nodes.get(edge.from_node)
         dst = plan.nodes.get(edge.to_node)

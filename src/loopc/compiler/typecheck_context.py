@@ -16,7 +16,7 @@ node and edge so that a plan is typed in time linear in its size.
 """
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 import attrs
 
@@ -301,10 +301,21 @@ class ContextBuilder:
         self._ports: dict[str, frozenset[str]] = {}
         self._outs: dict[tuple[str, str], Mapping | None] = {}
         self._join_owners: dict[str, int] | None = None
+        self._ftypes: dict[int, tuple[Any, Type]] = {}
         self.run_type = T.object_of((("input", self.section_record("input", plan.input)),
                                      ("state", self.section_record("state", plan.state))))
 
     # -- helpers -----------------------------------------------------------
+    def ftype(self, fs: Any) -> Type:
+        """:func:`~loopc.compiler.types.type_of_field` of a FieldSchema,
+        cached by identity (contracts are shared; each field is typed once
+        for the records and the bindings)."""
+        hit = self._ftypes.get(id(fs))
+        if hit is None:
+            hit = (fs, T.type_of_field(fs))  # keeps ``fs`` alive: its id stays unique
+            self._ftypes[id(fs)] = hit
+        return hit[1]
+
     def record(self, contract: Mapping | None, *, optional: bool = False) -> Type:
         """Typed object of a contract (cached by identity)."""
         if contract is None:
@@ -313,7 +324,7 @@ class ContextBuilder:
         hit = self._records.get(key)
         if hit is None:
             # the contract is kept in the entry so that its id cannot be reused
-            rec = T.record_of(contract, optional=optional)
+            rec = T.record_of(contract, optional=optional, field_type=self.ftype)
             r = self.reporter
             if r is not None and r.any_tainted and any(r.presence_tainted(fs.src) for fs in contract.values()):
                 # a field whose `required`/`default` was rejected may or may not

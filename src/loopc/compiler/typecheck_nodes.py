@@ -154,7 +154,8 @@ def check_work_items_fields(pc: "_PlanChecker") -> None:
 def check_node(pc: "_PlanChecker", node: Node) -> None:
     """Type the configuration of one well-formed node: every generic field
     of its kind by form (:func:`check_generic`), then the kind's own fields."""
-    if pc.reporter.tainted(node_entity(node.id)):
+    r = pc.reporter
+    if r.any_tainted and r.tainted(node_entity(node.id)):
         return
     kind = KINDS.get(node.type)
     ctx = check_generic(pc, node, kind) if kind is not None else None
