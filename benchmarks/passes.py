@@ -13,9 +13,10 @@ measurement runs in a fresh interpreter, interleaved tree by tree, round by
 round.  In the child the garbage collector is disabled, the previous result
 is kept alive (nothing is freed inside a timed call), and every pass is timed
 with ``time.process_time`` through the pipeline's pass guard plus the
-lowering steps (budget projection, ``lower_plan``, ``plan_to_json``, the
-instruction and structure scans, ``scan``, the semantic projection and
-``canonical_bytes``).  Times are exclusive (a timed step inside another is
+lowering steps (budget projection, ``lower_plan``, the instruction and
+structure scans, the encoder — ``encode_plan``, ``text_bytes``,
+``digest_of_canonical``; before it ``plan_to_json``, ``scan``, the semantic
+projection and ``canonical_bytes``).  Times are exclusive (a timed step inside another is
 subtracted from it) and medians over every repetition of every round; the
 1-minute load average is printed after each round.  Works on checkouts
 before the pipeline layer (``loopc.ir.api`` / ``loopc.compiler.driver``).
@@ -41,11 +42,11 @@ HERE = Path(__file__).resolve().parent
 STEPS = [
     ("loopc.ir.budget", ["project", "budget_diagnostics", "final_gates"]),
     ("loopc.ir.lower", ["lower_plan"]),
-    ("loopc.ir.model", ["plan_to_json"]),
+    ("loopc.ir.model", ["plan_to_json", "encode_plan"]),
     ("loopc.ir.instr", ["scan_instrs"]),
     ("loopc.ir.versions", ["structural_version"]),
-    ("loopc.ir.canonical", ["scan", "canonical_bytes"]),
-    ("loopc.ir.digest", ["semantic_projection", "digest_of_projection"]),
+    ("loopc.ir.canonical", ["scan", "canonical_bytes", "text_bytes"]),
+    ("loopc.ir.digest", ["semantic_projection", "digest_of_projection", "digest_of_canonical"]),
 ]
 
 

@@ -270,7 +270,8 @@ def test_fast_version_selection_agrees_with_the_surface(case: Path) -> None:
     from loopc.ir.versions import structural_version
 
     exp = _expected(case)
-    fast = max(structural_version(exp), scan_instrs(instr_roots(from_json(exp).plan))[2])
+    plan = from_json(exp).plan
+    fast = max(structural_version(plan), scan_instrs(instr_roots(plan))[2])
     assert fast == surface.required_version(exp) == int(exp["artifactVersion"].rsplit("v", 1)[1])
 
 

@@ -192,3 +192,54 @@ def test_deep_instruction_is_iterative() -> None:
     back = M.instr_from_json(wire)
     assert max(d for _, d in M.walk_instr(back)) == 5001
     assert evaluate(back, {}) is True and evaluate(wire, {}) is True
+
+
+def _hard_variants(art: M.Artifact) -> list[M.Artifact]:
+    """``art`` with what the C ``json`` encoder cannot write canonically
+    (floats, non-BMP keys, which sort by UTF-16), annotations everywhere and
+    an instruction without operands."""
+    p = art.plan
+    num = M.FieldSchema("number", False, 1.5, label="L", description="D")
+    deep = M.FieldSchema("array", True, [0.1, {"\U0001f600": -0.0, "\uffff": 1e21}], items=num, label="A")
+    contract = {"a": num, "\U0001f600k": deep, "\uffffk": deep}
+    lit = M.Lit(M.type_desc_of("number"), 2.5)
+    empty = M.Template(M.type_desc_of("string"), ())
+    obj = M.MakeObject(M.type_desc_of("object"), ("\U0001f600", "\uffff"), (lit, empty))
+    edges = tuple(attrs.evolve(e, bind={**e.bind, "\U0001f600": obj, "\uffff": lit}, label="x") for e in p.edges)
+    nodes = tuple(attrs.evolve(n, input={**n.input, **contract}, label="l", description="d") for n in p.nodes)
+    floats = attrs.evolve(art, plan=attrs.evolve(p, input=contract, state=contract, nodes=nodes, edges=edges))
+    annotated = attrs.evolve(art, plan=attrs.evolve(p, nodes=nodes))
+    return [floats, annotated]
+
+
+@pytest.mark.parametrize("case", CASES[::7], ids=IDS[::7])
+def test_the_encoder_writes_the_canonical_bytes_of_the_json_form(case: Path) -> None:
+    """encode(m) == canonical_bytes(to_json(m)); encode_plan's projection is
+    the semantic projection's canonical text and its depth scan()'s, also
+    where RFC 8785 and the C encoder differ (the reference serializer)."""
+    from loopc.ir.canonical import scan
+    from loopc.ir.digest import semantic_digest, semantic_projection
+
+    art = decode(_golden_bytes(case))
+    for a in [art, *_hard_variants(art)]:
+        data = M.to_json(a)
+        text, projection, depth = M.encode_plan(a.plan)
+        assert M.encode(a) == canonical_bytes(data)
+        assert text.encode() == canonical_bytes(data["plan"])
+        assert projection.encode() == canonical_bytes(semantic_projection(data))
+        assert depth + 1 == scan(data)[1]
+        assert a.recompute_digest() == semantic_digest(data)
+
+
+def test_the_encoder_rejects_what_rfc8785_cannot_represent() -> None:
+    from loopc.ir.canonical import CanonicalizationError
+
+    art = decode(_golden_bytes(CASES[0]))
+    p = art.plan
+    big = M.Lit(M.type_desc_of("number"), 2**60)
+    bad = attrs.evolve(art, plan=attrs.evolve(p, edges=tuple(attrs.evolve(e, bind={"x": big}) for e in p.edges)))
+    assert p.edges
+    with pytest.raises(CanonicalizationError):
+        canonical_bytes(M.to_json(bad))
+    with pytest.raises(CanonicalizationError):
+        M.encode(bad)

@@ -23,7 +23,8 @@ from typing import Any
 
 import rfc8785
 
-__all__ = ["CanonicalizationError", "canonical_bytes", "canonical_text", "json_depth", "scan", "pretty_text"]
+__all__ = ["CanonicalizationError", "canonical_bytes", "canonical_text", "json_depth", "scan", "pretty_text",
+           "value_text", "text_bytes"]
 
 MAX_SAFE_INT = 2**53 - 1
 
@@ -135,6 +136,28 @@ def canonical_bytes(value: Any, *, fast: bool | None = None) -> bytes:
         raise CanonicalizationError(str(exc)) from exc
     except RecursionError as exc:  # pragma: no cover - depth is pre-checked
         raise CanonicalizationError("value nested too deeply") from exc
+
+
+def value_text(value: Any) -> tuple[str, int]:
+    """The canonical text of a JSON-like value (as :func:`canonical_bytes`,
+    not yet UTF-8) and its nesting depth (:func:`scan`).  Canonical text
+    composes: an object's or array's is built from its members' (for the
+    typed IR encoder, :func:`loopc.ir.model.encode`)."""
+    fast, depth = scan(value)
+    if fast:
+        try:
+            return _JSON_DUMPS(value), depth
+        except (TypeError, ValueError) as exc:  # pragma: no cover - scan filters these
+            raise CanonicalizationError(str(exc)) from exc
+    return canonical_bytes(value, fast=False).decode("utf-8"), depth
+
+
+def text_bytes(text: str) -> bytes:
+    """UTF-8 bytes of composed canonical text (:func:`value_text`)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise CanonicalizationError("value contains a lone surrogate (not UTF-8)") from exc
 
 
 def canonical_text(value: Any) -> str:

@@ -252,10 +252,9 @@ def _decode_data(value: Any, parsed: bool) -> Artifact:
         except CanonicalizationError as exc:
             raise DecodeError("", str(exc)) from None
     art = from_json(value)
-    # ``value`` is what the one encoder gives for ``art`` (``encode(decode(b))
-    # == b`` is tested on every golden), so seed the encoder's caches with it.
+    # ``value`` is what ``to_json(art)`` gives (``encode(decode(b)) == b`` is
+    # tested on every golden), so seed the model's JSON cache with it.
     art.__dict__["_json"] = value
-    art.__dict__["_scan"] = (fast, depth)
     return art
 
 

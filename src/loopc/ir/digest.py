@@ -25,14 +25,17 @@ from typing import Any, Mapping
 
 from loopc.ir.canonical import canonical_bytes
 
-__all__ = ["DIGEST_TAG", "semantic_projection", "semantic_digest", "digest_of_projection"]
+__all__ = ["DIGEST_TAG", "semantic_projection", "semantic_digest", "digest_of_projection", "digest_of_canonical",
+           "FIELD_ANNOTATIONS", "NODE_ANNOTATIONS", "EDGE_ANNOTATIONS", "CONFIG_CONTRACTS"]
 
 #: Domain-separation tag prefixed to the canonical projection bytes.
 DIGEST_TAG = b"loop.plan.semantic-digest/v1\x00"
 
-_FIELD_ANNOTATIONS = ("label", "description")
-_NODE_ANNOTATIONS = ("label", "description")
-_EDGE_ANNOTATIONS = ("label",)
+#: Authoring-only members left out of the projection: of every FieldSchema
+#: (in the contracts listed above), of each node, of each edge.
+FIELD_ANNOTATIONS = ("label", "description")
+NODE_ANNOTATIONS = ("label", "description")
+EDGE_ANNOTATIONS = ("label",)
 
 
 def _strip(obj: Any, keys: tuple[str, ...]) -> Any:
@@ -50,7 +53,7 @@ def _field(fs: Any) -> Any:
         cur = cur.get("items")
     out: Any = cur
     for f in reversed(chain):
-        g = _strip(f, _FIELD_ANNOTATIONS)
+        g = _strip(f, FIELD_ANNOTATIONS)
         if "items" in g and g["items"] is not out:
             g = dict(g) if g is f else g
             g["items"] = out
@@ -74,13 +77,14 @@ def _contract(c: Any) -> Any:
     return c if out is None else out
 
 
-_PROJECTED_CONFIG = {"send_message": "callbackOutput", "join": "result", "loop": "state"}
+#: opcode -> its config member holding a contract of FieldSchemas
+CONFIG_CONTRACTS = {"send_message": "callbackOutput", "join": "result", "loop": "state"}
 
 
 def _node(n: Any) -> Any:
     if not isinstance(n, dict):
         return n
-    out = _strip(n, _NODE_ANNOTATIONS)
+    out = _strip(n, NODE_ANNOTATIONS)
     changed: dict[str, Any] = {}
     if "input" in out:
         c = _contract(out["input"])
@@ -103,7 +107,7 @@ def _node(n: Any) -> Any:
             changed["ports"] = ports
     cfg = out.get("config")
     if isinstance(cfg, dict):
-        key = _PROJECTED_CONFIG.get(out.get("op"))  # type: ignore[arg-type]
+        key = CONFIG_CONTRACTS.get(out.get("op"))  # type: ignore[arg-type]
         if key and key in cfg:
             c = _contract(cfg[key])
             if c is not cfg[key]:
@@ -131,15 +135,21 @@ def semantic_projection(artifact: Mapping[str, Any]) -> Any:
     if isinstance(out.get("nodes"), list):
         out["nodes"] = [_node(n) for n in out["nodes"]]
     if isinstance(out.get("edges"), list):
-        out["edges"] = [_strip(e, _EDGE_ANNOTATIONS) for e in out["edges"]]
+        out["edges"] = [_strip(e, EDGE_ANNOTATIONS) for e in out["edges"]]
     return out
 
 
 def digest_of_projection(projection: Any, *, fast: bool | None = None) -> str:
     """``sha256:<hex>`` of the tagged canonical bytes of a projection
     (``fast``: see :func:`loopc.ir.canonical.canonical_bytes`)."""
+    return digest_of_canonical(canonical_bytes(projection, fast=fast))
+
+
+def digest_of_canonical(projection_bytes: bytes) -> str:
+    """``sha256:<hex>`` of the tagged canonical bytes of a projection
+    (:func:`loopc.ir.model.encode_plan` gives them from the typed model)."""
     h = hashlib.sha256(DIGEST_TAG)
-    h.update(canonical_bytes(projection, fast=fast))
+    h.update(projection_bytes)
     return "sha256:" + h.hexdigest()
 
 

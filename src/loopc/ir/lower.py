@@ -3,7 +3,7 @@
 Input is a clean :class:`~loopc.pipeline.CheckResult` (plan, the scope
 model, type info, analysis); output is the typed IR model
 (:class:`loopc.ir.model.Plan`, the same classes :func:`loopc.ir.decode`
-returns; :func:`loopc.ir.model.to_json` is the one encoder; every field in
+returns; :func:`loopc.ir.model.encode` is the one encoder; every field in
 docs/ir.md).  Principles:
 
 * explicit, not a copy of the source: normalized typed contracts; nodes with

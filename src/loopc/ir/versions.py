@@ -154,19 +154,6 @@ def _op_table() -> dict[str, tuple[int, dict[str, int], dict[str, tuple[str, dic
 _OPS = _op_table()
 
 
-def _contract_version(c: object) -> int:
-    v = 1
-    if isinstance(c, dict):
-        for fs in c.values():
-            cur = fs
-            while isinstance(cur, dict):
-                fv = _FIELD_TYPE_V.get(cur.get("type"), 1)  # type: ignore[arg-type]
-                if fv > v:
-                    v = fv
-                cur = cur.get("items")
-    return v
-
-
 def desc_version(desc: str, cache: dict[str, int] | None = None) -> int:
     """Version a type descriptor needs (``array<scope>`` → 2)."""
     if cache is not None:
@@ -182,45 +169,79 @@ def desc_version(desc: str, cache: dict[str, int] | None = None) -> int:
     return v
 
 
-def structural_version(data: dict) -> int:
-    """Version needed by everything in a lowered artifact except instruction
-    trees (see :func:`loopc.ir.instr.scan_instrs`): contract types, opcodes
-    and config fields, dispositions.  Must agree with
-    :func:`loopc.ir.surface.required_version` (tested on every golden)."""
-    plan = data["plan"]
-    v = max(_contract_version(plan["input"]), _contract_version(plan["output"]),
-            _contract_version(plan["state"]))
-    for n in plan["nodes"]:
-        op = n["op"]
+def _contract_version(c: Any) -> int:
+    v = 1
+    for fs in c.values():
+        cur = fs
+        while cur is not None:
+            fv = _FIELD_TYPE_V.get(cur.type, 1)
+            if fv > v:
+                v = fv
+            cur = cur.items
+    return v
+
+
+_MODEL_OPS: dict[str, tuple[int, list[tuple[str, bool, int | None, Any, Any, bool]]]] = {}
+
+
+def _model_op(op: str) -> tuple[int, list[tuple[str, bool, int | None, Any, Any, bool]]]:
+    """``_OPS[op]`` read onto the typed config class's members: the opcode's
+    version and, per member that can raise it, (attribute, required, version
+    of the field when newer than v1, (tag attribute, variant versions) of a
+    tagged field, enum versions, whether it is a contract)."""
+    got = _MODEL_OPS.get(op)
+    if got is None:
+        from loopc.ir.model import _CONFIG_FIELDS
+        from loopc.kinds.base import attr_name
+
         since, newer, tagged, enums, contracts = _OPS[op]
+        rows = []
+        for name, wire, _, required in _CONFIG_FIELDS[op]:
+            tag = tagged.get(wire)
+            row = (name, required, newer.get(wire), None if tag is None else (attr_name(tag[0]), tag[1]),
+                   enums.get(wire), wire in contracts)
+            if any(x is not None and x is not False for x in row[2:]):
+                rows.append(row)
+        got = _MODEL_OPS[op] = (since, rows)
+    return got
+
+
+def structural_version(plan: Any) -> int:
+    """Version needed by everything in a lowered plan (the typed
+    :class:`loopc.ir.model.Plan`) except instruction trees (see
+    :func:`loopc.ir.instr.scan_instrs`): contract types, opcodes and config
+    fields as the encoder writes them, dispositions.  Must agree with
+    :func:`loopc.ir.surface.required_version` (tested on every golden)."""
+    v = max(_contract_version(plan.input), _contract_version(plan.output),
+            _contract_version(plan.state))
+    for n in plan.nodes:
+        c = n.config
+        since, rows = _model_op(c.OP)
         if since > v:
             v = since
-        v = max(v, _contract_version(n["input"]))
-        for p in n["ports"]["source"]:
-            if p["output"] is not None:
-                v = max(v, _contract_version(p["output"]))
-            imp = p.get("implicit")
-            if imp is not None:
-                v = max(v, _ACTION_V.get(imp["action"], 1))
-        c = n["config"]
-        if newer:
-            for k in c:
-                fv = newer.get(k)
-                if fv is not None and fv > v:
-                    v = fv
-        for k, (tag, variants) in tagged.items():
-            x = c.get(k)
-            if x is not None:
-                v = max(v, variants.get(x.get(tag), 1))
-        for k, enum in enums.items():
-            x = c.get(k)
-            if x is not None:
+        if n.input:
+            v = max(v, _contract_version(n.input))
+        for p in n.source_ports:
+            if p.output:
+                v = max(v, _contract_version(p.output))
+            if p.implicit is not None:
+                v = max(v, _ACTION_V.get(p.implicit.action, 1))
+        for name, required, fv, tag, enum, contract in rows:
+            x = getattr(c, name)
+            if not required and (x is None or x is False):
+                continue  # not written (model.config_to_json)
+            if fv is not None and fv > v:
+                v = fv
+            if x is None:
+                continue
+            if tag is not None:
+                v = max(v, tag[1].get(getattr(x, tag[0]), 1))
+            if enum is not None:
                 v = max(v, enum.get(x, 1))
-        for k in contracts:
-            if k in c:
-                v = max(v, _contract_version(c[k]))
-    for e in plan["edges"]:
-        d = e.get("disposition")
+            if contract:
+                v = max(v, _contract_version(x))
+    for e in plan.edges:
+        d = e.disposition
         if d is not None:
-            v = max(v, _ACTION_V.get(d["action"], 1))
+            v = max(v, _ACTION_V.get(d.action, 1))
     return v

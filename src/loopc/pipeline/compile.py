@@ -6,8 +6,9 @@ out); :func:`compile_file` reads a file and calls it.  The CLI commands
 
 Pipeline: :func:`loopc.check_source` (passes 1–12) → artifact budget
 projection (:mod:`loopc.ir.budget`) → lowering (:mod:`loopc.ir.lower`) →
-version selection (:mod:`loopc.ir.surface`) → final gates → semantic digest
-(:mod:`loopc.ir.digest`) → canonical bytes (:mod:`loopc.ir.canonical`).
+version selection (:mod:`loopc.ir.versions`) → the canonical text of the
+plan and of its semantic projection (:func:`loopc.ir.model.encode_plan`) →
+final gates → semantic digest (:mod:`loopc.ir.digest`) → canonical bytes.
 """
 
 from __future__ import annotations
@@ -130,12 +131,12 @@ def compile_checked(check: CheckResult, *, limits: Limits | None = None, pause_g
 
 def _lower(check: CheckResult, reporter: Reporter, limits: Limits | None) -> tuple[int, bytes, str, Artifact] | None:
     from loopc.ir import budget
-    from loopc.ir.canonical import canonical_bytes, scan
-    from loopc.ir.digest import digest_of_projection, semantic_projection
+    from loopc.ir.canonical import text_bytes
+    from loopc.ir.digest import digest_of_canonical
     from loopc.ir.instr import LoweringError, scan_instrs
     from loopc.ir.lower import lower_plan
-    from loopc.ir.model import Artifact, instr_roots, plan_to_json
-    from loopc.ir.versions import SOURCE_API_VERSION, artifact_version, compiler_version, structural_version
+    from loopc.ir.model import Artifact, encode_plan, envelope_text, instr_roots
+    from loopc.ir.versions import SOURCE_API_VERSION, structural_version
 
     lim = limits or budget.LIMITS
     if check.plan is None or check.scopes is None or check.types is None or check.analysis is None:
@@ -150,29 +151,18 @@ def _lower(check: CheckResult, reporter: Reporter, limits: Limits | None) -> tup
     except LoweringError as exc:
         reporter.report("LP5010", None, f"cannot compile: {exc}")
         return None
-    data = {
-        "artifactVersion": None,
-        "compilerVersion": None,
-        "sourceVersion": SOURCE_API_VERSION,
-        "digest": "sha256:" + "0" * 64,
-        "plan": plan_to_json(plan),
-    }
     expr_depth, where, instr_version = scan_instrs(instr_roots(plan))
-    version = max(instr_version, structural_version(data))
-    data["artifactVersion"] = artifact_version(version)
-    data["compilerVersion"] = compiler_version(version)
-    fast, depth = scan(data)
-    if not budget.final_gates(depth, 0, (expr_depth, where), reporter, check, lim):
+    version = max(instr_version, structural_version(plan))
+    # the one encoder, straight from the model (no JSON tree is built)
+    text, projection, depth = encode_plan(plan)
+    if not budget.final_gates(depth + 1, 0, (expr_depth, where), reporter, check, lim):  # + 1: the envelope
         return None
-    digest = digest_of_projection(semantic_projection(data), fast=fast)
-    data["digest"] = digest
-    raw = canonical_bytes(data, fast=fast)
+    digest = digest_of_canonical(text_bytes(projection))
+    raw = text_bytes(envelope_text(version, digest, SOURCE_API_VERSION, text))
     if not budget.final_gates(0, len(raw), (0, None), reporter, check, lim):
         return None
     art = Artifact(version, digest, plan, SOURCE_API_VERSION)
-    # the JSON tree is not kept (it would double what a result holds and the
-    # collector scans): to_json(art) re-encodes the model on first use
-    art.__dict__["_scan"] = (fast, depth)  # scan() of that encoding: the same tree
+    art.__dict__["_bytes"] = raw  # to_bytes(): the encoding just made
     return version, raw, digest, art
 
 
