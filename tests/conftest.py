@@ -70,3 +70,21 @@ def seal(d: dict[str, Any]) -> bytes:
 def artifact_node(d: dict[str, Any], nid: str) -> dict[str, Any]:
     """The node with id ``nid`` in artifact ``d``."""
     return next(n for n in d["plan"]["nodes"] if n["id"] == nid)
+
+
+def slots(data: Any) -> list[tuple[Any, Any]]:
+    """Every (container, key-or-index) slot of JSON-like ``data``, iteratively
+    (the mutation tests pick one to change)."""
+    out: list[tuple[Any, Any]] = []
+    stack = [data]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, dict):
+            for k, v in cur.items():
+                out.append((cur, k))
+                stack.append(v)
+        elif isinstance(cur, list):
+            for i, v in enumerate(cur):
+                out.append((cur, i))
+                stack.append(v)
+    return out

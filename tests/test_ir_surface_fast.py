@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import json
 import random
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,7 +22,9 @@ from loopc.ir import surface
 from loopc.ir.canonical import CanonicalizationError, scan
 from loopc.ir.versions import VERSIONS
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT
+from conftest import slots as json_slots
+
 GOLDENS = sorted((ROOT / "golden").glob("*/*/expected.json"))
 ARTIFACTS = [json.loads(p.read_text(encoding="utf-8")) for p in GOLDENS]
 
@@ -73,21 +74,6 @@ def test_goldens_take_the_accepting_pass(art: Any) -> None:
     _agree(art)
 
 
-def _slots(v: Any, out: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
-    stack = [v]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, dict):
-            for k, y in x.items():
-                out.append((x, k))
-                stack.append(y)
-        elif isinstance(x, list):
-            for i, y in enumerate(x):
-                out.append((x, i))
-                stack.append(y)
-    return out
-
-
 _POOL: list[Any] = [
     None, True, False, 0, 1, -1, 101, 1.5, 2.0, 2**60, "", "x", "a b", "Bad", "string", "array<string>",
     "array<scope>", "scope", "responder", "array<nope>", "lit", "ref", "object", "eq", "and", "not", "template",
@@ -106,7 +92,7 @@ _POOL: list[Any] = [
 def _mutate(art: Any, rnd: random.Random) -> Any:
     art = copy.deepcopy(art)
     for _ in range(rnd.randint(1, 3)):
-        slots = _slots(art, [])
+        slots = json_slots(art)
         holder, key = rnd.choice(slots)
         what = rnd.randrange(6)
         if what == 0:  # a value from the pool
@@ -144,6 +130,6 @@ def test_mutated_artifacts_agree(i: int, rnd: random.Random) -> None:
 def test_mutated_parts_agree(i: int, rnd: random.Random) -> None:
     """Each named definition on its own, on parts of a mutated artifact."""
     art = _mutate(ARTIFACTS[i], rnd)
-    holder, key = rnd.choice(_slots(art, []))
+    holder, key = rnd.choice(json_slots(art))
     for _, spec in surface.iter_specs():
         _agree(holder[key], spec)

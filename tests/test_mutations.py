@@ -27,6 +27,7 @@ import loopc
 from loopc.lineindex import LineIndex
 
 from conftest import ROOT
+from conftest import slots as json_slots
 from conftest import HEADER as H
 
 
@@ -230,25 +231,8 @@ _REPLACEMENTS: list[Any] = [
 ]
 
 
-def _containers(data: Any) -> list[tuple[Any, Any]]:
-    """Every (container, key-or-index) slot of ``data``, iteratively."""
-    out: list[tuple[Any, Any]] = []
-    stack = [data]
-    while stack:
-        cur = stack.pop()
-        if isinstance(cur, dict):
-            for k, v in cur.items():
-                out.append((cur, k))
-                stack.append(v)
-        elif isinstance(cur, list):
-            for i, v in enumerate(cur):
-                out.append((cur, i))
-                stack.append(v)
-    return out
-
-
 def _ids(data: Any) -> list[str]:
-    return [c[k] for c, k in _containers(data)
+    return [c[k] for c, k in json_slots(data)
             if isinstance(c, dict) and k in ("id", "node", "entry", "forkId", "fanOutId", "port")
             and isinstance(c[k], str)]
 
@@ -329,7 +313,7 @@ def mutate_tree(data: Any, rnd: random.Random) -> Any:
         if r < 0.15:
             _graft(data, rnd)
             continue
-        slots = _containers(data)
+        slots = json_slots(data)
         if not slots:
             return rnd.choice(_REPLACEMENTS)
         strings = [(c, k) for c, k in slots if isinstance(c[k], str)]

@@ -32,9 +32,8 @@ from loopc.compiler import ports as P
 from loopc.compiler.model import (
     MISSING, RETRY_CAPABLE, End, FieldSchema, Fork, Join, Loop, Node, Plan, SendMessage, SetVariable, Switch,
 )
-from loopc.compiler.types import type_of_field
 from loopc.ir.exprs import lower_typed
-from loopc.ir.instr import LoweringError, normalize_json, ref_instr, type_desc
+from loopc.ir.instr import LoweringError, normalize_json
 from loopc.ir.model import (
     CONFIG_CLASSES, NO_DEFAULT, Disposition, Edge, EdgeEffects, Entry, Instr, NodeEffects, RelatedScopes,
     Retry, ScopeDecl, ScopeRef, SourcePort, SwitchCase, TargetPort, WorkItems, WorkScope,
@@ -356,8 +355,3 @@ def lower_plan(check: Any) -> IRPlan:
     if check.plan is None or check.scopes is None or check.types is None or check.analysis is None:
         raise LoweringError("the plan was not fully checked (scope map, type information or analysis missing)")
     return _Lowerer(check).run()
-
-
-def entry_ref(field: str, fs: FieldSchema) -> list[Any]:
-    """``run.input.<field>`` reference instruction, wire form (used by tests)."""
-    return ref_instr("run.input", (field,), type_desc(type_of_field(fs)))
