@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from loopc.cli.fmt import _layout, _meaning, format_source
+from loopc.format import _layout, _meaning, format_source
 from loopc.cli.main import cli
 from loopc.pipeline import compile_source
 
