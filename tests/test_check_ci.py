@@ -178,19 +178,19 @@ def test_cache_hits_and_corruption(repo: Path, tmp_path_factory: pytest.TempPath
     _tree(repo, 6)
     cache = tmp_path_factory.mktemp("cache")
     first = run("check", "--cache-dir", str(cache), "--format", "json", ".")
-    entries = [p for p in cache.rglob("*.pickle")]
+    entries = [p for p in cache.rglob("*.json")]
     assert len(entries) == 6
     second = run("check", "--cache-dir", str(cache), "--format", "json", ".")
     assert first.stdout == second.stdout
     # a corrupt entry is a miss, rewritten
-    entries[0].write_bytes(b"not a pickle")
+    entries[0].write_bytes(b"not an entry")
     third = run("check", "--cache-dir", str(cache), "--format", "json", ".")
     assert third.stdout == first.stdout
     # configuration is part of the key
     (repo / ".loopc.toml").write_text("warnings-as-errors = true\n")
     fourth = run("check", "--cache-dir", str(cache), "--format", "json", ".")
     assert json.loads(fourth.stdout)["summary"]["warnings"] == 0
-    assert len(list(cache.rglob("*.pickle"))) == 12
+    assert len(list(cache.rglob("*.json"))) == 12
 
 
 def test_shards_partition_the_tree(repo: Path) -> None:

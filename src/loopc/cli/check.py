@@ -353,7 +353,7 @@ def run(
             continue
         if cache is not None:
             k = cache.key(f.path, f.data)
-            hit = cache.get(k)
+            hit = cache.get(k, f.path)
             if hit is not None:
                 f.diagnostics = hit
                 continue
