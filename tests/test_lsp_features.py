@@ -391,6 +391,26 @@ async def test_fix_all_applies_only_safe_fixes(client: LanguageClient) -> None:
     assert all("legal_ok" not in e.new_text for e in edits)
 
 
+async def test_every_fix_is_a_quick_fix_also_without_data(client: LanguageClient) -> None:
+    # issue 22: the safe fix and the did-you-mean (unsafe) are both quick fixes, the safe
+    # one preferred; a client that sends the diagnostics back without `data` still gets them
+    bad = PLAN.replace("to: {node: split}", "to: split").replace("to: {node: legal_ok}", "to: {node: legl_ok}")
+    uri = new_uri()
+    open_doc(client, uri, bad)
+    diags = await diagnostics(client, uri, pull(client), until=lambda d: len(d) >= 2)
+    fixable = [d for d in diags if d.data and d.data.get("fix")]
+    assert {d.data["fix"]["safe"] for d in fixable} == {True, False}, diags
+    bare = [lsp.Diagnostic(range=d.range, message=d.message, severity=d.severity, code=d.code, source=d.source)
+            for d in fixable]
+    acts = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=doc(uri), range=bare[0].range,
+        context=lsp.CodeActionContext(diagnostics=bare, only=[lsp.CodeActionKind.QuickFix])))
+    assert [(a.kind, a.is_preferred) for a in acts] == [
+        (lsp.CodeActionKind.QuickFix, d.data["fix"]["safe"]) for d in fixable]
+    assert [[e.new_text for e in a.edit.changes[uri]] for a in acts] == [
+        [e["newText"] for e in d.data["fix"]["edits"]] for d in fixable]
+
+
 async def test_rename_a_field_across_references(client: LanguageClient) -> None:
     e = enc(client)
     uri = await opened(client)

@@ -4,8 +4,9 @@
 Exit status: 0 when no errors (warnings allowed), 1 when any error (after
 the configuration's and ``--warnings-as-errors``' raising), 2 for usage
 errors, configuration problems or unreadable paths — 2 wins, also over
-``--exit-zero`` (which turns 1 into 0).  With ``--diff`` the status is 1
-when fixes would change a file.
+``--exit-zero`` (which turns 1 into 0).  With ``--diff`` the status is
+also 1 when fixes would change a file; stdout is then the patch and the
+report of what the fixes leave goes to stderr (docs/ci.md#fixes).
 
 Files are checked in a process pool (``-j/--jobs``, default: all cores);
 results are collected and printed in discovery order, whatever the
@@ -268,20 +269,22 @@ def _reports(files: Sequence[FileResult]) -> list[Any]:
                                errors=f.errors, warnings=f.warnings) for f in files]
 
 
-def _emit(fmt: str, files: Sequence[FileResult]) -> None:
-    """Write the report: streamed file by file when the format can
-    (``Format.write``), else as one document; then the stderr notes."""
+def _emit(fmt: str, files: Sequence[FileResult], stream: Any = None) -> None:
+    """Write the report to ``stream`` (default stdout): streamed file by
+    file when the format can (``Format.write``), else as one document; then
+    the stderr notes."""
     from loopc.cli import formats
 
     impl = formats.get(fmt)
     reports = _reports(files)
+    out_stream = stream if stream is not None else sys.stdout
     if impl.write is not None:
-        impl.write(iter(reports), sys.stdout)
+        impl.write(iter(reports), out_stream)
     else:
         out = impl.render(reports)
         if out:
-            sys.stdout.write(out)
-    sys.stdout.flush()
+            out_stream.write(out)
+    out_stream.flush()
     err = impl.render_stderr(reports) if impl.render_stderr is not None else ""
     if err:
         click.echo(err, nl=False, err=True)
@@ -293,9 +296,10 @@ def _format_names() -> list[str]:
     return formats.names()
 
 
-def _fix_file(f: FileResult, config: Any) -> tuple[str, str, int]:
+def _fix_file(f: FileResult, config: Any, unsafe: bool = False) -> tuple[str, str, int]:
     """``(original_text, fixed_text, fixes_applied)`` after rounds of safe
-    fixes and re-checks; ``f.diagnostics`` becomes what remains."""
+    (with ``unsafe``, all) fixes and re-checks; ``f.diagnostics`` becomes
+    what remains."""
     from loopc.pipeline import check_source
     from loopc.lint.fixes import apply_fixes
 
@@ -303,13 +307,24 @@ def _fix_file(f: FileResult, config: Any) -> tuple[str, str, int]:
     text = original
     total = 0
     for _ in range(10):
-        new, n = apply_fixes(text, f.diagnostics)
+        new, n = apply_fixes(text, f.diagnostics, unsafe=unsafe)
         if n == 0 or new == text:
             break
         total += n
         text = new
         f.diagnostics = check_source(text, path=f.path, config=config, max_diagnostics=None).diagnostics
     return original, text, total
+
+
+def diff_name(path: str) -> str:
+    """``path`` as a diff header names it: relative to the working
+    directory, ``/``-separated (``a/plans/p.yaml``, never ``a//abs/p.yaml``)."""
+    if os.path.isabs(path):
+        try:
+            path = os.path.relpath(path)
+        except ValueError:  # another drive (Windows): keep it, minus the root
+            path = os.path.splitdrive(path)[1].lstrip("\\/")
+    return os.path.normpath(path).replace(os.sep, "/")
 
 
 def run(
@@ -328,6 +343,7 @@ def run(
     exit_zero: bool,
     warnings_as_errors: bool,
     max_diagnostics: int = 200,
+    unsafe_fixes: bool = False,
 ) -> None:
     """The body of ``loopc check`` (see the module docstring); exits."""
     from loopc.cli.config import load_or_exit
@@ -376,15 +392,15 @@ def run(
         fixed_total = 0
         diffs: list[str] = []
         for f in files:
-            if f.data is None or not f.diagnostics:
+            if f.data is None or f.text is None or not f.diagnostics:
                 continue
-            original, new, nfix = _fix_file(f, config)
+            original, new, nfix = _fix_file(f, config, unsafe_fixes)
             if new == original:
                 continue
             changed += 1
             fixed_total += nfix
             if diff:
-                name = f.path
+                name = diff_name(f.path)
                 diffs.append(
                     "".join(
                         difflib.unified_diff(
@@ -395,7 +411,7 @@ def run(
                         )
                     )
                 )
-                f.text = original
+                f.text = new  # the report below is of the file as --fix would write it
             elif f.path == (stdin_filename or "<stdin>") and "-" in paths:
                 sys.stdout.write(new)
                 f.text = new
@@ -407,12 +423,20 @@ def run(
                 except OSError as exc:
                     f.error = f"cannot write the fixed file: {exc.strerror or exc}"
                 f.text = new
+        kind = "fixes" if unsafe_fixes else "safe fixes"
         if diff:
+            # stdout stays a patch (`loopc check --diff . | git apply`); what
+            # the fixes leave is reported on stderr, in the chosen format
             if diffs:
                 click.echo("".join(diffs), nl=False)
+            for f in files:
+                f.cap(max_diagnostics or None)
+            _emit(fmt, files, sys.stderr)
             s = _summary(files)
-            click.echo(f"{changed} file(s) would be changed by safe fixes", err=True)
-            sys.exit(2 if s["unreadable"] else (1 if changed else 0))
+            click.echo(f"{changed} file(s) would be changed by {kind}", err=True)
+            if s["unreadable"]:
+                sys.exit(2)
+            sys.exit(0 if exit_zero or not (changed or s["errors"]) else 1)
         click.echo(f"fixed {fixed_total} issue(s) in {changed} file(s)", err=True)
 
     for f in files:
@@ -447,7 +471,16 @@ def run(
     "--cache-dir", metavar="DIR", default=None, help="Result cache folder (default: the platform's user cache folder)."
 )
 @click.option("--fix", is_flag=True, help="Apply every safe fix, re-check, report what remains.")
-@click.option("--diff", is_flag=True, help="Print the safe fixes as a unified diff; write nothing.")
+@click.option(
+    "--diff",
+    is_flag=True,
+    help="Print what --fix would write as a unified diff (stdout) and what would remain (stderr); write nothing.",
+)
+@click.option(
+    "--unsafe-fixes",
+    is_flag=True,
+    help="With --fix or --diff, apply the unsafe fixes (did-you-mean guesses) too; review the result.",
+)
 @click.option(
     "--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB (gitignore syntax; repeatable)."
 )
@@ -486,6 +519,7 @@ def check(
     exit_zero: bool,
     warnings_as_errors: bool,
     max_diagnostics: int,
+    unsafe_fixes: bool,
     paths: tuple[str, ...],
 ) -> None:
     """Check plans (files, directories, or - for stdin) and report every problem."""
@@ -504,6 +538,7 @@ def check(
         exit_zero=exit_zero,
         warnings_as_errors=warnings_as_errors,
         max_diagnostics=max_diagnostics,
+        unsafe_fixes=unsafe_fixes,
     )
 
 

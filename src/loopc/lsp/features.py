@@ -337,15 +337,22 @@ def _fix_of(d: lsp.Diagnostic) -> dict[str, Any] | None:
     return None
 
 
+def _range_key(r: lsp.Range) -> tuple[int, int, int, int]:
+    return (r.start.line, r.start.character, r.end.line, r.end.character)
+
+
 def code_actions(a: Analysis, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
     only = params.context.only
     want_quick = not only or any(str(k).startswith("quickfix") for k in only)
     want_all = not only or any(FIX_ALL_KIND.startswith(str(k)) or str(k) == FIX_ALL_KIND for k in only)
     out: list[lsp.CodeAction] = []
     if want_quick:
+        # every fix, safe or not, is a quick fix; a diagnostic the client sent
+        # back without its `data` is matched to ours by code and range
+        ours = {(str(d.code), _range_key(d.range)): d for d in a.diagnostics if _fix_of(d) is not None}
         for d in params.context.diagnostics:
-            fix = _fix_of(d)
-            if fix is None:
+            fix = _fix_of(d) or _fix_of(ours.get((str(d.code), _range_key(d.range)), d))
+            if fix is None or not fix.get("edits"):
                 continue
             out.append(lsp.CodeAction(
                 title=fix["message"], kind=lsp.CodeActionKind.QuickFix, diagnostics=[d],
