@@ -67,7 +67,7 @@ def seeds(target: str) -> list[bytes]:
     """The seed corpus of ``target`` (sorted, deterministic)."""
     if target == "check_source":
         files = sorted({*ROOT.glob("golden/**/source.yaml"), *ROOT.glob("examples/*.yaml"),
-                        *ROOT.glob("tests/fixtures/**/*.yaml"), *ROOT.glob("golden/scenarios/plans/*.yaml")})
+                        *ROOT.glob("tests/fixtures/**/*.yaml"), *ROOT.glob("src/loopc/conformance/scenarios/plans/*.yaml")})
         return [f.read_bytes() for f in files]
     if target == "verify":
         from loopc.ir.canonical import canonical_bytes
@@ -80,7 +80,7 @@ def seeds(target: str) -> list[bytes]:
                 out.append(f.read_bytes())
         return out
     if target == "scenario":
-        files = sorted(p for p in ROOT.glob("golden/scenarios/*") if p.suffix in (".yaml", ".yml", ".json")
+        files = sorted(p for p in ROOT.glob("src/loopc/conformance/scenarios/*") if p.suffix in (".yaml", ".yml", ".json")
                        and not p.name.endswith(".journal.jsonl"))
         return [f.read_bytes() for f in files]
     raise SystemExit(f"unknown target {target!r}")

@@ -115,7 +115,8 @@ def main() -> int:
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT / "tests"))
     from loopc.interpreter.engine import Engine
-    from loopc.interpreter.golden import golden_scenarios
+    from loopc.conformance import SCENARIO_DIR
+    from loopc.conformance import scenarios as golden_scenarios
     from loopc.interpreter.runner import prepare_file, run_prepared
 
     out: dict[str, Any] = {}
@@ -139,7 +140,7 @@ def main() -> int:
         assert eng.status == "succeeded" and eng.output == {"count": 10_000}, (eng.status, eng.output)
 
     out["loop 10000"] = measure(run_loop, max(3, args.repeat // 2))
-    preps = [prepare_file(p) for p in golden_scenarios(str(ROOT / "golden" / "scenarios"))]
+    preps = [prepare_file(p) for p in golden_scenarios(SCENARIO_DIR)]
     out["golden"] = measure(lambda: [run_prepared(p) for p in preps], args.repeat)
     out["golden"]["scenarios"] = len(preps)
     out["golden crash-every-event"] = measure(lambda: [run_prepared(p, crash_after_every=True) for p in preps],
@@ -148,7 +149,7 @@ def main() -> int:
     def prefixes() -> None:
         import test_interpreter as t
 
-        for p in golden_scenarios(str(ROOT / "golden" / "scenarios")):
+        for p in golden_scenarios(SCENARIO_DIR):
             t.test_resume_from_every_journal_prefix(p)
 
     out["resume every prefix"] = measure(prefixes, max(3, args.repeat // 2))

@@ -29,6 +29,8 @@ nodes:
 edges: []
 """
 )
+#: The conformance kit's golden scenarios (package data; loopc.conformance.SCENARIO_DIR).
+KIT = ROOT / "src" / "loopc" / "conformance" / "scenarios"
 #: examples/*.yaml, sorted.
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
 #: Every plan source of the repository: examples, golden sources, fixtures (sorted).

@@ -31,9 +31,10 @@ from loopc.cli.main import cli
 from loopc.compiler.yamlload import MAX_SOURCE_BYTES
 
 ROOT = Path(__file__).resolve().parents[1]
+KIT = ROOT / "src" / "loopc" / "conformance" / "scenarios"
 EXAMPLE = ROOT / "examples" / "fork_all_join.yaml"
-SCENARIO = ROOT / "golden" / "scenarios" / "agent_capacity_fifo.yaml"
-SCENARIO_PLAN = ROOT / "golden" / "scenarios" / "plans" / "fork_all.yaml"
+SCENARIO = KIT / "agent_capacity_fifo.yaml"
+SCENARIO_PLAN = KIT / "plans" / "fork_all.yaml"
 
 
 def _invoke(*args: str) -> tuple[int, str]:
@@ -234,7 +235,7 @@ def _cmds(tmp: Path) -> list[list[str]]:
         ["graph", ex], ["graph", "--format", "dot", ex],
         ["fmt", "--check", str(ugly)],
         ["run", sc], ["run", "--format", "json", sc], ["run", "--trace", sc],
-        ["run", str(ROOT / "golden" / "scenarios" / "plans" / ".." )],
+        ["run", str(KIT / "plans" / ".." )],
         ["config"],
     ]
 

@@ -14,13 +14,13 @@ from click.testing import CliRunner
 
 from loopc.cli.main import cli
 from loopc.interpreter.clock import VirtualClock
-from loopc.interpreter.golden import golden_scenarios, journal_path
+from loopc.conformance import journal_path, scenarios as golden_scenarios
 from loopc.interpreter.monitor import Monitor
 from loopc.interpreter.runner import (dump_journal, parse_journal, prepare_file, replay, resume, run_prepared,
                                       strip_markers)
 
-from conftest import ROOT
-GOLDEN = ROOT / "golden" / "scenarios"
+from conftest import KIT, ROOT
+GOLDEN = KIT
 SCENARIOS = golden_scenarios(str(GOLDEN))
 IDS = [Path(s).stem for s in SCENARIOS]
 
@@ -44,7 +44,7 @@ def test_golden_scenario_passes_with_monitor(path: str) -> None:
     assert mon.checks >= len(rep.steps)
     with open(journal_path(path), encoding="utf-8") as fh:
         pinned = fh.read()
-    assert dump_journal(rep.steps) == pinned, "stale pin: python -m loopc.interpreter.golden --update"
+    assert dump_journal(rep.steps) == pinned, "stale pin: python tests/tools/golden_scenarios.py --update"
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=IDS)

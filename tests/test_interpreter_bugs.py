@@ -15,12 +15,12 @@ from planted_bugs import BUGS  # noqa: E402
 
 from loopc.cli.main import cli  # noqa: E402
 from loopc.interpreter.engine import JournalDivergence  # noqa: E402
-from loopc.interpreter.golden import golden_scenarios, journal_path  # noqa: E402
+from loopc.conformance import journal_path, scenarios as golden_scenarios  # noqa: E402
 from loopc.interpreter.monitor import InvariantViolation, Monitor  # noqa: E402
 from loopc.interpreter.runner import dump_journal, prepare_file, run_prepared  # noqa: E402
 
-from conftest import ROOT
-GOLDEN = ROOT / "golden" / "scenarios"
+from conftest import KIT, ROOT
+GOLDEN = KIT
 SCENARIOS = golden_scenarios(str(GOLDEN))
 PREPARED = {}
 
@@ -73,9 +73,10 @@ def test_at_least_six_planted_bugs() -> None:
     assert len(BUGS) >= 6
 
 
-def test_conform_reference_runtime_passes() -> None:
-    res = CliRunner().invoke(cli, ["conform", "--runtime", f"{sys.executable} -m loopc.interpreter.protocol",
-                                   str(GOLDEN)])
+def test_conform_reference_runtime_passes(tmp_path, monkeypatch) -> None:
+    """No path: the kit's scenarios (package data), from any directory."""
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(cli, ["conform", "--runtime", f"{sys.executable} -m loopc.interpreter.protocol"])
     assert res.exit_code == 0, res.output
     assert f"{len(SCENARIOS)} conforming, 0 diverging" in res.output
 

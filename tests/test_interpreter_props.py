@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from explorer import well_nested  # noqa: E402
 
-from conftest import ROOT
+from conftest import KIT
 PROFILE = dict(derandomize=True, deadline=None, database=None,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
@@ -115,7 +115,7 @@ def test_random_plans_and_scripts_never_crash_or_strand(rng: random.Random, flag
     assert base.status in ("succeeded", "failed", "cancelled")
 
 
-GOLDEN_PLANS = sorted((ROOT / "golden" / "scenarios" / "plans").glob("*.yaml"))
+GOLDEN_PLANS = sorted((KIT / "plans").glob("*.yaml"))
 
 
 def _leaves(v: Any, path: tuple = ()) -> list[tuple]:

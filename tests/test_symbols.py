@@ -37,10 +37,11 @@ from loopc.compiler.symbols import ROLES, RenameError, Symbol, SymbolIndex
 from loopc.compiler.yamlnodes import YScalar
 
 ROOT = Path(__file__).resolve().parent.parent
+KIT = ROOT / "src" / "loopc" / "conformance" / "scenarios"
 PLANS = (
     sorted((ROOT / "examples").glob("*.yaml"))
     + sorted((ROOT / "golden").glob("*/*/source.yaml"))
-    + sorted((ROOT / "golden" / "scenarios" / "plans").glob("*.yaml"))
+    + sorted((KIT / "plans").glob("*.yaml"))
 )
 IDS = [str(p.relative_to(ROOT)) for p in PLANS]
 NEW = "zz_renamed"

@@ -17,7 +17,7 @@ from loopc.ir import decode, evaluate, verify
 from loopc.ir.decoder import DecodeError
 from loopc.ir.evaluator import EvaluationError
 
-from conftest import ROOT, artifact_node, golden_artifact, seal
+from conftest import KIT, artifact_node, golden_artifact, seal
 
 
 _load, _seal, _node = golden_artifact, seal, artifact_node
@@ -80,9 +80,9 @@ def test_runner_verifies_with_the_full_verifier(monkeypatch) -> None:
     from loopc.interpreter import runner
     from loopc.interpreter.scenario import load_scenario
 
-    scen = ROOT / "golden" / "scenarios" / "agent_capacity_fifo.yaml"
+    scen = KIT / "agent_capacity_fifo.yaml"
     sc = load_scenario(scen.read_bytes(), str(scen))
-    plan = (ROOT / "golden" / "scenarios" / "plans" / "fork_all.yaml").read_bytes()
+    plan = (KIT / "plans" / "fork_all.yaml").read_bytes()
     assert isinstance(runner.prepare(sc, plan, "fork_all.yaml"), runner.Prepared)
     monkeypatch.setattr(V, "verify", lambda data: V.VerifyResult(False, "invalid artifact: planted"))
     got = runner.prepare(sc, plan, "fork_all.yaml")
@@ -121,7 +121,7 @@ def test_artifact_integers_past_the_bounds_do_not_verify(literal: int) -> None:
 def test_scenario_durations_and_numbers_past_the_bounds() -> None:
     from loopc.interpreter.scenario import Scenario, load_scenario
 
-    base = (ROOT / "golden" / "scenarios" / "agent_capacity_fifo.yaml").read_text(encoding="utf-8")
+    base = (KIT / "agent_capacity_fifo.yaml").read_text(encoding="utf-8")
     for bad in ("P" + "9" * 5000 + "D", "P3651D", "PT0.0000000001S"):
         src = base.replace("events:\n", f"events:\n  - advance: '{bad}'\n", 1)
         got = load_scenario(src, "s.yaml")
@@ -160,7 +160,7 @@ def test_decode_raises_only_decode_error_on_huge_numbers() -> None:
 
 def _timer_scenario(tmp_path: Any, events: list[str]) -> Any:
     path = tmp_path / "far.yaml"
-    plan = (ROOT / "golden" / "scenarios" / "plans" / "timer.yaml").as_posix()
+    plan = (KIT / "plans" / "timer.yaml").as_posix()
     path.write_text(f"plan: {plan}\ninput: {{delay: P3650D}}\nevents:\n"
                     + "".join(f"  - {e}\n" for e in events)
                     + "expect:\n  status: succeeded\n  state: {phase: woke}\n", encoding="utf-8")

@@ -7,7 +7,12 @@
 * ``loopc conform --runtime CMD [SCENARIO...]`` — drive an external runtime
   over the JSON-lines protocol and report the first diverging journal
   record per scenario; exit 0 when the runtime conforms, 1 when not, 2 when
-  a scenario is malformed or the runtime cannot be started.
+  a scenario is malformed or the runtime cannot be started.  Without a
+  path it runs the kit's golden scenarios (package data,
+  :data:`loopc.conformance.SCENARIO_DIR`), from any working directory.
+* ``loopc conform --list [--format text|json]`` — name the kit's scenarios
+  (text: ``<name>  <path>`` per line; json: ``{"scenarios": [{"name",
+  "path"}...], "directory"}``); exit 0.
 """
 from __future__ import annotations
 
@@ -18,13 +23,9 @@ from typing import Any, Iterator
 
 import click
 
-#: Default scenario directory for ``loopc conform`` without arguments.
-GOLDEN_DIR = os.path.join("golden", "scenarios")
-
-
 def scenario_paths(paths: tuple[str, ...]) -> Iterator[tuple[str, str | None]]:
     """(path, error) for every scenario; directories recurse (sorted)."""
-    from loopc.interpreter.golden import is_scenario_file
+    from loopc.conformance import is_scenario_file
 
     for p in paths:
         if os.path.isdir(p):
@@ -114,18 +115,37 @@ def register(cli: click.Group) -> None:
         sys.exit(2 if malformed else 1 if failed else 0)
 
     @cli.command("conform")
-    @click.option("--runtime", "runtime", required=True, help="Command line of the runtime under test.")
+    @click.option("--runtime", "runtime", default=None, help="Command line of the runtime under test (required unless --list).")
+    @click.option("--list", "list_only", is_flag=True, help="Name the kit's golden scenarios and exit.")
     @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
     @click.argument("paths", nargs=-1)
-    def conform_cmd(runtime: str, fmt: str, paths: tuple[str, ...]) -> None:
-        """Check an external runtime against the reference interpreter."""
+    def conform_cmd(runtime: str | None, list_only: bool, fmt: str, paths: tuple[str, ...]) -> None:
+        """Check an external runtime against the reference interpreter.
+
+        Without SCENARIO arguments, runs the golden scenarios shipped with
+        loopc (see --list)."""
         import shlex
 
         from loopc.cli.formats.json import utf8_json
         from loopc.cli.textsafe import escape_text
+        from loopc.conformance import SCENARIO_DIR, scenario_name, scenarios
         from loopc.interpreter.conform import RuntimeError_, RuntimeProcess, conform_file
 
-        items = list(scenario_paths(paths or (GOLDEN_DIR,)))
+        if list_only:
+            if paths or runtime is not None:
+                raise click.UsageError("--list takes no --runtime and no SCENARIO")
+            kit = scenarios(SCENARIO_DIR)
+            if fmt == "json":
+                doc_l = {"directory": SCENARIO_DIR, "scenarios": [{"name": scenario_name(p), "path": p} for p in kit]}
+                click.echo(json.dumps(utf8_json(doc_l), ensure_ascii=False))
+            else:
+                width = max((len(scenario_name(p)) for p in kit), default=0)
+                for p in kit:
+                    click.echo(f"{escape_text(scenario_name(p)):<{width}}  {escape_text(p)}")
+            sys.exit(0)
+        if runtime is None:
+            raise click.UsageError("Missing option '--runtime' (or use --list).")
+        items = list(scenario_paths(paths or (SCENARIO_DIR,)))
         argv = shlex.split(runtime)
         try:
             proc = RuntimeProcess(argv)

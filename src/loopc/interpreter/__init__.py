@@ -7,6 +7,7 @@
   replay drivers;
 * :mod:`loopc.interpreter.monitor` — the invariant monitor;
 * :mod:`loopc.interpreter.protocol` / :mod:`loopc.interpreter.conform` — the
-  JSON-lines protocol and ``loopc conform``;
-* :mod:`loopc.interpreter.golden` — golden scenario journal pins.
+  JSON-lines protocol and ``loopc conform``.
+
+The golden scenarios themselves are package data of :mod:`loopc.conformance`.
 """
