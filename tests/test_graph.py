@@ -195,7 +195,9 @@ def test_multiple_edges_into_in_and_continue_are_fine() -> None:
     assert run(src)[:2] == (True, [])
 
 
-def test_unrouted_ports_each_reported_at_node_id() -> None:
+def test_unrouted_ports_each_reported_where_declared() -> None:
+    """An authored port (a case's ``port``, the ``default``) is reported at
+    its declaration, with the switch's id as a related location."""
     src = plan("sw", """  - id: sw
     type: switch
     switch:
@@ -204,8 +206,9 @@ def test_unrouted_ports_each_reported_at_node_id() -> None:
       default: c
 """ + DONE, e("e1", "sw", "a", "done"))
     ok, got, r = run(src)
-    assert ok and got == ["7:9 LP4005", "7:9 LP4005"]
+    assert ok and got == ["11:47 LP4005", "12:16 LP4005"]
     assert sorted(d.message.split("`")[1] for d in r.diagnostics) == ["b", "c"]
+    assert all(rel.span is not None and rel.span.line == 7 for d in r.diagnostics for rel in d.related)
 
 
 @pytest.mark.parametrize("ntype,config,ports", [

@@ -683,6 +683,25 @@ def test_an_unclosed_bracket_in_an_expression_is_reported_at_the_bracket(path: p
     if "when:" in text:
         assert found
 
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_an_interpolation_left_open_before_the_next_is_one_diagnostic(path: pathlib.Path) -> None:
+    """Deleting the ``}}`` of an interpolation that another one follows
+    (``{{ a ({{ b }})``): one LP3005 at the ``{{`` left open, naming it,
+    not an LP3001 about what the merged expression calls."""
+    text = path.read_text()
+    found = 0
+    for m in re.finditer(r"\{\{[^{}\n]*?\}\}(?=[^\n]*\{\{)", text):
+        found += 1
+        close = m.end() - 2
+        bad = text[:close] + text[m.end():]
+        got = loopc.check_source(bad).diagnostics
+        assert [d.code for d in got] == ["LP3005"], [(d.code, d.message) for d in got]
+        (d,) = got
+        assert d.span is not None and d.span.start == m.start() and "not closed" in d.message
+    if text.count("{{") > 1 and re.search(r"\}\}[^\n]*\{\{", text):
+        assert found
+
+
 # -- scope-structure mistakes on random well-nested plans (issue 14 §2) --------
 #
 # The examples hold one parallel scope each; these classes need two, so they

@@ -115,8 +115,9 @@ register(
          _plan(text=_LONG_TEXT), _plan()),
     Code("LP3005", "template.syntax", "Unclosed or empty interpolation",
          "In a template every `{{` opens an interpolation closed by the next `}}` outside a quoted "
-         "string, and holds one expression. A literal `{{` is written `{{ '{{' }}`; a `}}` outside "
-         "an interpolation is ordinary text.",
+         "string, and holds one expression; it must close before the next `{{` opens "
+         "(`{{ a ({{ b }})` leaves the first one open). A literal `{{` is written `{{ '{{' }}`; "
+         "a `}}` outside an interpolation is ordinary text.",
          _plan(text="Topic: {{ input.topic"),
          _plan(text="Topic: {{ input.topic }} (write {{ '{{' }} for a brace pair)")),
     Code("LP3006", "expr.bad_literal", "Invalid literal",

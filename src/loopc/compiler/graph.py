@@ -41,6 +41,7 @@ from loopc.compiler.model import Edge, End, Join, Node, Plan
 from loopc.compiler.ports import must_route, source_ports, target_ports
 from loopc.compiler.report import Reporter, decl_path, edge_entity
 from loopc.compiler.schema import FROM_KEYS, stand_in
+from loopc.compiler.sourcemap import port_node
 from loopc.compiler.scopemap import LOOP_CLOSING_PORTS, Scope, opening_scope, owner_kind
 from loopc.compiler.spelling import suggest as _spelling_suggest
 from loopc.compiler.yamlnodes import YMap, YNode, YScalar, YSeq
@@ -393,11 +394,13 @@ class _Check:
             self.port_unrouted(n, p)
 
     def port_unrouted(self, n: Node, p: str) -> None:
+        declared = port_node(n, p)
         self.r.report(
-            "LP4005", self.node_at(n),
+            "LP4005", declared or self.node_at(n),
             f"port `{p}` of {n.type} `{n.id}` has no edge; a success or control port "
             f"must be routed (a missing edge never completes a Run)",
             node=n.id,
+            related=[(f"{n.type} `{n.id}`", self.node_at(n))] if declared is not None else (),
         )
 
     def unconnected(self, raw: list[_RawEdge]) -> dict[str, Node]:

@@ -13,7 +13,9 @@ named after the node's type, ``SendMessage.allowed_responders`` is
   code-point columns, end exclusive, with 0-based code-point offsets into
   the decoded text, BOM removed);
 * :func:`key_span` — the span of the mapping key that names it;
-* :func:`key_path` — the YAML key path of a model field.
+* :func:`key_path` — the YAML key path of a model field;
+* :func:`port_node` — the YAML node that declares an authored port (a switch
+  case's ``port``, the switch ``default``, a fork's ``branches`` entry).
 
 :class:`SourceMap` binds the same lookups to one plan and adds the reverse
 lookup, :meth:`SourceMap.object_at` (the innermost model object at an
@@ -34,7 +36,7 @@ from loopc.compiler import model as M
 from loopc.compiler.yamlnodes import YMap, YNode, YScalar, YSeq
 from loopc.diagnostics import Span
 
-__all__ = ["SourceMap", "key_path", "key_span", "model_objects", "span", "yaml_node"]
+__all__ = ["SourceMap", "key_path", "key_span", "model_objects", "port_node", "span", "yaml_node"]
 
 #: Model fields whose YAML key is not the camelCase of the attribute name
 #: (``None``: the field is not read from the source).  ``()`` is the
@@ -108,6 +110,27 @@ def yaml_node(obj: Any, field: str | None = None) -> YNode | None:
         if node is None:
             return None
     return node
+
+
+def port_node(node: M.Node, port: str) -> YNode | None:
+    """The YAML node declaring ``port`` of ``node`` when the author named it:
+    the ``port`` value of a switch case, the switch's ``default``, or the
+    ``branches`` entry of a fork (docs/reference.md#ports); ``None`` for the
+    fixed ports of a node type (``completed``, ``failed``, ...) and for a
+    node whose source is not a mapping."""
+    cfg = node.config
+    if isinstance(cfg, M.Switch):
+        for case in cfg.cases:
+            if case.port == port and isinstance(case.src, YMap):
+                return yaml_node(case, "port")
+        return yaml_node(cfg, "default") if cfg.default == port else None
+    if isinstance(cfg, M.Fork):
+        br = yaml_node(cfg, "branches")
+        if isinstance(br, YSeq):
+            for b in br.items:
+                if isinstance(b, YScalar) and b.value == port:
+                    return b
+    return None
 
 
 def span(obj: Any, field: str | None = None) -> Span | None:

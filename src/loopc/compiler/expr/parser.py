@@ -511,6 +511,25 @@ def _find_close(text: str, i: int) -> int:
     return -1
 
 
+def _find_open(text: str, i: int, end: int) -> int:
+    """Index of the first ``{{`` in ``text[i:end]`` outside quotes, or -1."""
+    quote = ""
+    while i < end:
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 2
+                continue
+            if c == quote:
+                quote = ""
+        elif c == "'" or c == '"':
+            quote = c
+        elif c == "{" and i + 1 < end and text[i + 1] == "{":
+            return i
+        i += 1
+    return -1
+
+
 def parse_template(text: str) -> tuple[A.TemplateAst | None, list[ExprError]]:
     """Split and parse a template (memoised; see :func:`_parse_template`)."""
     if not isinstance(text, str):
@@ -559,6 +578,15 @@ def _parse_template(text: str) -> tuple[A.TemplateAst | None, list[ExprError]]:
                                     "'{{' as {{ '{{' }})", j, j + 2))
             break
         inner = text[j + 2:k]
+        reopened = _find_open(text, j + 2, k)
+        if reopened >= 0:
+            # '{{ a ({{ b }})': the first interpolation is never closed; the
+            # second is parsed on its own (one defect, one diagnostic).
+            errors.append(ExprError(TEMPLATE_SYNTAX, "this '{{' is not closed: another '{{' "
+                                    "starts before its '}}' (close it with '}}', or write a "
+                                    "literal '{{' as {{ '{{' }})", j, j + 2))
+            i = reopened
+            continue
         if not inner.strip():
             errors.append(ExprError(TEMPLATE_SYNTAX, "empty interpolation '{{ }}': put an expression "
                                     "inside, or write a literal '{{' as {{ '{{' }}", j, k + 2))
