@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from loopc.cli.textsafe import escape_text
-from loopc.format import formatted_bytes
+from loopc.format import REASONS, FormatError, formatted_bytes
 
 
 @click.command("fmt")
@@ -36,36 +36,53 @@ def fmt_command(check_only: bool, files: tuple[str, ...]) -> None:
         outcomes[_format_stdin(check_only)] += 1
     for entry in discover([f for f in files if f != "-"]):
         outcomes[_format_file(entry, check_only)] += 1
-    verb = "would be reformatted" if check_only else "reformatted"
-    click.echo(f"{outcomes['changed']} file(s) {verb}, {outcomes['unchanged']} unchanged", err=True)
-    if outcomes["failed"]:
+    click.echo(summary(outcomes, check_only), err=True)
+    if any(k not in ("changed", "unchanged", "skipped") for k in outcomes):
         sys.exit(2)
     sys.exit(1 if check_only and outcomes["changed"] else 0)
+
+
+def summary(outcomes: Counter[str], check_only: bool) -> str:
+    """The last line of ``loopc fmt``: how many files changed, were
+    unchanged and could not be formatted, by reason, e.g. ``0 file(s)
+    reformatted, 0 unchanged, 1 not formatted (1 YAML does not load)``.
+    ``outcomes`` counts ``"changed"``, ``"unchanged"``, ``"skipped"`` and
+    every failure reason (:data:`loopc.format.REASONS`)."""
+    verb = "would be reformatted" if check_only else "reformatted"
+    line = f"{outcomes['changed']} file(s) {verb}, {outcomes['unchanged']} unchanged"
+    failed = {k: n for k, n in outcomes.items() if k not in ("changed", "unchanged", "skipped") and n}
+    if failed:
+        order = {r: i for i, r in enumerate(REASONS)}
+        parts = ", ".join(f"{n} {k}" for k, n in sorted(failed.items(), key=lambda kn: order.get(kn[0], len(order))))
+        line += f", {sum(failed.values())} not formatted ({parts}; left unchanged)"
+    return line
 
 
 def _format_file(entry: Any, check_only: bool) -> str:
     """Format one discovered file (:class:`loopc.cli.walk.Entry`) in place, or
     say it would change; a walked file that is no plan is skipped.  Returns
-    ``"changed"``, ``"unchanged"``, ``"failed"`` or ``"skipped"``."""
+    ``"changed"``, ``"unchanged"``, ``"skipped"`` or, when it could not be
+    formatted, the reason (:data:`loopc.format.REASONS`)."""
     from loopc.boundedio import read_bounded
     from loopc.cli.inputs import reason_of
     from loopc.cli.walk import looks_like_plan
     from loopc.compiler.yamlload import MAX_SOURCE_BYTES
 
     shown = escape_text(entry.path)
-    problem = entry.error
+    problem = None if entry.error is None else FormatError(entry.error, "unreadable")
     if problem is None:
         try:
             data = read_bounded(entry.path, MAX_SOURCE_BYTES)
         except OSError as exc:
-            problem = reason_of(exc)
+            problem = FormatError(reason_of(exc), "unreadable")
+    new = None
     if problem is None:
         if entry.walked and not looks_like_plan(data):
             return "skipped"  # a walked YAML file that is no plan: not ours to format
         text, new, problem = formatted_bytes(data)
     if problem is not None or new is None:
-        click.echo(f"loopc: {shown}: {escape_text(problem or '')}", err=True)
-        return "failed"
+        click.echo(f"loopc: {shown}: {escape_text(str(problem))}", err=True)
+        return problem.reason if problem is not None else "cannot round-trip"
     if new == text:
         return "unchanged"
     if check_only:
@@ -76,7 +93,7 @@ def _format_file(entry: Any, check_only: bool) -> str:
             fh.write(new.encode("utf-8"))
     except OSError as exc:
         click.echo(f"loopc: {shown}: cannot write: {exc.strerror or exc}", err=True)
-        return "failed"
+        return "cannot write"
     click.echo(f"reformatted {shown}")
     return "changed"
 
@@ -85,7 +102,7 @@ def _format_stdin(check_only: bool) -> str:
     """Format standard input: the result goes to standard output (the input
     unchanged when it cannot be formatted, so a pipe never loses the plan);
     with ``check_only`` nothing is written.  Returns ``"changed"``,
-    ``"unchanged"`` or ``"failed"``."""
+    ``"unchanged"`` or the reason it could not be formatted."""
     from loopc.boundedio import read_stream_bounded
     from loopc.compiler.yamlload import MAX_SOURCE_BYTES
 
@@ -93,14 +110,14 @@ def _format_stdin(check_only: bool) -> str:
         data = read_stream_bounded(sys.stdin.buffer, MAX_SOURCE_BYTES)
     except OSError as exc:
         click.echo(f"loopc: <stdin>: cannot read: {exc.strerror or exc}", err=True)
-        return "failed"
+        return "unreadable"
     text, new, problem = formatted_bytes(data)
     if problem is not None or new is None:
-        click.echo(f"loopc: <stdin>: {escape_text(problem or '')}", err=True)
+        click.echo(f"loopc: <stdin>: {escape_text(str(problem))}", err=True)
         if not check_only:
             sys.stdout.buffer.write(data)
             sys.stdout.flush()
-        return "failed"
+        return problem.reason if problem is not None else "cannot round-trip"
     if check_only:
         if new != text:
             click.echo("would reformat <stdin>")

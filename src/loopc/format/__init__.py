@@ -8,9 +8,11 @@ the parent's indentation plus two (``nodes:\\n  - id: x``), one space after
 ``:`` and ``,``, no trailing spaces, one final newline, long lines never
 wrapped; comments, key order, quoting, flow-or-block style of each
 collection and block scalars are kept.  The result is checked before it is
-written: it must compile to the same semantic digest (or, for a plan with
-errors, give the same diagnostic codes); a source whose YAML does not load
-is left alone with a message.  Formatting is idempotent.
+returned (the safety net): it must parse to the same values, types
+included, hold the same comments (text and order), and compile to the same
+semantic digest (or, for a plan with errors, give the same diagnostic
+codes); a source whose YAML does not load, or whose formatting the net
+refuses, is left alone with a message.  Formatting is idempotent.
 
 A layer above the pipeline and below the consumers that use it (the
 language server, the CLI): no I/O, never raises on bad input except
@@ -20,11 +22,30 @@ language server, the CLI): no I/O, never raises on bad input except
 from __future__ import annotations
 
 import io
+import re
+from collections.abc import Iterator
 from typing import Any
 
 
 class FormatError(Exception):
-    """The source cannot be formatted safely (message says why)."""
+    """The source cannot be formatted safely: ``str(exc)`` says why (one
+    line), ``reason`` is the short kind a summary counts (:data:`REASONS`)."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+#: the kinds of "could not be formatted", as a summary names them
+REASONS = (
+    "unreadable",
+    "too large",
+    "not UTF-8",
+    "YAML does not load",
+    "refused by the safety net",
+    "cannot round-trip",
+    "cannot write",
+)
 
 
 class _Null(str):
@@ -96,25 +117,170 @@ def _keep_nulls(data: Any, node: Any) -> Any:
     return data
 
 
-def _layout(body: str, tree: Any = None) -> str:
+def _layout(body: str, tree: Any = None, strip: bool = True) -> str:
     """The ruamel round trip with loopc's layout (no checks; may raise);
     ``tree`` is loopc's YAML tree of ``body``, whose explicit nulls are kept
-    as spelt."""
+    as spelt.  With ``strip``, trailing spaces and tabs are removed from
+    every line (only those: a trailing NBSP or other Unicode space can be
+    part of a plain scalar)."""
     y = _yaml()
     data = y.load(body)
     if tree is not None:
         data = _keep_nulls(data, tree)
     buf = io.StringIO()
     y.dump(data, buf)
-    out = "\n".join(line.rstrip() for line in buf.getvalue().splitlines())
+    lines = buf.getvalue().splitlines()
+    out = "\n".join(line.rstrip(" \t") for line in lines) if strip else "\n".join(lines)
     return out.rstrip("\n") + "\n"
 
 
-def format_source(text: str) -> str:
-    """The canonical formatting of ``text`` (a plan's decoded source).
+#: a block scalar's header indicators (``|``, ``>-``, ``|2+``), before its
+#: optional comment
+_BLOCK_HEADER = re.compile(r"[|>][0-9+-]*")
+_COMMENT = re.compile(r"#[^\r\n]*")
 
-    Raises :class:`FormatError` when the YAML does not load (loopc reports
-    an LP1xxx error) or the formatted text would mean something else."""
+
+def _walk(root: Any) -> Iterator[Any]:
+    """Every node of loopc's YAML tree ``root`` in document order, each
+    mapping key (its :class:`YScalar` or key record) before its value;
+    iterative (nesting is bounded, but no recursion is needed)."""
+    from loopc.compiler.yamlnodes import YMap, YSeq
+
+    work: list[Any] = [root]
+    while work:
+        n = work.pop()
+        yield n
+        if isinstance(n, YMap):
+            kv = n.kv
+            work.extend(reversed(kv))
+        elif isinstance(n, YSeq):
+            work.extend(reversed(n.items))
+
+
+def _span(n: Any) -> tuple[int, int]:
+    """``(start, end)`` code-point offsets of a node or a key record."""
+    if n.__class__ is tuple:  # a KeyRecord (loopc.compiler.yamlnodes)
+        return n[5], n[8]
+    return n.start, n.end
+
+
+def comments(text: str, root: Any) -> list[tuple[int, str]]:
+    """Every comment of ``text`` as ``(offset, text)`` in order, the text
+    from ``#`` to the end of its line without trailing spaces and tabs.
+
+    ``root`` is loopc's YAML tree of ``text`` (loopc.compiler.yamlload):
+    outside its scalars (keys included) the source holds only indicators,
+    white space and comments, so a ``#`` there starts a comment; a block
+    scalar's header line may end in one."""
+    from loopc.compiler.yamlnodes import YScalar
+
+    masks: list[tuple[int, int]] = []
+    for n in _walk(root):
+        if n.__class__ is tuple:
+            masks.append(_span(n))
+        elif isinstance(n, YScalar):
+            start, end = n.start, n.end
+            if n.style in ("|", ">"):
+                nl = text.find("\n", start, end)
+                head = _BLOCK_HEADER.match(text, start)
+                if head is not None and nl > 0:
+                    masks.append((start, head.end()))
+                    start = nl
+            masks.append((start, end))
+    masks.sort()
+    found: list[tuple[int, str]] = []
+    at = 0
+    for start, end in [*masks, (len(text), len(text))]:
+        if start > at:
+            for m in _COMMENT.finditer(text, at, start):
+                found.append((m.start(), m.group().rstrip(" \t")))
+        at = max(at, end)
+    return found
+
+
+def _values(root: Any) -> list[tuple[Any, ...]]:
+    """The parsed content of loopc's YAML tree ``root`` as a flat list in
+    document order: ``("{", n)`` / ``("[", n)`` opening a mapping or
+    sequence of ``n`` entries, and ``(type, repr, node)`` for every scalar
+    and key (the type and ``repr`` of its resolved value: ``1``, ``1.0``,
+    ``True`` and ``"1"`` differ, and so do ``sent`` and ``sent\u00a0``)."""
+    from loopc.compiler.yamlnodes import YMap, YSeq
+
+    out: list[tuple[Any, ...]] = []
+    for n in _walk(root):
+        if n.__class__ is tuple:
+            out.append((type(n[1]).__name__, repr(n[1]), n))
+        elif isinstance(n, YMap):
+            out.append(("{", len(n.kv) // 2))
+        elif isinstance(n, YSeq):
+            out.append(("[", len(n.items)))
+        else:
+            out.append((type(n.value).__name__, repr(n.value), n))
+    return out
+
+
+def _line(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _changed_value(body: str, root: Any, out_root: Any) -> str | None:
+    """Why the formatted tree ``out_root`` does not hold the values of the
+    source tree ``root`` (``None`` when it does)."""
+    before, after = _values(root), _values(out_root)
+    for a, b in zip(before, after):
+        if a[:2] != b[:2]:
+            where = f"line {_line(body, _span(a[2])[0])}" if len(a) > 2 else "a collection"
+            return f"formatting would change the value at {where} ({a[1]} would read {b[1]})"
+    if len(before) != len(after):
+        return "formatting would change the document's structure"
+    return None
+
+
+def _lost_comment(body: str, root: Any, out: str, out_root: Any) -> str | None:
+    """Why the comments of ``out`` are not those of ``body`` in text and
+    order (``None`` when they are)."""
+    from loopc.compiler.yamlnodes import YMap, YSeq
+
+    before, after = comments(body, root), comments(out, out_root)
+    for i, (offset, c) in enumerate(before):
+        if i >= len(after) or after[i][1] != c:
+            inflow = any(isinstance(n, (YMap, YSeq)) and n.flow and n.start < offset < n.end for n in _walk(root))
+            hint = (" (ruamel.yaml drops a comment inside a flow collection: move it out, or write "
+                    "the collection in block style)") if inflow else ""
+            return f"formatting would drop or change the comment on line {_line(body, offset)}{hint}"
+    if len(after) != len(before):
+        return "formatting would add a comment"
+    return None
+
+
+def _problem(body: str, pre: Any, out: str) -> str | None:
+    """Why ``out`` is not a safe formatting of ``body`` (whose compile result
+    is ``pre``): it must hold the same values (types included) and the same
+    comments in the same order, and compile to the same semantic digest (or,
+    with errors, the same diagnostic codes).  ``None`` when safe."""
+    from loopc.pipeline import compile_source
+
+    post = compile_source(out)
+    out_doc = post.check.document if post.check is not None else None
+    if out_doc is None or out_doc.root is None:
+        return "the formatted text would not load"
+    root = pre.check.document.root
+    why = _changed_value(body, root, out_doc.root) or _lost_comment(body, root, out, out_doc.root)
+    if why is None and _meaning(post) != _meaning(pre):
+        why = "formatting would change the plan's meaning (please report this)"
+    return why
+
+
+def format_source(text: str) -> str:
+    """The canonical formatting of ``text`` (a plan's decoded source; a
+    leading BOM is kept).
+
+    Raises :class:`FormatError` (one line, saying why; the caller leaves the
+    source as it is) when the YAML does not load (loopc reports an LP1xxx
+    error), or when the safety net refuses the result: the formatted text
+    must parse to the same values (types included) and hold the same
+    comments in the same order, and compile to the same semantic digest (or,
+    for a plan with errors, give the same diagnostic codes)."""
     from loopc.pipeline import compile_source
 
     bom = text.startswith("\ufeff")
@@ -125,29 +291,38 @@ def format_source(text: str) -> str:
     if yaml_errors or doc is None or doc.root is None:
         first = yaml_errors[0] if yaml_errors else None
         why = f": {first.code} {first.message}" if first is not None else ""
-        raise FormatError(f"the YAML does not load{why}; fix it first (loopc check)")
+        raise FormatError(f"the YAML does not load{why}; fix it first (loopc check)", "YAML does not load")
     try:
         out = _layout(body, doc.root)
+        problem = None if out == body else _problem(body, pre, out)
+        if problem is not None and problem.startswith("formatting would change the value"):
+            # a trailing space of a block scalar's line is content: keep
+            # every line's end as ruamel wrote it and try again
+            kept = _layout(body, doc.root, strip=False)
+            if kept == body or _problem(body, pre, kept) is None:
+                out, problem = kept, None
     except Exception as exc:  # noqa: BLE001 - any ruamel failure means: leave the file alone
-        raise FormatError(f"cannot round-trip this YAML: {type(exc).__name__}: {exc}") from None
-    if out != body and _meaning(compile_source(out)) != _meaning(pre):
-        raise FormatError("formatting would change the plan's meaning; left unchanged (please report this)")
+        raise FormatError(f"cannot round-trip this YAML: {type(exc).__name__}: {exc}", "cannot round-trip") from None
+    if problem is not None:
+        raise FormatError(f"{problem}; left unchanged", "refused by the safety net")
     return ("\ufeff" if bom else "") + out
 
 
-def formatted_bytes(data: bytes) -> tuple[str, str | None, str | None]:
+def formatted_bytes(data: bytes) -> tuple[str, str | None, FormatError | None]:
     """``(text, new, problem)`` for a plan file's bytes: its UTF-8 text, the
     canonical formatting (``None`` when it cannot be formatted) and why not
-    (one line; ``None`` when formatted).  Never raises."""
+    (a :class:`FormatError`: one-line message and reason; ``None`` when
+    formatted).  Never raises."""
     from loopc.compiler.yamlload import MAX_SOURCE_BYTES
 
     if len(data) > MAX_SOURCE_BYTES:
-        return "", None, f"larger than the {MAX_SOURCE_BYTES:,}-byte source budget (LP1010); left unchanged"
+        why = f"larger than the {MAX_SOURCE_BYTES:,}-byte source budget (LP1010); left unchanged"
+        return "", None, FormatError(why, "too large")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return "", None, "not UTF-8 text (LP1002); fix it first (loopc check)"
+        return "", None, FormatError("not UTF-8 text (LP1002); fix it first (loopc check)", "not UTF-8")
     try:
         return text, format_source(text), None
     except FormatError as exc:
-        return text, None, str(exc)
+        return text, None, exc
