@@ -20,6 +20,7 @@ Diagnostics are delivered one way per client, never both:
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import re
@@ -96,7 +97,7 @@ class LoopcProtocol(LanguageServerProtocol):
         super()._execute_handler(msg_id, handler, callback, args, kwargs)
         fut = self._request_futures.get(msg_id)
         if fut is not None:
-            fut.add_done_callback(lambda f, key=msg_id: self._forget(key, f))
+            fut.add_done_callback(functools.partial(self._forget, msg_id))
 
     def _forget(self, key: Any, fut: Any) -> None:
         if self._request_futures.get(key) is fut:
