@@ -62,16 +62,38 @@ def _malformed_object(problems: list[Any]) -> dict[str, Any]:
             "diagnostics": [p.to_json() for p in problems]}
 
 
+def budget_options(fn: Any) -> Any:
+    """``--max-activations``, ``--max-journal-records``, ``--max-steps``: the
+    per-Run budget (docs/conformance.md#budgets; defaults
+    :data:`loopc.interpreter.engine.DEFAULT_BUDGET`, kept in step by a test)."""
+    for flag, what, default in (("--max-steps", "committed steps", 10_000_000),
+                                ("--max-journal-records", "journal records", 10_000_000),
+                                ("--max-activations", "node activations", 1_000_000)):
+        fn = click.option(flag, type=click.IntRange(min=1), default=default, show_default=True,
+                          help=f"Fail a Run that would use more {what} (runtime.budget_exceeded).")(fn)
+    return fn
+
+
+def _budget(max_activations: int, max_journal_records: int, max_steps: int) -> Any:
+    from loopc.interpreter.engine import Budget
+
+    return Budget(activations=max_activations, records=max_journal_records, steps=max_steps)
+
+
 def register(cli: click.Group) -> None:
     @cli.command("run")
     @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
     @click.option("--trace", is_flag=True, help="Print a readable timeline of the journal.")
+    @budget_options
     @click.argument("paths", nargs=-1, required=True)
-    def run_cmd(fmt: str, trace: bool, paths: tuple[str, ...]) -> None:
+    def run_cmd(fmt: str, trace: bool, max_activations: int, max_journal_records: int, max_steps: int,
+                paths: tuple[str, ...]) -> None:
         """Run scenarios against the reference interpreter."""
         from loopc.cli.formats.json import utf8_json
         from loopc.cli.textsafe import escape_lines, escape_text
         from loopc.interpreter.runner import run_file
+
+        budget = _budget(max_activations, max_journal_records, max_steps)
 
         items = list(scenario_paths(paths))
         single = len(paths) == 1 and len(items) == 1 and not os.path.isdir(paths[0])
@@ -82,7 +104,7 @@ def register(cli: click.Group) -> None:
                 click.echo(f"loopc: {escape_text(path)}: {err}", err=True)
                 malformed += 1
                 continue
-            rep = run_file(path)
+            rep = run_file(path, budget=budget)
             if isinstance(rep, list):
                 malformed += 1
                 for p in rep:
@@ -118,8 +140,10 @@ def register(cli: click.Group) -> None:
     @click.option("--runtime", "runtime", default=None, help="Command line of the runtime under test (required unless --list).")
     @click.option("--list", "list_only", is_flag=True, help="Name the kit's golden scenarios and exit.")
     @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+    @budget_options
     @click.argument("paths", nargs=-1)
-    def conform_cmd(runtime: str | None, list_only: bool, fmt: str, paths: tuple[str, ...]) -> None:
+    def conform_cmd(runtime: str | None, list_only: bool, fmt: str, max_activations: int, max_journal_records: int,
+                    max_steps: int, paths: tuple[str, ...]) -> None:
         """Check an external runtime against the reference interpreter.
 
         Without SCENARIO arguments, runs the golden scenarios shipped with
@@ -165,7 +189,7 @@ def register(cli: click.Group) -> None:
                 except RuntimeError_ as exc:
                     click.echo(f"loopc: {exc}", err=True)
                     sys.exit(2)
-            res = conform_file(path, argv, proc)
+            res = conform_file(path, argv, proc, budget=_budget(max_activations, max_journal_records, max_steps))
             if isinstance(res, list):
                 malformed += 1
                 for p in res:

@@ -8,7 +8,7 @@ Nothing here reads the wall clock.
 from __future__ import annotations
 
 import datetime as _dt
-from decimal import Decimal
+from decimal import ROUND_FLOOR, Decimal
 
 from loopc.ir.evaluator import EvaluationError, duration_value
 
@@ -17,6 +17,7 @@ __all__ = ["EPOCH", "VirtualClock", "duration_seconds", "format_instant", "parse
 #: The Run epoch: every scenario's virtual clock starts here.
 EPOCH = _dt.datetime(2026, 1, 1, tzinfo=_dt.timezone.utc)
 _EPOCH_TS = int(EPOCH.timestamp())
+_NS_PER_S = Decimal(1_000_000_000)
 
 
 def duration_seconds(text: str) -> Decimal:
@@ -26,14 +27,17 @@ def duration_seconds(text: str) -> Decimal:
 
 
 def format_instant(t: Decimal) -> str:
-    """Seconds since the epoch → RFC 3339 UTC text (``...Z``; fractional
-    seconds only when present)."""
-    whole = int(t)
-    frac = t - whole
+    """Seconds since the epoch → RFC 3339 UTC text: ``YYYY-MM-DDTHH:MM:SS``,
+    then a fraction of at most 9 digits with trailing zeros trimmed (none
+    for a whole second), then ``Z`` (docs/conformance.md#the-journal).
+    Instants finer than a nanosecond are truncated toward the past; the
+    engine never makes one (durations have at most 9 fraction digits)."""
+    ns = int((Decimal(t) * _NS_PER_S).to_integral_value(rounding=ROUND_FLOOR))
+    whole, frac_ns = divmod(ns, 1_000_000_000)
     d = EPOCH + _dt.timedelta(seconds=whole)
     s = d.strftime("%Y-%m-%dT%H:%M:%S")
-    if frac:
-        s += str(frac.normalize())[1:]
+    if frac_ns:
+        s += "." + f"{frac_ns:09d}".rstrip("0")
     return s + "Z"
 
 

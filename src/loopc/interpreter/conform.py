@@ -15,6 +15,7 @@ import subprocess
 from typing import Any
 
 from loopc.interpreter.clock import VirtualClock, format_instant
+from loopc.interpreter.engine import DEFAULT_BUDGET, Budget
 from loopc.interpreter.runner import Prepared, prepare_file, run_prepared, strip_markers
 
 __all__ = ["RuntimeProcess", "RuntimeError_", "conform_prepared", "conform_file", "first_divergence"]
@@ -91,10 +92,12 @@ def first_divergence(want: list[dict[str, Any]], got: Any) -> str | None:
     return None
 
 
-def conform_prepared(prep: Prepared, argv: list[str], runtime: RuntimeProcess | None = None) -> dict[str, Any]:
+def conform_prepared(prep: Prepared, argv: list[str], runtime: RuntimeProcess | None = None, *,
+                     budget: Budget = DEFAULT_BUDGET) -> dict[str, Any]:
     """Check one scenario; ``runtime`` reuses a running process (each
-    ``load`` starts a new Run), else one is started and stopped here."""
-    ref = run_prepared(prep)
+    ``load`` starts a new Run), else one is started and stopped here.
+    ``budget`` bounds the reference Run (docs/conformance.md#budgets)."""
+    ref = run_prepared(prep, budget=budget)
     want_journal = strip_markers(ref.journal)
     sc = prep.scenario
     try:
@@ -138,11 +141,12 @@ def conform_prepared(prep: Prepared, argv: list[str], runtime: RuntimeProcess | 
     return {"conforms": div is None, "divergence": div, "records": len(want_journal)}
 
 
-def conform_file(path: str, argv: list[str], runtime: RuntimeProcess | None = None) -> Any:
+def conform_file(path: str, argv: list[str], runtime: RuntimeProcess | None = None, *,
+                 budget: Budget = DEFAULT_BUDGET) -> Any:
     prep = prepare_file(path)
     if isinstance(prep, list):
         return prep
-    return conform_prepared(prep, argv, runtime)
+    return conform_prepared(prep, argv, runtime, budget=budget)
 
 
 def reference_runtime_argv() -> list[str]:

@@ -28,17 +28,41 @@ from collections import deque
 from decimal import Decimal
 from typing import Any, Callable, Mapping
 
+import attrs
+
 from loopc.interpreter.clock import duration_seconds, format_instant
 from loopc.interpreter.program import Program, ProgramNode
 from loopc.interpreter.values import (WORK_ITEM_KEYS, apply_defaults, check_contract, check_value, is_id,
                                       is_scope)
 from loopc.ir.evaluator import EvaluationError, evaluate
 
-__all__ = ["Engine", "JournalDivergence", "World", "NoWorld", "Act", "TERMINAL_ITEM"]
+__all__ = ["Engine", "JournalDivergence", "World", "NoWorld", "Act", "TERMINAL_ITEM", "Budget", "DEFAULT_BUDGET"]
 
 Frame = tuple  # (kind, owner, owner activation id, key)
 TERMINAL_ITEM = ("succeeded", "failed", "timed_out", "blocked", "cancelled")
 MAX_WORK_ITEMS = 256
+
+
+@attrs.frozen
+class Budget:
+    """What one Run may use (docs/conformance.md#budgets): at most
+    ``activations`` node activations, ``records`` journal records and
+    ``steps`` committed steps.  Memory is bounded through these counts (a
+    record holds values of bounded size).  Going over fails the Run with
+    ``runtime.budget_exceeded``; every limit is a positive integer."""
+
+    activations: int = 1_000_000
+    records: int = 10_000_000
+    steps: int = 10_000_000
+
+    def __attrs_post_init__(self) -> None:
+        for name in ("activations", "records", "steps"):
+            v = getattr(self, name)
+            if type(v) is not int or v < 1:
+                raise ValueError(f"budget {name} must be a positive integer, not {v!r}")
+
+
+DEFAULT_BUDGET = Budget()
 
 
 class JournalDivergence(Exception):
@@ -179,13 +203,20 @@ class Engine:
     ``expected`` holds committed steps (resume/replay): each new step must
     equal the committed one at its index, else :class:`JournalDivergence`.
     ``on_step(engine)`` is called after every committed step (the invariant
-    monitor hooks in here).
+    monitor hooks in here).  ``budget`` bounds the Run (:class:`Budget`).
+
+    No input raises on run-time data: an expression that fails, a value of
+    the wrong wire form or an exceeded budget becomes the documented Run
+    failure (docs/language.md#runtime-produced-codes); only
+    :class:`JournalDivergence` (resume) and errors of ``on_step`` propagate.
     """
 
     def __init__(self, program: Program, world: World | None = None, *,
                  expected: list[list[dict[str, Any]]] | None = None,
-                 on_step: Callable[["Engine"], None] | None = None) -> None:
+                 on_step: Callable[["Engine"], None] | None = None, budget: Budget = DEFAULT_BUDGET) -> None:
         self.p = program
+        self.budget = budget
+        self._over_budget = False
         self.expected = expected or []
         self.world: World = _JournalWorld(self.expected, world or World()) if self.expected else (world or World())
         self.on_step = on_step
@@ -224,6 +255,9 @@ class Engine:
         return f"{kind}_{self.counters[kind]}"
 
     def _rec(self, kind: str, **fields: Any) -> None:
+        if self._seq + len(self._cur) >= self.budget.records and not self._over_budget:
+            raise _Budget(f"the Run would write journal record {self.budget.records + 1:,}, over its budget of "
+                          f"{self.budget.records:,} records")
         r = {"kind": kind, "at": self._now_text}
         r.update(fields)
         self._cur.append(r)
@@ -232,9 +266,11 @@ class Engine:
         recs = self._cur
         if not recs:
             return
-        self._cur = []
         idx = len(self.steps)
         step = idx + 1
+        if step > self.budget.steps and not self._over_budget:
+            raise _Budget(f"the Run would commit step {step:,}, over its budget of {self.budget.steps:,} steps")
+        self._cur = []
         for r in recs:
             self._seq += 1
             r["seq"] = self._seq
@@ -262,11 +298,49 @@ class Engine:
     def live(self) -> bool:
         return bool(self.open or self.ready)
 
+    # ------------------------------------------------------------------ failures
+    def _input(self, fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+        """Apply one outside input; an exceeded budget fails the Run
+        (``runtime.budget_exceeded``, journaled in the step it stopped)."""
+        try:
+            return fn(*args, **kw)
+        except _Budget as b:
+            self._over_budget = True
+            self._fail_run({"code": "runtime.budget_exceeded", "detail": str(b)})
+            self._commit()
+            return None
+
+    def _guard(self, ctx: tuple, fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn``; a run-time data error (:class:`_Fail`) fails the
+        innermost parallel frame of the context it arose in (the emitting
+        node's for an edge binding, else ``ctx``), or the Run."""
+        try:
+            fn(*args)
+        except _Fail as f:
+            self._settle(f, ctx)
+
+    def _settle(self, f: "_Fail", ctx: tuple) -> None:
+        """Fail the frame of ``f``; a failure while routing that failure (a
+        failed join's edge binding that fails too) fails the next frame out.
+        Each round is strictly further out or a sibling WorkItem, so this
+        ends; the bound is a backstop that fails the Run."""
+        err, at = f.err, f.ctx if f.ctx is not None else ctx
+        for _ in range(1 + len(self.acts) + len(self.ready)):
+            try:
+                self._fail_ctx(at, err)
+                return
+            except _Fail as g:
+                err, at = g.err, g.ctx if g.ctx is not None else ()
+        self._fail_run(err)
+
     # ------------------------------------------------------------------ inputs
     def start(self, plan_input: Mapping[str, Any], at: Decimal = Decimal(0)) -> None:
         """Start the Run (step 1: ``run.started``) and run to quiescence.
         The Run id derives from the artifact digest and the canonical Plan
         input (defaults applied)."""
+        self._input(self._start, plan_input, at)
+
+    def _start(self, plan_input: Mapping[str, Any], at: Decimal) -> None:
         from loopc.ir.canonical import canonical_bytes
 
         self._set_now(at)
@@ -352,10 +426,13 @@ class Engine:
                  event: int | None = None) -> None:
         """Complete (or fail) the callback of ``act`` at ``attempt``; the
         caller checked :meth:`check_callback` first."""
+        self._input(self._callback, act, attempt, output, fail, work_items, event)
+
+    def _callback(self, act: Act, attempt: int, output: Any, fail: Any, work_items: Any, event: int | None) -> None:
         if fail is not None:
             err = {"code": str(fail.get("code", "callback.failed")), "detail": str(fail.get("detail", ""))}
             self._rec("callback.failed", act=act.id, attempt=attempt, error=err, event=event)
-            self._attempt_failed(act, err["code"], err["detail"], final_code=None)
+            self._guard(act.ctx, self._callback_failed, act, err)
         else:
             out = dict(output or {})
             self._rec("callback.accepted", act=act.id, attempt=attempt, output=dict(out), event=event,
@@ -365,25 +442,35 @@ class Engine:
                 out["workScope"] = act.request.get("workScope")
             if work_items is not None:
                 out["workItems"], _ = _normalize_work_items(work_items, act.request.get("allowedResponders"))
-            self._complete(act, "completed", out)
+            self._guard(act.ctx, self._complete, act, "completed", out)
         self._commit()
         self._run()
 
     def decide(self, act: Act, attempt: int, approved: bool, by: str, comment: str | None,
                event: int | None = None) -> None:
         """Record the one decision of an approval activation."""
+        self._input(self._decide, act, attempt, approved, by, comment, event)
+
+    def _callback_failed(self, act: Act, err: Mapping[str, Any]) -> None:
+        self._attempt_failed(act, err["code"], err["detail"], final_code=None)
+
+    def _decide(self, act: Act, attempt: int, approved: bool, by: str, comment: str | None,
+                event: int | None) -> None:
         out: dict[str, Any] = {"decidedBy": by}
         if act.node.config.feedback_scope is not None:
             out["comment"] = comment or ""
         self._rec("decision.recorded", act=act.id, attempt=attempt, decision="approved" if approved else "rejected",
                   by=by, comment=comment, event=event)
-        self._complete(act, "approved" if approved else "rejected", out)
+        self._guard(act.ctx, self._complete, act, "approved" if approved else "rejected", out)
         self._commit()
         self._run()
 
     def advance(self, to: Decimal, by: str, event: int | None = None) -> None:
         """Move the Run's clock to ``to``; due timers fire in (due, scheduled)
         order, each as one step followed by quiescence."""
+        self._input(self._advance, to, by, event)
+
+    def _advance(self, to: Decimal, by: str, event: int | None) -> None:
         if self.terminal:
             self._set_now(max(to, self.now))
             return
@@ -398,7 +485,8 @@ class Engine:
             if info is None or not info[3]:
                 continue
             self._set_now(due)
-            self._fire(tid, info)
+            act = self.acts.get(info[0])
+            self._guard(act.ctx if act is not None else (), self._fire, tid, info)
             self._commit()
             self._run()
         self._set_now(max(to, self.now))
@@ -406,6 +494,9 @@ class Engine:
     def cancel(self, event: int | None = None) -> bool:
         """Cancel the Run (idempotent): returns ``False`` when it was already
         terminal (nothing is recorded then)."""
+        return bool(self._input(self._cancel, event) is not False)
+
+    def _cancel(self, event: int | None) -> bool:
         if self.terminal:
             return False
         self._rec("run.cancelled", event=event)
@@ -420,13 +511,11 @@ class Engine:
         ready = self.ready
         while ready and not self.terminal:
             task = ready.popleft()
-            try:
-                if task[0] == "arrive":
-                    self._arrive(*task[1:])
-                else:
-                    self._deliver(task[1], task[2])
-            except _Fail as f:
-                self._fail_ctx(task[3] if task[0] == "arrive" else self.acts[task[1]].ctx, f.err)
+            if task[0] == "arrive":
+                self._guard(task[3], self._arrive, *task[1:])
+            else:
+                act = self.acts.get(task[1])
+                self._guard(act.ctx if act is not None else (), self._deliver, task[1], task[2])
             self._commit()
         self._maybe_complete()
         self._commit()
@@ -449,6 +538,9 @@ class Engine:
 
     # ------------------------------------------------------------------ activations
     def _activate(self, node: ProgramNode, ctx: tuple, inp: Mapping[str, Any]) -> Act:
+        if self.counters["act"] >= self.budget.activations and not self._over_budget:
+            raise _Budget(f"the Run would start activation {self.budget.activations + 1:,} ('{node.id}'), over its "
+                          f"budget of {self.budget.activations:,} activations")
         aid = self._next("act")
         a = Act(aid, node, self.counters["act"], ctx, inp)
         self.acts[aid] = a
@@ -490,11 +582,14 @@ class Engine:
         dst = self.p.nodes[e.dst]
         contract = dst.loop_state if e.dst_port in ("continue", "break") else dst.input
         # a succeeded End validates the Plan output itself (run.output_invalid)
-        val = self._bind(e.bind, env, contract, f"edge '{e.id}'", check=dst.op != "end")
+        val = self._bind(e.bind, env, contract, f"edge '{e.id}'", check=dst.op != "end", ctx=ctx)
         self.ready.append(("arrive", e.dst, e.dst_port, ctx, val, e.id))
 
     def _bind(self, bind: tuple[tuple[str, Any], ...], env: Mapping[str, Any], contract: Mapping[str, Any] | None,
-              where: str, *, check: bool = True) -> dict[str, Any]:
+              where: str, *, check: bool = True, ctx: tuple | None = None) -> dict[str, Any]:
+        """Evaluate a binding; a failure is a :class:`_Fail` carrying
+        ``ctx``, the context the binding is evaluated in (an edge's source
+        node, a join's owner scope), when given."""
         out: dict[str, Any] = {}
         try:
             for k, instr in bind:
@@ -502,12 +597,12 @@ class Engine:
                 if v is not None:
                     out[k] = v
         except EvaluationError as exc:
-            raise _Fail({"code": "runtime.evaluation_failed", "detail": f"{where}: {exc}"}) from None
+            raise _Fail({"code": "runtime.evaluation_failed", "detail": f"{where}: {exc}"}, ctx) from None
         if contract is not None:
             out = apply_defaults(out, contract)
             r = check_contract(out, contract, "input", closed=False) if check else None
             if r:
-                raise _Fail({"code": "runtime.input_invalid", "detail": f"{where}: {r}"})
+                raise _Fail({"code": "runtime.input_invalid", "detail": f"{where}: {r}"}, ctx)
         return out
 
     def _env(self, ctx: tuple, inp: Mapping[str, Any], output: Any) -> dict[str, Any]:
@@ -672,7 +767,7 @@ class Engine:
         env = self._env(ctx, {}, {})
         env.update(extra)
         return self._bind(tuple(sorted(jn.config.merge.items())), env, jn.result,
-                          f"join '{jn.id}' merge")
+                          f"join '{jn.id}' merge", ctx=ctx)
 
     # ------------------------------------------------------------------ failure routes
     def _route(self, implicit: Any, ctx: tuple, err: Mapping[str, Any]) -> None:
@@ -933,6 +1028,8 @@ class Engine:
                 return
             req = self._request(a, cfg, env)
         except _Fail as f:
+            if f.ctx is not None:  # an edge after the wait completed: not this attempt's failure
+                raise
             self._attempt_failed(a, f.err["code"], f.err["detail"], final_code=None)
             return
         a.request = req
@@ -1165,9 +1262,17 @@ class Engine:
 
 
 class _Fail(Exception):
-    def __init__(self, err: Mapping[str, Any]) -> None:
+    """A run-time data error: ``err`` the ``{code, detail}``; ``ctx`` the
+    context it arose in when that is not the current task's."""
+
+    def __init__(self, err: Mapping[str, Any], ctx: tuple | None = None) -> None:
         super().__init__(err.get("detail"))
         self.err = dict(err)
+        self.ctx = ctx
+
+
+class _Budget(Exception):
+    """The Run is over its :class:`Budget` (the message is the detail)."""
 
 
 def _truthy(v: Any) -> bool:

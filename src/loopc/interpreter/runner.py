@@ -20,14 +20,14 @@ from typing import Any, Callable, Mapping
 import attrs
 
 from loopc.interpreter.clock import VirtualClock, format_instant, parse_instant
-from loopc.interpreter.engine import Engine, JournalDivergence, NoWorld, World
+from loopc.interpreter.engine import DEFAULT_BUDGET, Budget, Engine, JournalDivergence, NoWorld, World
 from loopc.interpreter.program import Program, load_program
 from loopc.interpreter.scenario import Event, Scenario, ScenarioProblem, load_scenario
 from loopc.interpreter.values import check_contract
 
 __all__ = ["Prepared", "Report", "ScenarioWorld", "prepare", "prepare_file", "run_prepared", "run_file",
            "dump_journal", "parse_journal", "resume", "replay", "JournalError", "verify_artifact",
-           "INPUT_KINDS", "strip_markers"]
+           "INPUT_KINDS", "strip_markers", "Budget", "DEFAULT_BUDGET"]
 
 #: Journal record kinds that are outside inputs (each starts its own step).
 INPUT_KINDS = ("run.started", "callback.accepted", "callback.failed", "decision.recorded", "clock.advanced",
@@ -202,11 +202,14 @@ def parse_journal(text: str) -> list[list[dict[str, Any]]]:
 
 
 def resume(program: Program, steps: list[list[dict[str, Any]]], world: World | None = None, *,
-           engine_cls: type[Engine] = Engine, on_step: Callable[[Engine], None] | None = None) -> Engine:
+           engine_cls: type[Engine] = Engine, on_step: Callable[[Engine], None] | None = None,
+           budget: Budget = DEFAULT_BUDGET) -> Engine:
     """Rebuild a Run from its committed steps alone: re-enter the engine
     loop, re-apply the journaled inputs in order, skip (and check) every
-    committed step; outside answers come from the journal, then ``world``."""
-    eng = engine_cls(program, world, expected=steps, on_step=on_step)
+    committed step; outside answers come from the journal, then ``world``.
+    ``budget`` must be the Run's own (a smaller one diverges where it stops
+    the Run earlier)."""
+    eng = engine_cls(program, world, expected=steps, on_step=on_step, budget=budget)
     if not steps:
         return eng
     for idx, step in enumerate(steps):
@@ -269,20 +272,23 @@ def _count_attempts(eng: Engine) -> dict[str, int]:
 
 def run_prepared(prep: Prepared, *, crash_after_every: bool = False, engine_cls: type[Engine] = Engine,
                  on_step: Callable[[Engine], None] | None = None,
-                 events: tuple[Event, ...] | None = None) -> Report:
-    """Execute the scenario and compare its expectations."""
+                 events: tuple[Event, ...] | None = None, budget: Budget = DEFAULT_BUDGET) -> Report:
+    """Execute the scenario and compare its expectations.  ``budget`` bounds
+    the Run (docs/conformance.md#budgets): going over fails it with
+    ``runtime.budget_exceeded``."""
     sc = prep.scenario
     world = ScenarioWorld(sc.deliveries, sc.transport)
     clock = VirtualClock()
     rep = Report()
     markers: list[dict[str, Any]] = []
-    eng = engine_cls(prep.program, world, on_step=on_step)
+    eng = engine_cls(prep.program, world, on_step=on_step, budget=budget)
 
     def crash() -> None:
         nonlocal eng
         text = dump_journal(eng.steps)
         seq = sum(len(s) for s in eng.steps)
-        eng = resume(prep.program, parse_journal(text), world, engine_cls=engine_cls, on_step=on_step)
+        eng = resume(prep.program, parse_journal(text), world, engine_cls=engine_cls, on_step=on_step,
+                     budget=budget)
         markers.append({"kind": "run.recovered", "marker": True, "afterSeq": seq, "at": format_instant(clock.now),
                         "steps": len(eng.steps)})
 

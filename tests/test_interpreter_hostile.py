@@ -1,0 +1,133 @@
+"""Hostile Runs and scenarios (issue 21, findings 4-8; issue 22, "Scenarios"):
+every run-time failure is a documented Run failure, a budget stops a Run
+that would not end, numbers outside I-JSON are positioned diagnostics,
+instants are RFC 3339.  Each test failed before its fix."""
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from loopc.cli.main import cli
+from loopc.conformance import SCENARIO_DIR
+from loopc.interpreter.engine import DEFAULT_BUDGET, Budget
+from loopc.interpreter.runner import run_file
+
+DATA = Path(__file__).resolve().parent / "data" / "interpreter"
+RFC3339 = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{0,8}[1-9])?Z\Z")
+AGENT_INPUT = "{agent: agt_ana, room: {kind: channel, scopeId: chn_room}}"
+
+
+def scenario(tmp_path: Path, plan: str, body: str, name: str = "s.yaml") -> Path:
+    p = tmp_path / name
+    p.write_text(f"plan: {DATA / plan}\n{body}")
+    return p
+
+
+def run_json(*args: str) -> tuple[int, dict]:
+    res = CliRunner().invoke(cli, ["run", "--format", "json", *args])
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.output
+    return res.exit_code, json.loads(res.stdout)
+
+
+# ---------------------------------------------------------------- finding 4
+
+@pytest.mark.parametrize("plan, body", [
+    ("callback_object.yaml", f"input: {AGENT_INPUT}\nevents:\n  - callback: {{node: ask, output: {{info: {{a: text}}}}}}\n"),
+    ("timer_object.yaml", "input: {obj: {a: text}}\nevents:\n  - advance: PT1M\n"),
+])
+def test_evaluation_error_after_an_outside_input_fails_the_run(tmp_path: Path, plan: str, body: str) -> None:
+    sc = scenario(tmp_path, plan, body + "expect: {status: failed, error: {code: runtime.evaluation_failed}}\n")
+    code, out = run_json(str(sc))
+    assert code == 0, out["differences"]
+    assert out["error"]["code"] == "runtime.evaluation_failed"
+    assert "cannot read 'b' of string" in out["error"]["detail"]
+    assert out["journal"][-1]["kind"] == "run.completed"
+
+
+def test_evaluation_error_after_a_callback_conforms(tmp_path: Path) -> None:
+    sc = scenario(tmp_path, "callback_object.yaml",
+                  f"input: {AGENT_INPUT}\nevents:\n  - callback: {{node: ask, output: {{info: {{a: 1}}}}}}\n"
+                  "  - crash: {}\nexpect: {status: failed}\n")
+    res = CliRunner().invoke(cli, ["conform", "--runtime", f"{sys.executable} -m loopc.interpreter.protocol",
+                                   str(sc)])
+    assert res.exit_code == 0, res.output
+    assert "1 conforming, 0 diverging" in res.output
+
+
+# ---------------------------------------------------------------- finding 5
+
+def test_default_budget_matches_the_cli_defaults() -> None:
+    res = CliRunner().invoke(cli, ["run", "--help"])
+    text = " ".join(res.output.split())
+    for flag, value in (("--max-activations", DEFAULT_BUDGET.activations),
+                        ("--max-journal-records", DEFAULT_BUDGET.records), ("--max-steps", DEFAULT_BUDGET.steps)):
+        assert re.search(re.escape(flag) + r" INTEGER RANGE .*?\[default: " + str(value), text), flag
+    assert DEFAULT_BUDGET == Budget(activations=1_000_000, records=10_000_000, steps=10_000_000)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("flag, n, what", [("--max-activations", "1000", "activations"),
+                                           ("--max-journal-records", "500", "records"),
+                                           ("--max-steps", "300", "steps")])
+def test_nested_loops_stop_at_a_configured_budget(tmp_path: Path, flag: str, n: str, what: str) -> None:
+    sc = scenario(tmp_path, "nested_loops.yaml", "expect: {status: failed, error: {code: runtime.budget_exceeded}}\n")
+    code, out = run_json(flag, n, str(sc))
+    assert code == 0, out["differences"]
+    last = out["journal"][-1]
+    assert last["kind"] == "run.completed" and last["error"]["code"] == "runtime.budget_exceeded"
+    assert f"over its budget of {int(n):,} {what}" in last["error"]["detail"]
+    if what == "activations":
+        assert sum(1 for r in out["journal"] if r["kind"] == "activation.started") == 1000
+    elif what == "records":
+        assert len(out["journal"]) <= 500 + 3  # the failure records close the Run
+    else:
+        assert out["journal"][-1]["step"] == 301  # the step that went over commits the failure
+
+
+def test_budget_is_the_same_after_a_crash(tmp_path: Path) -> None:
+    sc = scenario(tmp_path, "nested_loops.yaml",
+                  "events:\n  - crash: {}\n  - crash: {}\nexpect: {status: failed, error: {code: runtime.budget_exceeded}}\n")
+    rep = run_file(str(sc), budget=Budget(activations=200))
+    assert not isinstance(rep, list) and rep.ok, rep
+    assert sum(1 for r in rep.journal if r.get("marker")) == 2
+
+
+def test_budget_option_rejects_zero(tmp_path: Path) -> None:
+    res = CliRunner().invoke(cli, ["run", "--max-activations", "0", "x.yaml"])
+    assert res.exit_code == 2 and "--max-activations" in res.output
+    res = CliRunner().invoke(cli, ["conform", "--runtime", "x", "--max-steps", "-1"])
+    assert res.exit_code == 2 and "--max-steps" in res.output
+
+
+# ---------------------------------------------------------------- finding 8
+
+@pytest.mark.parametrize("delay", ["PT0.0000001S", "PT0.000000001S", "PT1.5S", "PT0.100000000S"])
+def test_instants_are_rfc3339(tmp_path: Path, delay: str) -> None:
+    sc = tmp_path / "s.yaml"
+    plan = Path(SCENARIO_DIR) / "plans" / "timer.yaml"
+    sc.write_text(f"plan: {plan}\ninput: {{delay: {delay}}}\nevents:\n  - advance: {delay}\n"
+                  "expect: {status: succeeded, output: {phase: woke}}\n")
+    code, out = run_json(str(sc))
+    assert code == 0, out["differences"]
+    for r in out["journal"]:
+        for key in ("at", "due", "to"):
+            if key in r:
+                assert RFC3339.match(r[key]), r
+
+
+def test_format_instant_trims_to_nanoseconds() -> None:
+    from decimal import Decimal
+
+    from loopc.interpreter.clock import format_instant, parse_instant
+
+    assert format_instant(Decimal("1E-7")) == "2026-01-01T00:00:00.0000001Z"
+    assert format_instant(Decimal("1.500000000")) == "2026-01-01T00:00:01.5Z"
+    assert format_instant(Decimal("1E+1")) == "2026-01-01T00:00:10Z"
+    assert format_instant(Decimal("-0.5")) == "2025-12-31T23:59:59.5Z"
+    for text in ("2026-01-01T00:00:00.000000001Z", "2026-03-04T05:06:07.12Z"):
+        assert format_instant(parse_instant(text)) == text
