@@ -59,9 +59,12 @@ def test_walk_cases_hidden_gitignore_and_non_plans(repo: Path) -> None:
     assert r.exit_code == 0, r.output
     assert checked(r) == ["./a.YAML", "./b.Yml", "./sub/keep.yaml"]
     assert "note: skipped ./workflow.yml: not a loop.plan/v1 plan" in r.stderr
-    # named explicitly, a non-plan YAML file is checked strictly
+    # named explicitly, a YAML file with no sign of a plan gets one warning
+    # (tests/test_plan_detection.py); one that looks like a plan is checked strictly
     r = run("check", "workflow.yml")
-    assert r.exit_code == 1 and "LP2" in r.output
+    assert r.exit_code == 0 and "LP1014" in r.output and "LP2" not in r.output
+    r = run("check", "sub/skip.yaml")
+    assert r.exit_code == 1 and "LP1005" in r.output
 
 
 def test_exclude_and_include(repo: Path) -> None:

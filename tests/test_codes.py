@@ -63,6 +63,7 @@ NO_FIXTURE = {
     "LP1010": "tests/test_hostile.py two_mib",
     "LP1012": "tests/test_hostile.py huge_scalar_count",
     "LP1013": "tests/test_hostile_corpus.py::test_diagnostic_limit_lp1013_summary (201+ diagnostics)",
+    "LP1014": "tests/test_plan_detection.py (a named file that is not a plan; loopc check and inventory)",
     "LP5999": "only raised when a pass crashes; tests assert it never appears",
     "LP5001": "tests/test_ir_budget.py::test_schema_fields_lp5001 (real limits)",
     "LP5002": "tests/test_ir_budget.py::test_expression_instructions_lp5002 (real limits)",

@@ -503,7 +503,7 @@ def test_inventory_json_and_totals(tmp_path: Path) -> None:
     (tmp_path / "broken.yaml").write_text("apiVersion: loop.plan/v1\nkind: PlanVersion\n")
     (tmp_path / "ok.yaml").write_bytes((ROOT / "golden" / "set_variable" / "assign" / "source.yaml").read_bytes())
     r = CliRunner().invoke(cli, ["inventory", str(tmp_path)])
-    assert r.exit_code == 0
+    assert r.exit_code == 1  # a plan rejected with an error (docs/plan.md#inventory)
     assert "rejected" in r.stdout and "bounded_atomic 1" in r.stdout and "rejected 1" in r.stdout
     assert "\x1b[" not in r.output  # no progress bar off a TTY
     assert CliRunner().invoke(cli, ["inventory", str(tmp_path / "none")]).exit_code == 2

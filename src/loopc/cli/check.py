@@ -191,7 +191,8 @@ def collect(
     paths: Sequence[str], config: Any, *, stdin_filename: str | None, shard: tuple[int, int] | None, note: Any
 ) -> list[FileResult]:
     """Discover and read the files to check (no checking yet)."""
-    from loopc.cli.walk import Entry, discover, looks_like_plan
+    from loopc.cli.walk import Entry, discover, looks_like_plan, plan_like
+    from loopc.compiler.yamlload import MAX_SOURCE_BYTES
     from loopc.cli.walk import shard as take_shard
 
     entries: list[Entry] = []
@@ -209,7 +210,6 @@ def collect(
     for e in entries:
         if e.path == "-":
             from loopc.boundedio import read_stream_bounded
-            from loopc.compiler.yamlload import MAX_SOURCE_BYTES
 
             stdin_data = read_stream_bounded(sys.stdin.buffer, MAX_SOURCE_BYTES)
             out.append(FileResult(stdin_filename or "<stdin>", data=stdin_data))
@@ -227,8 +227,35 @@ def collect(
                 "(its first line is not 'apiVersion: loop.plan/v1'); name it explicitly to check it"
             )
             continue
+        if not e.walked and len(data or b"") <= MAX_SOURCE_BYTES and not plan_like(data or b""):
+            out.append(not_a_plan(e.path, data or b"", config))
+            continue
         out.append(FileResult(e.path, data=data))
     return out
+
+
+def not_a_plan(path: str, data: bytes, config: Any) -> FileResult:
+    """The report of a named file that is not a plan (:func:`loopc.cli.walk.plan_like`):
+    one LP1014 warning at 1:1 (after the configuration: ``disable`` drops it,
+    ``--warnings-as-errors`` raises it), nothing checked, nothing to fix."""
+    from loopc import codes
+    from loopc.diagnostics import Diagnostic, Span
+    from loopc.lint import apply_lint
+
+    entry = codes.get("LP1014")
+    name = diff_name(path) if path != "-" else path
+    d = Diagnostic(
+        code=entry.code,
+        name=entry.name,
+        severity=entry.severity,
+        message=(
+            "not a loop.plan/v1 plan (no 'apiVersion: loop.plan/v1' header, no plan keys); nothing checked. "
+            f"Stop naming it: --exclude '{name}', exclude = ['{name}'] under [tool.loopc], "
+            "or narrow pre-commit's files: pattern"
+        ),
+        span=Span(1, 1, 1, 1),
+    )
+    return FileResult(path, diagnostics=apply_lint([d], None, config), text=_decode(data))
 
 
 def _summary(files: Sequence[FileResult]) -> dict[str, int]:

@@ -5,17 +5,22 @@
   the requested profile cannot be proven; 2 when a file is unreadable.
 * ``loopc catalog`` — the built-in catalog as JSON, in exactly the format
   ``--catalog`` accepts.
-* ``loopc inventory DIR [--catalog F] [--format text|json]`` — the
-  compile-only inventory of a tree of plans (a progress bar on a TTY only).
+* ``loopc inventory PATH... [--catalog F] [--format text|json]
+  [--include/--exclude GLOB]`` — the compile-only inventory of the plans
+  ``loopc check`` would check there (its walker, configuration and plan
+  detection; a progress bar on a TTY only).  Exit 0; 1 when a plan is
+  rejected with an error (a profile verdict is not one); 2 when a path is
+  unreadable, missing or holds no YAML file, or the configuration is
+  invalid (2 wins).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 from typing import Any
 
+import attrs
 import click
 
 PROFILE_CHOICES = ("embedded_before_save", "bounded_atomic", "durable_orchestration")
@@ -125,52 +130,70 @@ def catalog_cmd() -> None:
     click.echo(builtin_catalog().to_text(), nl=False)
 
 
-def _plan_files(root: str) -> list[str]:
-    out = []
-    for d, dirs, files in os.walk(root):
-        dirs[:] = sorted(x for x in dirs if not x.startswith("."))
-        out += [os.path.join(d, f) for f in sorted(files) if f.endswith((".yaml", ".yml"))]
-    return out
-
-
 @click.command("inventory")
-@click.argument("directory")
+@click.argument("paths", nargs=-1, required=True)
 @click.option("--catalog", "catalog_path", metavar="F", help="Complete catalog file replacing the built-in one.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def inventory_cmd(directory: str, catalog_path: str | None, fmt: str) -> None:
-    """Compile-only inventory of every plan under DIRECTORY."""
+@click.option(
+    "--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB (gitignore syntax; repeatable)."
+)
+@click.option(
+    "--include",
+    multiple=True,
+    metavar="GLOB",
+    help="In directories, take the files matching GLOB instead of *.yaml/*.yml (repeatable).",
+)
+def inventory_cmd(
+    paths: tuple[str, ...], catalog_path: str | None, fmt: str, exclude: tuple[str, ...], include: tuple[str, ...]
+) -> None:
+    """Compile-only inventory of the plans in PATHS (files or directories).
+
+    Files are found as `loopc check` finds them (same walker, configuration,
+    --include/--exclude and plan detection).  Exit 0, 1 when a plan is
+    rejected with an error, 2 when a path is unreadable or the configuration
+    is invalid (2 wins)."""
+    from loopc.cli.check import collect, render
+    from loopc.cli.config import load_or_exit
     from loopc.cli.formats.json import utf8_json
     from loopc.cli.textsafe import escape_lines, escape_text
     from loopc.plan.inventory import inventory
 
-    if not os.path.isdir(directory):
-        click.echo(f"loopc: {escape_text(directory)}: not a directory", err=True)
-        sys.exit(2)
+    if "-" in paths:
+        raise click.UsageError("inventory reads files and directories, not stdin ('-')")
+    config = load_or_exit().with_overrides(exclude=exclude, include=include)
     catalog = _catalog(catalog_path)
-    files = _plan_files(directory)
+    notes: list[str] = []
+    found = collect(paths, config, stdin_filename=None, shard=None, note=notes.append)
+    for n in notes:
+        click.echo(n, err=True)
+    unreadable = [(f.path, f.error) for f in found if f.error is not None]
+    not_plans = [f for f in found if f.error is None and f.data is None]
+    if not_plans:  # named files that are not plans: check's one LP1014 each, on stderr
+        click.echo(render("text", not_plans)[0].rstrip("\n"), err=True)
+    sources = [(f.path, f.data) for f in found if f.data is not None]
     progress = None
-    if sys.stderr.isatty() and files:
+    if sys.stderr.isatty() and sources:
         from rich.console import Console
         from rich.progress import Progress
 
         progress = Progress(console=Console(stderr=True), transient=True)
     if progress is not None:
         with progress:
-            task = progress.add_task("planning", total=len(files))
-            report = inventory(files, catalog=catalog, on_file=lambda _p: progress.advance(task))
+            task = progress.add_task("planning", total=len(sources))
+            report = inventory(sources, catalog=catalog, on_file=lambda _p: progress.advance(task))
     else:
-        report = inventory(files, catalog=catalog)
+        report = inventory(sources, catalog=catalog)
+    report = attrs.evolve(report, unreadable=tuple(unreadable) + report.unreadable)
     if report.unreadable:
         for p, msg in report.unreadable:
             click.echo(f"loopc: {escape_text(p)}: {msg}", err=True)
     if fmt == "json":
         click.echo(json.dumps(utf8_json(report.to_json()), ensure_ascii=False, indent=2, sort_keys=True))
     else:
-        import attrs
-
         shown = attrs.evolve(report, items=tuple(attrs.evolve(i, path=escape_text(i.path)) for i in report.items))
         click.echo(escape_lines(shown.to_text()))
-    sys.exit(2 if report.unreadable else 0)
+    not_plan_errors = any(d.is_error for f in not_plans for d in f.diagnostics)  # --warnings-as-errors in config
+    sys.exit(2 if report.unreadable else 1 if report.rejected or not_plan_errors else 0)
 
 
 def register(group: click.Group) -> None:

@@ -11,6 +11,10 @@
 * A walked YAML file whose first line is neither ``apiVersion: loop.plan/v1``
   nor the legacy ``apiVersion: loop.workflow/v1`` is not a plan: it is
   skipped with a note (see :func:`looks_like_plan`).
+* A named file with no sign of a plan at all (:func:`plan_like`) gets one
+  LP1014 warning instead of a cascade of errors at 1:1, so pre-commit with a
+  broad ``files:`` pattern passes; a named file that looks like a plan with
+  a broken header is checked strictly.
 
 Order is deterministic: named paths in the given order, each directory's
 files sorted by path.
@@ -30,6 +34,14 @@ from loopc.boundedio import read_bounded
 GITIGNORE_BYTES = 1024 * 1024
 
 _PLAN_HEAD = re.compile(rb"^(?:\xef\xbb\xbf)?apiVersion:[ \t]*([\"']?)loop\.(?:plan|workflow)/v1\1[ \t]*(?:#.*)?\r?$")
+# a top-level line (column 0) that only a plan has: a value naming the plan
+# format or its kind (after any key, so a misspelt `apiVersoin:` still counts,
+# JSON too, or as a list item), or one of the keys that make a plan a graph
+_PLAN_SIGN = re.compile(
+    rb"^(?:\xef\xbb\xbf)?(?:(?:[^\s#][^\n]*?:|-)[ \t]*[\"']?(?:loop\.(?:plan|workflow)/|PlanVersion\b)"
+    rb"|[\"']?(?:entry|nodes|edges)[\"']?[ \t]*:)",
+    re.MULTILINE,
+)
 
 
 @attrs.frozen
@@ -48,6 +60,24 @@ def looks_like_plan(data: bytes) -> bool:
     (``apiVersion: loop.plan/v1`` or the legacy ``loop.workflow/v1``)."""
     first = data.split(b"\n", 1)[0]
     return _PLAN_HEAD.match(first) is not None
+
+
+def plan_like(data: bytes) -> bool:
+    """Whether a named file may be a plan and is checked strictly: its first
+    line is a plan header (:func:`looks_like_plan`), or a line at column 0
+    holds a value (or list item) starting ``loop.plan/``, ``loop.workflow/``
+    or ``PlanVersion``, or is one of the keys ``entry:``, ``nodes:``,
+    ``edges:``; a file that is empty (only whitespace and comments) or not
+    UTF-8 counts too, so that the YAML layer says precisely what is wrong.
+    Anything else (``.pre-commit-config.yaml``, a CI workflow, a Kubernetes
+    manifest) is not a plan."""
+    if looks_like_plan(data) or _PLAN_SIGN.search(data) is not None:
+        return True
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
 
 
 def _spec(patterns: Sequence[str]) -> Any:

@@ -12,7 +12,7 @@ from __future__ import annotations
 __all__ = ["LOCATED", "SECTIONS", "section"]
 
 _RANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("source-file", ("LP1001", "LP1002", "LP1003", "LP1004", "LP1005", "LP1006", "LP1007", "LP1008")),
+    ("source-file", ("LP1001", "LP1002", "LP1003", "LP1004", "LP1005", "LP1006", "LP1007", "LP1008", "LP1014")),
     ("header", ("LP1009", "LP2002", "LP2004")),
     ("budgets", ("LP1010", "LP1011", "LP1012", "LP1013", "LP2090", "LP2091", "LP2092", "LP2093", "LP2094",
                  "LP2095", "LP5001", "LP5002", "LP5003", "LP5004", "LP5005", "LP5006", "LP5007")),

@@ -63,6 +63,19 @@ register(
     Code("LP1009", "yaml.header_position", "Header lines must come first",
          "The first two lines (after an optional BOM) are exactly `apiVersion: loop.plan/v1` and `kind: PlanVersion`; no comment, `---` or other key may precede them.",
          "# my plan\n" + H + OK_BODY, H + OK_BODY),
+    Code("LP1014", "source.not_a_plan", "Named file is not a plan",
+         "A file named on the command line (as pre-commit does, for every file its `files:` pattern "
+         "matches) that shows no sign of a loop.plan/v1 plan — no `apiVersion: loop.plan/v1` header, "
+         "no value naming the plan format or `PlanVersion`, no top-level `entry`, `nodes` or `edges` "
+         "— gets this one warning at 1:1 and nothing else is checked: a CI workflow, "
+         "`.pre-commit-config.yaml` or a Kubernetes manifest is not a broken plan. A file that does "
+         "look like a plan is checked strictly, header and all. Directories never report it: a walked "
+         "file whose first line is not a plan header is skipped with a note. To stop naming the file, "
+         "exclude it: `loopc check --exclude PATH`, `exclude = [\"PATH\"]` under `[tool.loopc]`, or "
+         "narrow pre-commit's `files:`/`exclude:`. The warning can be disabled like any other "
+         "(`disable = [\"LP1014\"]`).",
+         "<`loopc check .pre-commit-config.yaml`, whose content is `repos: []`>",
+         H + OK_BODY, severity=Severity.WARNING),
     Code("LP1010", "resource.source_size", "Source larger than 1 MiB",
          "Plan source is at most 1 MiB (1,048,576 bytes) of UTF-8. Nothing is parsed beyond this "
          "check.",

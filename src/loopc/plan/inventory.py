@@ -57,6 +57,11 @@ class InventoryReport:
             "unreadable": [{"path": p, "message": m} for p, m in self.unreadable],
         }
 
+    @property
+    def rejected(self) -> int:
+        """How many plans were rejected with an error (the ``rejected`` total)."""
+        return sum(1 for i in self.items if i.profile is None)
+
     def to_text(self) -> str:
         out = []
         for i in self.items:
@@ -78,18 +83,28 @@ class InventoryReport:
 
 
 def inventory(
-    paths: Iterable[str], *, catalog: Catalog | None = None, on_file: Callable[[str], None] | None = None
+    paths: Iterable[str | tuple[str, bytes]],
+    *,
+    catalog: Catalog | None = None,
+    on_file: Callable[[str], None] | None = None,
 ) -> InventoryReport:
-    """Plan every path (read with :func:`~loopc.plan.api.plan_file`);
-    unreadable files are listed, never raised.  ``on_file`` is called after
-    each file (progress reporting)."""
-    from loopc.plan.api import plan_file
+    """Plan every path (read with :func:`~loopc.plan.api.plan_file`) or
+    ``(path, source bytes)`` pair (planned with
+    :func:`~loopc.plan.api.plan_source`, nothing read); unreadable files are
+    listed, never raised.  ``on_file`` is called after each file (progress
+    reporting)."""
+    from loopc.plan.api import plan_file, plan_source
 
     items = []
     bad = []
-    for p in paths:
+    for entry in paths:
+        p = entry if isinstance(entry, str) else entry[0]
         try:
-            res = plan_file(p, catalog=catalog)
+            res = (
+                plan_file(p, catalog=catalog)
+                if isinstance(entry, str)
+                else plan_source(entry[1], catalog=catalog, path=p)
+            )
         except OSError as exc:
             bad.append((p, exc.strerror or str(exc)))
             if on_file:
