@@ -253,22 +253,60 @@ def _lost_comment(body: str, root: Any, out: str, out_root: Any) -> str | None:
     return None
 
 
-def _problem(body: str, pre: Any, out: str) -> str | None:
-    """Why ``out`` is not a safe formatting of ``body`` (whose compile result
-    is ``pre``): it must hold the same values (types included) and the same
-    comments in the same order, and compile to the same semantic digest (or,
-    with errors, the same diagnostic codes).  ``None`` when safe."""
+def _problem(body: str, pre: Any, out: str) -> tuple[str | None, Any]:
+    """``(why, post)``: why ``out`` is not a safe formatting of ``body``
+    (whose compile result is ``pre``; ``None`` when safe) and the compile
+    result of ``out``.  It must hold the same values (types included) and
+    the same comments in the same order, and compile to the same semantic
+    digest (or, with errors, the same diagnostic codes)."""
     from loopc.pipeline import compile_source
 
     post = compile_source(out)
     out_doc = post.check.document if post.check is not None else None
     if out_doc is None or out_doc.root is None:
-        return "the formatted text would not load"
+        return "the formatted text would not load", post
     root = pre.check.document.root
     why = _changed_value(body, root, out_doc.root) or _lost_comment(body, root, out, out_doc.root)
     if why is None and _meaning(post) != _meaning(pre):
         why = "formatting would change the plan's meaning (please report this)"
-    return why
+    return why, post
+
+
+def _loaded(body: str) -> Any:
+    """The compile result of ``body`` when its YAML loads, else
+    :class:`FormatError`."""
+    from loopc.pipeline import compile_source
+
+    pre = compile_source(body)
+    yaml_errors = [d for d in pre.diagnostics if d.code.startswith("LP1") and d.is_error]
+    doc = pre.check.document if pre.check is not None else None
+    if yaml_errors or doc is None or doc.root is None:
+        first = yaml_errors[0] if yaml_errors else None
+        why = f": {first.code} {first.message}" if first is not None else ""
+        raise FormatError(f"the YAML does not load{why}; fix it first (loopc check)", "YAML does not load")
+    return pre
+
+
+def _format(body: str, pre: Any) -> tuple[str, Any]:
+    """``(out, post)``: the checked formatting of ``body`` (BOM-less; ``pre``
+    its compile result) and the compile result of ``out`` (``pre`` when
+    nothing changes).  Raises :class:`FormatError`."""
+    root = pre.check.document.root
+    try:
+        out = _layout(body, root)
+        problem, post = (None, pre) if out == body else _problem(body, pre, out)
+        if problem is not None and problem.startswith("formatting would change the value"):
+            # a trailing space of a block scalar's line is content: keep
+            # every line's end as ruamel wrote it and try again
+            kept = _layout(body, root, strip=False)
+            again, again_post = (None, pre) if kept == body else _problem(body, pre, kept)
+            if again is None:
+                out, problem, post = kept, None, again_post
+    except Exception as exc:  # noqa: BLE001 - any ruamel failure means: leave the file alone
+        raise FormatError(f"cannot round-trip this YAML: {type(exc).__name__}: {exc}", "cannot round-trip") from None
+    if problem is not None:
+        raise FormatError(f"{problem}; left unchanged", "refused by the safety net")
+    return out, post
 
 
 def format_source(text: str) -> str:
@@ -281,31 +319,82 @@ def format_source(text: str) -> str:
     must parse to the same values (types included) and hold the same
     comments in the same order, and compile to the same semantic digest (or,
     for a plan with errors, give the same diagnostic codes)."""
-    from loopc.pipeline import compile_source
-
     bom = text.startswith("\ufeff")
     body = text[1:] if bom else text
-    pre = compile_source(body)
-    yaml_errors = [d for d in pre.diagnostics if d.code.startswith("LP1") and d.is_error]
-    doc = pre.check.document if pre.check is not None else None
-    if yaml_errors or doc is None or doc.root is None:
-        first = yaml_errors[0] if yaml_errors else None
-        why = f": {first.code} {first.message}" if first is not None else ""
-        raise FormatError(f"the YAML does not load{why}; fix it first (loopc check)", "YAML does not load")
-    try:
-        out = _layout(body, doc.root)
-        problem = None if out == body else _problem(body, pre, out)
-        if problem is not None and problem.startswith("formatting would change the value"):
-            # a trailing space of a block scalar's line is content: keep
-            # every line's end as ruamel wrote it and try again
-            kept = _layout(body, doc.root, strip=False)
-            if kept == body or _problem(body, pre, kept) is None:
-                out, problem = kept, None
-    except Exception as exc:  # noqa: BLE001 - any ruamel failure means: leave the file alone
-        raise FormatError(f"cannot round-trip this YAML: {type(exc).__name__}: {exc}", "cannot round-trip") from None
-    if problem is not None:
-        raise FormatError(f"{problem}; left unchanged", "refused by the safety net")
+    out, _ = _format(body, _loaded(body))
     return ("\ufeff" if bom else "") + out
+
+
+#: the top-level sections whose block-sequence items are formatted one by one
+ITEM_SECTIONS = ("nodes", "edges")
+
+
+def _line_start(text: str, offset: int) -> int:
+    return max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+
+
+def units(text: str, root: Any) -> list[tuple[tuple[Any, ...], int]] | None:
+    """The pieces range formatting re-emits whole, as ``(name, start)`` in
+    document order, each running from its ``start`` (a line start, a
+    code-point offset of ``text``) to the next one's: ``("",)`` what comes
+    before the first top-level key, ``(key,)`` each top-level section (for
+    a block-style ``nodes:``/``edges:``, its key line up to the first item)
+    and ``(key, i)`` item ``i`` of ``nodes``/``edges``.  ``root`` is loopc's
+    YAML tree of ``text``; ``None`` when the pieces do not fall on lines of
+    their own (a flow-style document, two items on one line)."""
+    from loopc.compiler.yamlnodes import YMap, YSeq
+
+    if not isinstance(root, YMap) or root.flow:
+        return None
+    found: list[tuple[tuple[Any, ...], int]] = [(("",), 0)]
+    for j in range(0, len(root.kv), 2):
+        key, value = root._key(j), root.kv[j + 1]
+        found.append(((key.value,), _line_start(text, key.start)))
+        if key.value in ITEM_SECTIONS and isinstance(value, YSeq) and not value.flow:
+            for i, item in enumerate(value.items):
+                found.append(((key.value, i), _line_start(text, item.start)))
+    starts = [s for _, s in found]
+    if any(b <= a for a, b in zip(starts[1:], starts[2:])):
+        return None
+    return found
+
+
+def format_range(text: str, start: int, end: int) -> str:
+    """``text`` with the pieces (:func:`units`) that the range ``[start,
+    end)`` of code-point offsets touches re-emitted whole exactly as
+    :func:`format_source` writes them (an empty range touches the piece it
+    is in; a range ending at a line start does not touch that line), the
+    others as they are.  When the result would not be safe on its own (a
+    mixed indentation, a comment that moves between pieces: the same safety
+    net as :func:`format_source`), the whole formatted document.  Offsets
+    count a leading BOM, as the editor's text does.  Raises
+    :class:`FormatError` as :func:`format_source` does."""
+    bom = text.startswith("\ufeff")
+    body = text[1:] if bom else text
+    shift = 1 if bom else 0
+    start, end = max(0, start - shift), max(0, end - shift)
+    pre = _loaded(body)
+    out, post = _format(body, pre)
+    head = "\ufeff" if bom else ""
+    if out == body:
+        return text
+    before = units(body, pre.check.document.root)
+    after = units(out, post.check.document.root)
+    if before is None or after is None or [n for n, _ in before] != [n for n, _ in after]:
+        return head + out
+    ends_before = [s for _, s in before[1:]] + [len(body)]
+    ends_after = [s for _, s in after[1:]] + [len(out)]
+    pieces: list[str] = []
+    for (_, s), e, (_, fs), fe in zip(before, ends_before, after, ends_after):
+        touched = (s <= start < e) if start >= end else (s < end and start < e)
+        pieces.append(out[fs:fe] if touched else body[s:e])
+    mixed = "".join(pieces)
+    if mixed == out:
+        return head + out
+    if mixed == body:
+        return text
+    problem, _ = _problem(body, pre, mixed)
+    return head + (out if problem is not None else mixed)
 
 
 def formatted_bytes(data: bytes) -> tuple[str, str | None, FormatError | None]:

@@ -515,9 +515,10 @@ def create_server() -> LoopcServer:
     def debug_info(ls: LoopcServer, *args: Any) -> dict[str, Any]:
         return ls.debug_info()
 
-    from loopc.lsp import features
+    from loopc.lsp import features, formatting
 
     features.register(server)
+    formatting.register(server)
     return server
 
 
