@@ -206,13 +206,15 @@ def test_torn_journal_middle_line_is_corrupt() -> None:
         parse_journal('{"step": 1, "records": []}\n{garbage\n{"step": 2, "records": []}\n')
 
 
-ENGINE_MODULES = ["engine.py", "program.py", "runner.py", "values.py", "scenario.py", "clock.py", "protocol.py"]
+ENGINE_MODULES = ["engine.py", "program.py", "runner.py", "values.py", "scenario.py", "clock.py", "protocol.py",
+                  "choice.py"]
 
 
 @pytest.mark.parametrize("name", ENGINE_MODULES)
 def test_no_unordered_iteration_wall_clock_or_unseeded_randomness(name: str) -> None:
     """Determinism lint: no set containers (their order depends on hashing),
-    no wall clock, no randomness except random.Random(<seed>)."""
+    no wall clock, no language runtime's random generator at all (the one
+    choice, selectOne, is SHA-256 based: docs/conformance.md#selectone-the-pick)."""
     import ast
 
     src = (ROOT / "src" / "loopc" / "interpreter" / name).read_text(encoding="utf-8")
@@ -226,12 +228,10 @@ def test_no_unordered_iteration_wall_clock_or_unseeded_randomness(name: str) -> 
                                                                 "perf_counter", "urandom", "uuid4"):
             if isinstance(node.value, ast.Name) and node.value.id in ("datetime", "time", "os", "uuid", "_dt"):
                 bad.append(f"line {node.lineno}: {node.value.id}.{node.attr}")
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "random":
-            if node.attr != "Random":
-                bad.append(f"line {node.lineno}: random.{node.attr}")
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "Random":
-            if not node.args:
-                bad.append(f"line {node.lineno}: unseeded Random()")
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+            if any(n.split(".")[0] in ("random", "secrets") for n in names):
+                bad.append(f"line {node.lineno}: imports {names}")
     assert not bad, bad
 
 

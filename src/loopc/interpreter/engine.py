@@ -23,18 +23,18 @@ from __future__ import annotations
 
 import hashlib
 import heapq
-import random
 from collections import deque
 from decimal import Decimal
 from typing import Any, Callable, Mapping
 
 import attrs
 
+from loopc.interpreter.choice import select_one
 from loopc.interpreter.clock import duration_seconds, format_instant
 from loopc.interpreter.program import Program, ProgramNode
 from loopc.interpreter.values import (WORK_ITEM_KEYS, apply_defaults, check_contract, check_value, is_id,
                                       is_scope)
-from loopc.ir.evaluator import EvaluationError, evaluate
+from loopc.ir.evaluator import EvaluationError, evaluate, render
 
 __all__ = ["Engine", "JournalDivergence", "World", "NoWorld", "Act", "TERMINAL_ITEM", "Budget", "DEFAULT_BUDGET"]
 
@@ -624,6 +624,14 @@ class Engine:
         except EvaluationError as exc:
             raise _Fail({"code": "runtime.evaluation_failed", "detail": f"{where}: {exc}"}) from None
 
+    def _text(self, instr: Any, env: Mapping[str, Any], where: str) -> str:
+        """A value where text is expected (message text, summary, End detail),
+        rendered as a template part (docs/ir.md#rendering-values-as-text)."""
+        try:
+            return render(evaluate(instr, env))
+        except EvaluationError as exc:
+            raise _Fail({"code": "runtime.evaluation_failed", "detail": f"{where}: {exc}"}) from None
+
     # ------------------------------------------------------------------ arrivals
     def _arrive(self, nid: str, port: str, ctx: tuple, val: dict[str, Any], edge: str | None = None) -> None:
         node = self.p.nodes[nid]
@@ -699,13 +707,13 @@ class Engine:
         if fr[0] == "fan_out":
             self._item_terminal(self.fanouts[fr[2]], fr[3], "succeeded", val, None)
             return
-        g = self.groups.get(self._group_key(node.id, fr[2]))
-        if g is None or g.closed:
-            self._rec("join.refused", join=node.id, owner_act=fr[2], branch=fr[3], reason="closed")
-            return
+        g = self.groups[self._group_key(node.id, fr[2])]  # created when the owner activated
         b = fr[3]
+        if g.closed:
+            self._rec("join.refused", act=g.join_act, branch=b, reason="closed")
+            return
         if b in g.arrivals or b in g.failed:
-            self._rec("join.refused", join=node.id, owner_act=fr[2], branch=b, reason="duplicate")
+            self._rec("join.refused", act=g.join_act, branch=b, reason="duplicate")
             return
         g.arrivals[b] = val
         self._rec("join.arrived", act=g.join_act, branch=b, outcome="succeeded", value=val)
@@ -725,7 +733,7 @@ class Engine:
         g.failed[b] = dict(err)
         self._rec("join.arrived", act=g.join_act, branch=b, outcome="failed", error=dict(err))
         # the failed branch's own remaining work ends with it
-        self._cancel_where(lambda ctx: fr in ctx, f"branch {b} failed")
+        self._cancel_where(lambda ctx: fr in ctx, f"branch '{b}' failed")
         if join is None:
             g.closed = True
             self._cancel_where(lambda ctx: any(f[2] == g.owner_act for f in ctx), "sibling branch failed")
@@ -748,7 +756,10 @@ class Engine:
                      err: Mapping[str, Any] | None = None) -> None:
         g.closed = True
         if cancel:
-            self._cancel_where(lambda ctx: any(f[2] == g.owner_act for f in ctx), f"join '{g.join}' closed")
+            # an arrival already queued for this join is not cancelled: it
+            # reaches the closed join in its own step and is refused there
+            self._cancel_where(lambda ctx: any(f[2] == g.owner_act for f in ctx), f"join '{g.join}' closed",
+                               spare=g.join)
         ja = self.acts[g.join_act] if g.join_act else None
         jn = self.p.nodes[g.join] if g.join else None
         if ja is None or jn is None:
@@ -818,8 +829,7 @@ class Engine:
             return
         detail = ""
         if cfg.detail is not None:
-            d = self._eval(cfg.detail, self._env(ctx, val, {}), f"end '{node.id}' detail")
-            detail = d if isinstance(d, str) else ("" if d is None else str(d))
+            detail = self._text(cfg.detail, self._env(ctx, val, {}), f"end '{node.id}' detail")
         err = {"code": cfg.code or "", "detail": detail}
         self._rec("activation.completed", act=a.id, node=node.id, port=None, status="failed", error=err)
         disp = self.p.edges[edge].disposition if edge else None
@@ -844,7 +854,7 @@ class Engine:
         raw = self._eval(cfg.items, self._env(a.ctx, a.input, {}), f"fan_out '{a.node.id}' items")
         items, why = _normalize_work_items(raw if raw is not None else [], None)
         if why:
-            raise _Fail({"code": "runtime.input_invalid", "detail": f"fan_out '{a.node.id}': {why}"})
+            raise _Fail({"code": "runtime.input_invalid", "detail": f"fan_out '{a.node.id}' items: {why}"})
         decl = self.p.scopes.get(a.node.id)
         join = decl.join if decl is not None else None
         join_act = None
@@ -929,7 +939,7 @@ class Engine:
         fo = self.fanouts.get(fr[2])
         if fo is None:
             return
-        self._cancel_where(lambda ctx: fr in ctx, f"item {fr[3]} {status}")
+        self._cancel_where(lambda ctx: fr in ctx, f"item '{fr[3]}' {status}")
         self._item_terminal(fo, fr[3], status, None, {"code": err["code"], "detail": err.get("detail", "")})
 
     def _maybe_close_fanout(self, fo: _FanOut) -> None:
@@ -987,7 +997,7 @@ class Engine:
             if spec is not None and v is not None:
                 r = check_value(v, spec, f"run.state.{f}")
                 if r:
-                    raise _Fail({"code": "runtime.input_invalid", "detail": r})
+                    raise _Fail({"code": "runtime.input_invalid", "detail": f"set_variable '{a.node.id}' {f}: {r}"})
             before = self.state.get(f)
             ver = self.versions.get(f, 0) + 1
             self.versions[f] = ver
@@ -1059,46 +1069,45 @@ class Engine:
 
     def _request(self, a: Act, cfg: Any, env: Mapping[str, Any]) -> dict[str, Any]:
         nid = a.node.id
+        op = a.node.op
         req: dict[str, Any] = {}
         if a.node.op == "request_approval":
-            req["assignee"] = self._eval(cfg.assignee, env, f"'{nid}' assignee")
-            req["summary"] = self._eval(cfg.summary, env, f"'{nid}' summary")
+            req["assignee"] = self._eval(cfg.assignee, env, f"{op} '{nid}' assignee")
+            req["summary"] = self._text(cfg.summary, env, f"{op} '{nid}' summary")
             if cfg.feedback_scope is not None:
-                fs = self._eval(cfg.feedback_scope, env, f"'{nid}' feedbackScope")
+                fs = self._eval(cfg.feedback_scope, env, f"{op} '{nid}' feedbackScope")
                 if not is_scope(fs):
-                    raise _Fail({"code": "runtime.input_invalid", "detail": f"'{nid}' feedbackScope is not a scope"})
+                    raise _Fail({"code": "runtime.input_invalid", "detail": f"{op} '{nid}' feedbackScope: not a valid scope"})
                 req["feedbackScope"] = fs
             return req
-        req["text"] = self._eval(cfg.text, env, f"'{nid}' text")
+        req["text"] = self._text(cfg.text, env, f"{op} '{nid}' text")
         if cfg.target is not None:
-            req["target"] = self._eval(cfg.target, env, f"'{nid}' target")
+            req["target"] = self._eval(cfg.target, env, f"{op} '{nid}' target")
         else:
-            sc = self._eval(cfg.scope, env, f"'{nid}' scope")
+            sc = self._eval(cfg.scope, env, f"{op} '{nid}' scope")
             if not is_scope(sc):
-                raise _Fail({"code": "runtime.input_invalid", "detail": f"'{nid}' scope is not a scope"})
+                raise _Fail({"code": "runtime.input_invalid", "detail": f"{op} '{nid}' scope: not a valid scope"})
             req["scope"] = sc
         if cfg.responder is not None:
-            r = self._eval(cfg.responder, env, f"'{nid}' responder")
+            r = self._eval(cfg.responder, env, f"{op} '{nid}' responder")
             if isinstance(r, dict) and isinstance(r.get("selectOne"), list) and r["selectOne"]:
                 pool = list(r["selectOne"])
-                seed = hashlib.sha256(f"{self.run_id}:{a.id}:{a.attempt}".encode()).digest()
-                pick = pool[random.Random(int.from_bytes(seed[:8], "big")).randrange(len(pool))]
                 req["responderPool"] = pool
-                r = pick
+                r = select_one(f"{self.run_id}:{a.id}:{a.attempt}", pool)
             if not is_id(r):
-                raise _Fail({"code": "runtime.input_invalid", "detail": f"'{nid}' responder is not an agent"})
+                raise _Fail({"code": "runtime.input_invalid", "detail": f"{op} '{nid}' responder: not a valid agent"})
             req["responder"] = r
         ws = cfg.work_scope
         if ws is not None:
             if ws.mode == "fixed":
-                req["workScope"] = self._eval(ws.scope, env, f"'{nid}' workScope")
+                req["workScope"] = self._eval(ws.scope, env, f"{op} '{nid}' workScope")
             else:
                 req["workScope"] = None
             rs = cfg.related_scopes
             if rs is not None and rs.form == "value":
-                vals = self._eval(rs.value, env, f"'{nid}' relatedScopes") or []
+                vals = self._eval(rs.value, env, f"{op} '{nid}' relatedScopes") or []
             else:
-                vals = [self._eval(i, env, f"'{nid}' relatedScopes") for i in (rs.items if rs is not None else None) or ()]
+                vals = [self._eval(i, env, f"{op} '{nid}' relatedScopes") for i in (rs.items if rs is not None else None) or ()]
             seen: dict[str, Any] = {}
             for s in vals:
                 if s is not None:
@@ -1106,14 +1115,14 @@ class Engine:
             req["relatedScopes"] = list(seen.values())
         if cfg.work_items is not None:
             req["allowedResponders"] = self._eval(cfg.work_items.allowed_responders, env,
-                                                  f"'{nid}' allowedResponders")
+                                                  f"{op} '{nid}' allowedResponders")
         return req
 
     def _start_wait(self, a: Act, cfg: Any, env: Mapping[str, Any]) -> None:
         nid = a.node.id
         if cfg.duration is not None:
             d = self._eval(cfg.duration, env, f"wait '{nid}' duration")
-            self._timer(a, "wait", self._seconds(d, nid))
+            self._timer(a, "wait", self._seconds(d, f"wait '{nid}' duration"))
             a.status = "waiting"
             return
         ok = _truthy(self._eval(cfg.condition, env, f"wait '{nid}' condition"))
@@ -1124,13 +1133,13 @@ class Engine:
         self.watching[a.id] = a
         if cfg.timeout is not None and not any(self.timer_info[t][1] == "timeout" for t in a.timers):
             d = self._eval(cfg.timeout, env, f"wait '{nid}' timeout")
-            self._timer(a, "timeout", self._seconds(d, nid))
+            self._timer(a, "timeout", self._seconds(d, f"wait '{nid}' timeout"))
 
-    def _seconds(self, d: Any, nid: str) -> Decimal:
+    def _seconds(self, d: Any, where: str) -> Decimal:
         try:
             return duration_seconds(d)
         except EvaluationError as exc:
-            raise _Fail({"code": "runtime.input_invalid", "detail": f"wait '{nid}': {exc}"}) from None
+            raise _Fail({"code": "runtime.input_invalid", "detail": f"{where}: {exc}"}) from None
 
     def _timer(self, a: Act, kind: str, after: Decimal) -> None:
         tid = self._next("tmr")
@@ -1234,11 +1243,13 @@ class Engine:
             break
 
     # ------------------------------------------------------------------ cancellation
-    def _cancel_where(self, pred: Callable[[tuple], bool], reason: str) -> None:
+    def _cancel_where(self, pred: Callable[[tuple], bool], reason: str, *, spare: str | None = None) -> None:
+        """Cancel every queued task and open activation whose lineage
+        satisfies ``pred`` (queued arrivals at node ``spare`` stay queued)."""
         keep: deque[tuple[Any, ...]] = deque()
         for t in self.ready:
             ctx = t[3] if t[0] == "arrive" else self.acts[t[1]].ctx
-            if not pred(ctx):
+            if not pred(ctx) or (spare is not None and t[0] == "arrive" and t[1] == spare):
                 keep.append(t)
         self.ready.clear()
         self.ready.extend(keep)

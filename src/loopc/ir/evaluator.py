@@ -1,6 +1,6 @@
-"""Evaluator for compiled instruction trees (docs/reference.md#expressions,
-docs/reference.md#templates).  The reference interpreter uses it;
-other runtimes can read it as the executable definition of each opcode.
+"""Evaluator for compiled instruction trees (docs/ir.md#evaluation).  The
+reference interpreter uses it; docs/ir.md#evaluation is the definition other
+runtimes implement.
 
 ``evaluate(instr, env)`` — ``instr`` a typed instruction tree
 (:data:`loopc.ir.model.Instr`, as :func:`loopc.ir.decode` yields it) or its
@@ -11,24 +11,11 @@ values::
      "branches": {key: {...}}, "winner": {"key": k, "value": {...}},
      "item": {...}, "items": [...], "loop": {"iteration": n, "state": {...}}}
 
-Semantics (decisions beyond docs/reference.md#expressions are marked *):
-
-* ``ref`` walks ``path`` through objects; a missing key or a ``null``
-  parent gives ``null`` (an optional value that is absent)*; walking into a
-  non-object, or a root absent from ``env``, raises :class:`EvaluationError`;
-* ``eq``/``ne``/``in``/``contains`` compare by value and by the static type
-  of the operands: durations by length (``PT60S == PT1M``)*, datetimes by
-  instant*, numbers numerically (``1 == 1.0``), booleans never equal numbers,
-  anything else by JSON equality;
-* ``lt le gt ge`` order numbers, strings (code points), durations, datetimes;
-  a ``null`` operand makes the comparison false*;
-* ``and``/``or`` short-circuit left to right; ``not``; ``null`` counts as
-  false in a boolean position*;
-* ``length`` counts code points or elements; ``startsWith``/``endsWith`` on
-  strings; ``contains`` a substring or an array element;
-* ``template`` concatenates its rendered parts: strings as is, numbers in
-  shortest round-trip form (RFC 8785 / ECMAScript), ``true``/``false``,
-  ``null`` as ``null``*, other values as canonical JSON*.
+The semantics are normative in docs/ir.md#evaluation (values, absent and
+null, equality and ordering for every pair of kinds, strings by code point,
+durations and datetimes, the text form of rendered values, every error
+message); tests/test_ir_evaluation_doc.py executes every example of its
+tables against this module.
 
 Evaluation is iterative (an explicit stack), so tree depth is not limited by
 Python recursion.
@@ -57,11 +44,22 @@ _DT = re.compile(
     r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})\Z")
 
 
+def _show(v: Any) -> str:
+    """A value in an error message: its RFC 8785 JSON text (``"PT1X"``, ``5``)."""
+    from loopc.ir.canonical import canonical_text
+
+    try:
+        return canonical_text(v)
+    except Exception:  # noqa: BLE001 - a value RFC 8785 cannot print (out-of-range number)
+        return _kind(v)
+
+
 def duration_value(s: Any) -> Decimal:
-    """Exact length in seconds of an ISO 8601 duration ``P[nD][T[nH][nM][nS]]``."""
+    """Exact length in seconds of an ISO 8601 duration ``P[nD][T[nH][nM][nS]]``
+    (a day is 86,400 s); :class:`EvaluationError` ``<value> is not a duration``."""
     m = _DUR.match(s) if isinstance(s, str) else None
     if not m or not any(m.groups()) or s.endswith("T"):
-        raise EvaluationError(f"{s!r} is not a duration")
+        raise EvaluationError(f"{_show(s)} is not a duration")
     d, h, mi, sec = m.groups()
     # exact at any digit count (no int() conversion limit, no rounding)
     with localcontext() as ctx:
@@ -72,17 +70,27 @@ def duration_value(s: Any) -> Decimal:
 
 
 def datetime_value(s: Any) -> tuple[Decimal, ...]:
-    """Comparable instant of an RFC 3339 datetime (UTC seconds, exact)."""
+    """Comparable instant of an RFC 3339 datetime (UTC seconds, exact):
+    local time minus the offset; second ``60`` (a leap second) is the
+    instant one second after second 59, i.e. the next minute's second 0.
+    :class:`EvaluationError` ``<value> is not an RFC 3339 datetime`` for a
+    wrong shape, a calendar date that does not exist, hour > 23, minute
+    > 59, second > 60, or an offset hour > 23 / minute > 59."""
     m = _DT.match(s) if isinstance(s, str) else None
+    bad = EvaluationError(f"{_show(s)} is not an RFC 3339 datetime")
     if not m:
-        raise EvaluationError(f"{s!r} is not an RFC 3339 datetime")
+        raise bad
     y, mo, d, h, mi, sec, frac, off = m.groups()
+    if int(sec) > 60:
+        raise bad
     try:
         base = _dt.datetime(int(y), int(mo), int(d), int(h), int(mi), min(int(sec), 59), tzinfo=_dt.timezone.utc)
-    except ValueError as exc:
-        raise EvaluationError(f"{s!r} is not a valid datetime") from exc
+    except ValueError:
+        raise bad from None
     offset = 0
     if off not in ("Z", "z"):
+        if int(off[1:3]) > 23 or int(off[4:6]) > 59:
+            raise bad
         sign = 1 if off[0] == "+" else -1
         offset = sign * (int(off[1:3]) * 3600 + int(off[4:6]) * 60)
     secs = Decimal(int(base.timestamp()) - offset) + (1 if int(sec) == 60 else 0) + Decimal("0" + (frac or ""))
@@ -188,7 +196,11 @@ def _truth(v: Any) -> bool:
 
 
 def render(v: Any) -> str:
-    """Template rendering of one value (docs/reference.md#templates)."""
+    """The text form of one value (docs/ir.md#rendering-values-as-text): a
+    string as is, ``true``/``false``, ``null`` (also for an absent value),
+    numbers and every other value as their RFC 8785 JSON text (numbers in
+    ECMAScript ``Number::toString`` form).  :class:`EvaluationError` for a
+    value RFC 8785 cannot print (a number outside the double range)."""
     if isinstance(v, str):
         return v
     if v is True:
@@ -197,9 +209,12 @@ def render(v: Any) -> str:
         return "false"
     if v is None:
         return "null"
-    from loopc.ir.canonical import canonical_text
+    from loopc.ir.canonical import CanonicalizationError, canonical_text
 
-    return canonical_text(v)
+    try:
+        return canonical_text(v)
+    except CanonicalizationError as exc:
+        raise EvaluationError(f"cannot render {_kind(v)} as text: {exc}") from None
 
 
 def _resolve(root: str, path: Any, env: Mapping[str, Any]) -> Any:
@@ -243,8 +258,10 @@ def _apply(instr: Any, vals: list[Any]) -> Any:
             if a is None:
                 return False
             if isinstance(a, str):
+                if b is None:
+                    return False
                 if not isinstance(b, str):
-                    raise EvaluationError("contains(string, x) needs a string x")
+                    raise EvaluationError(f"contains(string, x) needs a string x, found {_kind(b)}")
                 return b in a
             if isinstance(a, (list, tuple)):
                 dom = _domain((ta.element, tb))
@@ -254,7 +271,7 @@ def _apply(instr: Any, vals: list[Any]) -> Any:
             if a is None or b is None:
                 return False
             if not isinstance(a, str) or not isinstance(b, str):
-                raise EvaluationError(f"{op} needs two strings")
+                raise EvaluationError(f"{op} needs two strings, found {_kind(a)} and {_kind(b)}")
             return a.startswith(b) if op == "startsWith" else a.endswith(b)
         return _order(op, a, b, _domain((ta, tb)))
     if cls is Unary:

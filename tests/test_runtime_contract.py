@@ -1,0 +1,255 @@
+"""The runtime contract's decisions (issue 23), each pinned on the reference
+interpreter: docs/ir.md#evaluation and docs/conformance.md#the-journal.
+
+* a single ``{{ expr }}`` where a message text, an approval summary or an End
+  detail is expected is rendered to text, exactly as inside a longer
+  template (numbers in ECMAScript form, other values as RFC 8785 text);
+* an arrival already queued at an ``any`` join when it closes reaches the
+  closed join in its own step and is journaled as ``join.refused``;
+* ``selectOne`` is SHA-256 over the effect key, read big-endian, modulo the
+  pool size (no language runtime's generator).
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loopc.interpreter.choice import pick_index, select_one
+from loopc.interpreter.engine import Engine
+from loopc.interpreter.golden import golden_scenarios, journal_path
+from loopc.interpreter.runner import parse_journal, prepare_file, run_file, run_prepared
+
+from conftest import ROOT
+
+GOLDEN = ROOT / "golden" / "scenarios"
+
+DATA = Path(__file__).parent / "data" / "runtime_contract"
+
+
+def _run(tmp_path: Path, plan: str, body: str) -> Any:
+    sc = tmp_path / "scenario.yaml"
+    sc.write_text(f"plan: {DATA / plan}\n{body}", encoding="utf-8")
+    rep = run_file(str(sc))
+    assert not isinstance(rep, list), [p.render() for p in rep]
+    assert rep.ok, rep.differences
+    return rep
+
+
+def test_single_interpolation_text_is_rendered(tmp_path: Path) -> None:
+    rep = _run(tmp_path, "any_race.plan.yaml",
+               "input: {n: 1.0, meta: {x: {b: true, a: [2.5, null]}}}\n"
+               "expect: {status: succeeded, output: {winner: one}}\n")
+    texts = [r["request"]["text"] for r in rep.to_json()["journal"] if r["kind"] == "effect.reserved"]
+    assert texts == ["1", '{"a":[2.5,null],"b":true}']
+
+
+def test_arrival_queued_when_any_join_closes_is_refused(tmp_path: Path) -> None:
+    rep = _run(tmp_path, "any_race.plan.yaml",
+               "input: {n: 3, meta: {x: 'hi'}}\nexpect: {status: succeeded, output: {winner: one}}\n")
+    steps = rep.steps
+    closing = next(i for i, s in enumerate(steps) if any(r["kind"] == "join.arrived" for r in s))
+    assert [r["kind"] for r in steps[closing]] == ["join.arrived", "activation.completed"]
+    refused = steps[closing + 1]
+    assert len(refused) == 1
+    r = dict(refused[0])
+    for k in ("seq", "step", "at"):
+        r.pop(k)
+    join_act = steps[closing][0]["act"]
+    assert r == {"kind": "join.refused", "act": join_act, "branch": "two", "reason": "closed"}
+
+
+def test_select_one_is_sha256_mod_pool_size() -> None:
+    key = "run_0123456789abcdef:act_4:2"
+    want = int(hashlib.sha256(key.encode("utf-8")).hexdigest(), 16)
+    for size in range(1, 12):
+        assert pick_index(key, size) == want % size
+    assert select_one(key, ["agt_a"]) == "agt_a"
+    with pytest.raises(ValueError):
+        pick_index(key, 0)
+
+
+# --------------------------------------------------------------- the worked example
+CONFORMANCE = (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
+
+
+def test_select_one_worked_example_holds() -> None:
+    m = re.search(r"<!-- selectone-example -->\n```text\n(.*?)```", CONFORMANCE, re.S)
+    assert m, "docs/conformance.md#selectone-the-pick lost its worked example"
+    lines = m.group(1).splitlines()
+    fields = {ln.split()[0]: ln.split()[1] for ln in lines[:3]}
+    key = fields["key"]
+    assert hashlib.sha256(key.encode("utf-8")).hexdigest() == fields["SHA-256"]
+    assert int(fields["SHA-256"], 16) == int(fields["integer"])
+    picks = 0
+    for ln in lines[3:]:
+        pm = re.match(r"pool \[(.*?)\]\s+integer mod (\d+) = (\d+)\s+pick (\S+)\Z", ln)
+        assert pm, ln
+        pool = [p.strip() for p in pm.group(1).split(",")]
+        assert len(pool) == int(pm.group(2))
+        assert pick_index(key, len(pool)) == int(pm.group(3)) == int(fields["integer"]) % len(pool)
+        assert select_one(key, pool) == pm.group(4)
+        picks += 1
+    assert picks >= 3
+
+
+# --------------------------------------------------------------- refusals on the engine
+def _golden(name: str) -> Any:
+    prep = prepare_file(str(GOLDEN / f"{name}.yaml"))
+    assert not isinstance(prep, list)
+    return prep
+
+
+def _twice(port_or_node: str) -> type[Engine]:
+    """An engine fed a second token for the first arrival matching
+    ``port_or_node``: what an artifact from elsewhere (not one the compiler
+    emits, see docs/conformance.md#record-order-within-a-step) could send."""
+
+    class Twice(Engine):
+        doubled = False
+
+        def _arrive(self, nid: str, port: str, ctx: tuple, val: dict[str, Any], edge: str | None = None) -> None:
+            if not self.doubled and port_or_node in (nid, port):
+                self.doubled = True
+                self.ready.append(("arrive", nid, port, ctx, val, edge))
+            super()._arrive(nid, port, ctx, val, edge)
+
+    return Twice
+
+
+def _refusal_steps(rep: Any, kind: str) -> list[list[dict[str, Any]]]:
+    return [s for s in rep.steps if any(r["kind"] == kind for r in s)]
+
+
+def test_loop_refuses_a_stale_iteration() -> None:
+    rep = run_prepared(_golden("loop_exact"), engine_cls=_twice("continue"))
+    assert rep.ok, rep.differences
+    (step,) = _refusal_steps(rep, "loop.refused")
+    assert [{k: v for k, v in r.items() if k not in ("seq", "step", "at")} for r in step] == [
+        {"kind": "loop.refused", "act": "act_1", "iteration": 1, "port": "continue"}]
+
+
+def test_fan_out_join_refuses_an_item_that_is_no_longer_running() -> None:
+    rep = run_prepared(_golden("fanout_one_item"), engine_cls=_twice("collect"))
+    assert rep.ok, rep.differences
+    (step,) = _refusal_steps(rep, "item.refused")
+    (r,) = step
+    assert r["kind"] == "item.refused" and r["status"] == "succeeded" and r["item"].endswith("/a")
+
+
+def test_join_refuses_a_second_arrival_of_one_branch() -> None:
+    rep = run_prepared(_golden("fork_all_success"), engine_cls=_twice("gather"))
+    assert rep.ok, rep.differences
+    (step,) = _refusal_steps(rep, "join.refused")
+    (r,) = step
+    assert r["reason"] == "duplicate"
+
+
+# --------------------------------------------------------------- detail and reason formats
+def _table(doc: str, header: str) -> list[list[str]]:
+    """Rows (cells, backticks stripped) of the first table whose header line starts with ``header``."""
+    lines = doc.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith(header))
+    rows = []
+    for ln in lines[start + 2:]:
+        if not ln.startswith("|"):
+            break
+        rows.append([re.sub(r"^`(.*)`$", r"\1", c.strip()) for c in ln.strip().strip("|").split(" | ")])
+    return rows
+
+
+def _rx(fmt: str, subs: dict[str, str]) -> str:
+    out = []
+    for part in re.split(r"(<[a-zA-Z]+>)", fmt):
+        if re.fullmatch(r"<[a-zA-Z]+>", part):
+            out.append(subs.get(part, ".+?"))
+        else:
+            out.append(re.escape(part))
+    return "".join(out)
+
+
+def _alt(formats: list[str], subs: dict[str, str] | None = None) -> str:
+    return "(?:" + "|".join(_rx(f, subs or {}) for f in formats) + ")"
+
+
+IR = (ROOT / "docs" / "ir.md").read_text(encoding="utf-8")
+EVAL_ERRORS = [r[0] for r in _table(IR[IR.index("### Evaluation errors"):], "| message | when |")]
+WHERE = [r[0] for r in _table(CONFORMANCE, "| where | what |")]
+CONTRACT = [r[0] for r in _table(CONFORMANCE, "| reason | when |")]
+WORKITEM = [r[0] for r in _table(CONFORMANCE[CONFORMANCE.index('<a id="workitem-reasons">'):], "| reason |")]
+REASON = {"<where>": _alt(WHERE), "<message>": _alt(EVAL_ERRORS),
+          "<reason>": _alt(CONTRACT + WORKITEM + ["not a valid scope", "not a valid agent", "<value> is not a duration"])}
+DETAILS: dict[str, list[re.Pattern[str]]] = {}
+for code, fmt, _ in _table(CONFORMANCE, "| code | detail format |"):
+    DETAILS.setdefault(code, []).append(re.compile(_rx(fmt, REASON) + r"\Z"))
+REASONS: dict[str, list[re.Pattern[str]]] = {}
+for kind, fmt, _ in _table(CONFORMANCE, "| record | reason format |"):
+    REASONS.setdefault(kind, []).append(re.compile(_rx(fmt, {}) + r"\Z"))
+
+
+def _emitted(records: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """(record kind, code or 'reason', text) of every runtime-produced detail
+    and reason: {code, detail} pairs anywhere in a record whose code the
+    runtime owns, and the reasons of cancellations and refusals."""
+    out = []
+    for r in records:
+        stack: list[Any] = [r]
+        while stack:
+            v = stack.pop()
+            if isinstance(v, dict):
+                if isinstance(v.get("code"), str) and isinstance(v.get("detail"), str) and v["code"] in DETAILS:
+                    out.append((r["kind"], v["code"], v["detail"]))
+                stack.extend(v.values())
+            elif isinstance(v, list):
+                stack.extend(v)
+        if "reason" in r:
+            out.append((r["kind"], "reason", r["reason"]))
+    return out
+
+
+def _journals() -> list[tuple[str, list[dict[str, Any]]]]:
+    out = []
+    for sc in golden_scenarios(str(GOLDEN)):
+        steps = parse_journal(Path(journal_path(sc)).read_text(encoding="utf-8"))
+        out.append((Path(sc).stem, [r for s in steps for r in s]))
+    return out
+
+
+def test_the_format_tables_parse() -> None:
+    assert {"delivery.failed", "delivery.exhausted", "join.no_branch_succeeded", "wait.timed_out",
+            "run.output_invalid", "runtime.evaluation_failed", "runtime.input_invalid"} <= set(DETAILS)
+    assert len(WHERE) >= 10 and len(CONTRACT) >= 4 and len(WORKITEM) >= 15 and len(EVAL_ERRORS) >= 12
+    assert set(REASONS) == {"activation.cancelled", "join.refused"}
+
+
+def test_every_emitted_detail_and_reason_matches_a_documented_format() -> None:
+    bad = []
+    seen = 0
+    for name, records in _journals():
+        for kind, code, text in _emitted(records):
+            seen += 1
+            pats = REASONS.get(kind, []) if code == "reason" else DETAILS[code]
+            if not any(p.match(text) for p in pats):
+                bad.append(f"{name}: {kind} {code}: {text!r}")
+    assert seen >= 40
+    assert not bad, ("runtime-produced details/reasons with no format in docs/conformance.md"
+                     f"#detail-and-reason-formats: {bad}")
+
+
+@pytest.mark.parametrize("code,text,ok", [
+    ("runtime.evaluation_failed", "edge 'e_x': cannot order number and string", True),
+    ("runtime.evaluation_failed", "send_message 'ask' text: reference root 'item' is not available here", True),
+    ("runtime.evaluation_failed", "edge 'e_x' cannot order number and string", False),
+    ("runtime.evaluation_failed", "somewhere: cannot order number and string", False),
+    ("runtime.input_invalid", "edge 'e_x': input.topic is required", True),
+    ("runtime.input_invalid", "fan_out 'dispatch' items: workItems dependencies form a cycle", True),
+    ("runtime.input_invalid", "edge 'e_x': topic is missing", False),
+    ("delivery.failed", "delivery 2 of 'announce' failed", True),
+    ("delivery.failed", "delivery 2 of 'announce' failed!", False),
+    ("join.no_branch_succeeded", "no branch of 'race' succeeded (one: nope; two: nope)", True),
+])
+def test_format_matching_has_teeth(code: str, text: str, ok: bool) -> None:
+    assert any(p.match(text) for p in DETAILS[code]) is ok
