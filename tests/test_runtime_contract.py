@@ -20,12 +20,12 @@ import pytest
 
 from loopc.interpreter.choice import pick_index, select_one
 from loopc.interpreter.engine import Engine
-from loopc.interpreter.golden import golden_scenarios, journal_path
+from loopc.conformance import SCENARIO_DIR, journal_path, scenarios
 from loopc.interpreter.runner import parse_journal, prepare_file, run_file, run_prepared
 
 from conftest import ROOT
 
-GOLDEN = ROOT / "golden" / "scenarios"
+GOLDEN = Path(SCENARIO_DIR)
 
 DATA = Path(__file__).parent / "data" / "runtime_contract"
 
@@ -212,7 +212,7 @@ def _emitted(records: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
 
 def _journals() -> list[tuple[str, list[dict[str, Any]]]]:
     out = []
-    for sc in golden_scenarios(str(GOLDEN)):
+    for sc in scenarios():
         steps = parse_journal(Path(journal_path(sc)).read_text(encoding="utf-8"))
         out.append((Path(sc).stem, [r for s in steps for r in s]))
     return out
