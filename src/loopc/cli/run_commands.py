@@ -5,10 +5,11 @@
   plan is malformed (2 wins).  A directory runs every scenario in it
   (``*.yaml``/``*.yml``/``*.json`` files that are not plan sources).
 * ``loopc conform --runtime CMD [SCENARIO...]`` — drive an external runtime
-  over the JSON-lines protocol and report the first diverging journal
-  record per scenario; exit 0 when the runtime conforms, 1 when not, 2 when
-  a scenario is malformed or the runtime cannot be started.  Without a
-  path it runs the kit's golden scenarios (package data,
+  over the JSON-lines protocol and report every divergence per scenario
+  (field-level, with JSON pointers); exit 0 when the runtime conforms, 1
+  when not, 2 when a scenario is malformed, the runtime cannot be started
+  or an option is invalid (one line on stderr).  Without a path it runs
+  the kit's golden scenarios (package data,
   :data:`loopc.conformance.SCENARIO_DIR`), from any working directory.
 * ``loopc conform --list [--format text|json]`` — name the kit's scenarios
   (text: ``<name>  <path>`` per line; json: ``{"scenarios": [{"name",
@@ -19,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any, Iterator
+from typing import Any, Iterator, NoReturn
 
 import click
 
@@ -140,24 +141,34 @@ def register(cli: click.Group) -> None:
     @click.option("--runtime", "runtime", default=None, help="Command line of the runtime under test (required unless --list).")
     @click.option("--list", "list_only", is_flag=True, help="Name the kit's golden scenarios and exit.")
     @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+    @click.option("--timeout", "timeout", default="20", show_default=True, metavar="SECONDS",
+                  help="Seconds the runtime has for each complete reply line.")
+    @click.option("--reply-limit", "reply_limit", default="64MiB", show_default=True, metavar="SIZE",
+                  help="Longest reply line accepted (bytes, or with KiB, MiB, GiB).")
     @budget_options
     @click.argument("paths", nargs=-1)
-    def conform_cmd(runtime: str | None, list_only: bool, fmt: str, max_activations: int, max_journal_records: int,
-                    max_steps: int, paths: tuple[str, ...]) -> None:
+    def conform_cmd(runtime: str | None, list_only: bool, fmt: str, timeout: str, reply_limit: str,
+                    max_activations: int, max_journal_records: int, max_steps: int, paths: tuple[str, ...]) -> None:
         """Check an external runtime against the reference interpreter.
 
         Without SCENARIO arguments, runs the golden scenarios shipped with
         loopc (see --list)."""
+        import math
         import shlex
 
         from loopc.cli.formats.json import utf8_json
         from loopc.cli.textsafe import escape_text
         from loopc.conformance import SCENARIO_DIR, scenario_name, scenarios
         from loopc.interpreter.conform import RuntimeError_, RuntimeProcess, conform_file
+        from loopc.interpreter.kitio import parse_size
+
+        def usage(msg: str) -> NoReturn:
+            click.echo(f"loopc: {escape_text(msg)}", err=True)
+            sys.exit(2)
 
         if list_only:
             if paths or runtime is not None:
-                raise click.UsageError("--list takes no --runtime and no SCENARIO")
+                usage("--list takes no --runtime and no SCENARIO")
             kit = scenarios(SCENARIO_DIR)
             if fmt == "json":
                 doc_l = {"directory": SCENARIO_DIR, "scenarios": [{"name": scenario_name(p), "path": p} for p in kit]}
@@ -168,13 +179,30 @@ def register(cli: click.Group) -> None:
                     click.echo(f"{escape_text(scenario_name(p)):<{width}}  {escape_text(p)}")
             sys.exit(0)
         if runtime is None:
-            raise click.UsageError("Missing option '--runtime' (or use --list).")
-        items = list(scenario_paths(paths or (SCENARIO_DIR,)))
-        argv = shlex.split(runtime)
+            usage("missing option --runtime (the command line of the runtime under test), or use --list")
+            return
         try:
-            proc = RuntimeProcess(argv)
+            argv = shlex.split(runtime)
+        except ValueError as exc:
+            usage(f"--runtime: {exc} in {runtime!r}; give a command line, e.g. \"python -m my_runtime\"")
+        if not argv:
+            usage("--runtime: the command line is empty")
+        try:
+            limit_s = float(timeout)
+        except ValueError:
+            limit_s = math.nan
+        if not (math.isfinite(limit_s) and 0 < limit_s <= 86_400):
+            usage(f"--timeout: {timeout!r} is not a number of seconds in (0, 86400]")
+        try:
+            limit_b = parse_size(reply_limit)
+        except ValueError as exc:
+            usage(f"--reply-limit: {exc}")
+        bounds: dict[str, Any] = {"timeout": limit_s, "reply_limit": limit_b}
+        items = list(scenario_paths(paths or (SCENARIO_DIR,)))
+        try:
+            proc = RuntimeProcess(argv, **bounds)
         except RuntimeError_ as exc:
-            click.echo(f"loopc: {exc}", err=True)
+            click.echo(f"loopc: {escape_text(str(exc))}", err=True)
             sys.exit(2)
         out: list[dict[str, Any]] = []
         bad = malformed = 0
@@ -183,11 +211,13 @@ def register(cli: click.Group) -> None:
                 click.echo(f"loopc: {escape_text(path)}: {err}", err=True)
                 malformed += 1
                 continue
-            if proc.proc.poll() is not None:  # the runtime died on an earlier scenario: start a fresh one
+            if proc.dead is not None or proc.proc.poll() is not None:
+                # the runtime died or was stopped on an earlier scenario: start a fresh one
+                proc.kill()
                 try:
-                    proc = RuntimeProcess(argv)
+                    proc = RuntimeProcess(argv, **bounds)
                 except RuntimeError_ as exc:
-                    click.echo(f"loopc: {exc}", err=True)
+                    click.echo(f"loopc: {escape_text(str(exc))}", err=True)
                     sys.exit(2)
             res = conform_file(path, argv, proc, budget=_budget(max_activations, max_journal_records, max_steps))
             if isinstance(res, list):
@@ -200,8 +230,8 @@ def register(cli: click.Group) -> None:
                 bad += 1
             if fmt == "text":
                 click.echo(f"{'OK  ' if res['conforms'] else 'DIFF'} {escape_text(path)}")
-                if res.get("divergence"):
-                    click.echo(f"  - {escape_text(str(res['divergence']))}")
+                for d in res["divergences"]:
+                    click.echo(f"  - {escape_text(str(d['message']))}")
         proc.close()
         if fmt == "json":
             doc = {"scenarios": out, "conforming": len(out) - bad, "diverging": bad}

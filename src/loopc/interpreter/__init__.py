@@ -7,7 +7,9 @@
   replay drivers;
 * :mod:`loopc.interpreter.monitor` — the invariant monitor;
 * :mod:`loopc.interpreter.protocol` / :mod:`loopc.interpreter.conform` — the
-  JSON-lines protocol and ``loopc conform``.
+  JSON-lines protocol and ``loopc conform``; :mod:`loopc.interpreter.kitio`
+  (bounded replies) and :mod:`loopc.interpreter.jsondiff` (JSON-typed
+  comparison) serve the kit.
 
 The golden scenarios themselves are package data of :mod:`loopc.conformance`.
 """
