@@ -222,8 +222,8 @@ def register(cli: click.Group) -> None:
             res = conform_file(path, argv, proc, budget=_budget(max_activations, max_journal_records, max_steps))
             if isinstance(res, list):
                 malformed += 1
-                for p in res:
-                    click.echo(escape_text(p.render()), err=True)
+                for prob in res:
+                    click.echo(escape_text(prob.render()), err=True)
                 continue
             out.append({"scenario": path, **res})
             if not res["conforms"]:
