@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from loopc.testing.syrupy import IRSnapshotExtension, pretty_snapshot
+from loopc.testing.syrupy import IRSnapshotExtension, pretty_snapshot, snapshot_diff
 
 pytest_plugins = ["pytester"]
 
@@ -17,7 +17,7 @@ EXAMPLE = ROOT / "examples" / "wait_timeout.yaml"
 
 @pytest.fixture()
 def ir_snapshot(snapshot):
-    return snapshot.use_extension(IRSnapshotExtension)
+    return snapshot.use_extension(IRSnapshotExtension)  # what loopc.testing.syrupy.ir_snapshot is
 
 
 def test_example_ir_is_pinned(ir_snapshot) -> None:
@@ -71,3 +71,53 @@ def test_user_workflow_update_compare_and_diff(pytester: pytest.Pytester) -> Non
     r = pytester.runpytest(*_USER_RUN)
     r.assert_outcomes(failed=1, warnings=0)
     assert "digest" in r.stdout.str()
+
+
+LABELLED = ("  - id: deploy\n    type: fork\n", "  - id: deploy\n    type: fork\n    label: Deploy gate\n")
+
+
+def _changes(lines: list[str]) -> list[str]:
+    return [x for x in lines if x[:1] in "+-" and not x.startswith(("---", "+++"))]
+
+
+def test_snapshot_diff_is_exactly_the_changed_lines() -> None:
+    src = EXAMPLE.read_text("utf-8")
+    assert LABELLED[0] in src
+    old, new = pretty_snapshot(src), pretty_snapshot(src.replace(*LABELLED))
+    lines = snapshot_diff(new, old.replace("\n", "\n  "))  # a re-indented stored file changes nothing
+    assert lines[0].startswith("semantic digest unchanged (sha256:")
+    assert _changes(lines) == ['+          "label": "Deploy gate",']
+    moved = snapshot_diff(pretty_snapshot(src.replace("default: PT1H", "default: PT2H")), old)
+    assert moved[0].startswith("semantic digest moved: sha256:") and " -> sha256:" in moved[0]
+    assert snapshot_diff(old, old)[1:] == []
+
+
+def test_user_failure_report_shows_exactly_the_change(pytester: pytest.Pytester) -> None:
+    """A label-only change fails (the artifact bytes changed) with the
+    digest verdict and only the changed line (syrupy's own differ showed a
+    line that did not change)."""
+    plan = pytester.path / "plan.yaml"
+    plan.write_text(EXAMPLE.read_text("utf-8"))
+    # (``pytest_plugins = ["loopc.testing.syrupy"]`` works too, but this
+    # process imported the module already, which pytest warns about)
+    pytester.makeconftest("from loopc.testing.syrupy import ir_snapshot  # noqa: F401\n")
+    pytester.makepyfile(
+        test_user_ir="""
+        from pathlib import Path
+
+        def test_plan_ir(ir_snapshot):
+            assert (Path(__file__).parent / "plan.yaml").read_text() == ir_snapshot
+        """
+    )
+    pytester.runpytest(*_USER_RUN, "--snapshot-update").assert_outcomes(passed=1, warnings=0)
+    plan.write_text(plan.read_text().replace(*LABELLED))
+    r = pytester.runpytest(*_USER_RUN, "--snapshot-no-colors")
+    r.assert_outcomes(failed=1, warnings=0)
+    report = [x[1:].strip() for x in r.outlines if x.startswith("E ")]
+    assert any(x.startswith("semantic digest unchanged (sha256:") for x in report), r.outlines
+    assert [x for x in report if x[:1] in "+-" and not x.startswith(("---", "+++"))] == [
+        '+          "label": "Deploy gate",'
+    ], report
+    plan.write_text(plan.read_text().replace("default: PT1H", "default: PT2H"))
+    r = pytester.runpytest(*_USER_RUN, "--snapshot-no-colors")
+    assert any("semantic digest moved: sha256:" in x for x in r.outlines)
