@@ -153,3 +153,110 @@ def expected_range(text: str, span: Any, encoding: str) -> lsp.Range:
         return lsp.Position(line=line1 - 1, character=units(lt[:col], encoding))
 
     return lsp.Range(start=p(span.line, span.column), end=p(span.end_line, span.end_column))
+
+
+class RawSession:
+    """A ``loopc lsp`` process driven byte by byte (framing tests, the fuzz
+    target): :meth:`send` writes bytes, :meth:`recv` reads framed messages
+    as they arrive, with a deadline instead of a hang.  ``extra`` are more
+    ``loopc lsp`` arguments."""
+
+    def __init__(self, *extra: str) -> None:
+        import subprocess
+        import threading
+
+        self.proc = subprocess.Popen([sys.executable, "-m", "loopc", "lsp", *extra], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self._buf = b""
+        self._got: list[dict] = []
+        self._lock = threading.Condition()
+        self._stderr = b""
+        threading.Thread(target=self._pump, daemon=True).start()
+        threading.Thread(target=self._pump_err, daemon=True).start()
+
+    def _pump(self) -> None:
+        import json
+        import re
+
+        out = self.proc.stdout
+        assert out is not None
+        while True:
+            chunk = out.read1(65536)  # type: ignore[attr-defined]
+            if not chunk:
+                break
+            with self._lock:
+                self._buf += chunk
+                while True:
+                    m = re.match(rb"Content-Length: (\d+)\r\n(?:[^\r\n]*\r\n)*\r\n", self._buf)
+                    if m is None or len(self._buf) < m.end() + int(m.group(1)):
+                        break
+                    n = int(m.group(1))
+                    self._got.append(json.loads(self._buf[m.end(): m.end() + n]))
+                    self._buf = self._buf[m.end() + n:]
+                self._lock.notify_all()
+        with self._lock:
+            self._lock.notify_all()
+
+    def _pump_err(self) -> None:
+        err = self.proc.stderr
+        assert err is not None
+        while True:
+            chunk = err.read1(65536)  # type: ignore[attr-defined]
+            if not chunk:
+                break
+            self._stderr += chunk
+
+    @property
+    def stderr(self) -> bytes:
+        return self._stderr
+
+    def send(self, data: bytes | dict) -> None:
+        import json
+
+        if isinstance(data, dict):
+            body = json.dumps(data).encode()
+            data = b"Content-Length: %d\r\n\r\n" % len(body) + body
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def messages(self) -> list[dict]:
+        with self._lock:
+            return list(self._got)
+
+    def wait_for(self, pred: Callable[[dict], bool], timeout: float = 60.0) -> dict:
+        """The first message received that satisfies ``pred`` (waits)."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while True:
+                for m in self._got:
+                    if pred(m):
+                        return m
+                left = deadline - time.monotonic()
+                if left <= 0 or (self.proc.poll() is not None and not self._buf):
+                    raise AssertionError(f"no such message within {timeout} s; got {self._got[-5:]}; "
+                                         f"stderr {self._stderr[-500:]!r}")
+                self._lock.wait(min(left, 0.5))
+
+    def reply(self, msg_id: Any, timeout: float = 60.0) -> dict:
+        return self.wait_for(lambda m: m.get("id") == msg_id and "method" not in m, timeout)
+
+    def close(self, timeout: float = 30.0) -> int:
+        """shutdown + exit (when still running); the exit status."""
+        if self.proc.poll() is None:
+            try:
+                self.send({"jsonrpc": "2.0", "id": "bye", "method": "shutdown"})
+                self.reply("bye", timeout)
+                self.send({"jsonrpc": "2.0", "method": "exit"})
+            except (OSError, AssertionError):
+                self.proc.kill()
+        try:
+            return self.proc.wait(timeout)
+        finally:
+            for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+                try:
+                    f.close()  # type: ignore[union-attr]
+                except OSError:
+                    pass

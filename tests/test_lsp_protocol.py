@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from lsprotocol import types as lsp
 
 from loopc.lsp.documents import apply_change, protocol_lines
-from lsp_support import GOOD
+from lsp_support import GOOD, RawSession
 
 SERVER = [sys.executable, "-m", "loopc", "lsp"]
 
@@ -149,18 +149,20 @@ def test_server_text_stays_the_editors_after_a_line_separator() -> None:
     want = [(d.code, d.span.line - 1) for d in check_source(edited).diagnostics]
     assert want, "the edit must introduce a diagnostic"
     caps = {"textDocument": {"diagnostic": {"dynamicRegistration": False}}}
-    data = (frame(req(1, "initialize", {"capabilities": caps}))
-            + frame({"jsonrpc": "2.0", "method": "initialized", "params": {}})
-            + frame({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
-                "uri": uri, "languageId": "yaml", "version": 1, "text": text}}})
-            + frame({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
-                "textDocument": {"uri": uri, "version": 2},
-                "contentChanges": [{"range": {"start": {"line": ln, "character": col},
-                                              "end": {"line": ln, "character": col + 4}}, "text": "dne"}]}})
-            + frame(req(2, "textDocument/diagnostic", {"textDocument": {"uri": uri}})) + BYE)
-    r = run(data)
-    assert r.returncode == 0, r.stderr[-800:]
-    got = next(m for m in messages(r.stdout) if m.get("id") == 2)["result"]["items"]
+    s = RawSession()
+    try:
+        s.send(req(1, "initialize", {"capabilities": caps}))
+        s.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        s.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri, "languageId": "yaml", "version": 1, "text": text}}})
+        s.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": {"uri": uri, "version": 2},
+            "contentChanges": [{"range": {"start": {"line": ln, "character": col},
+                                          "end": {"line": ln, "character": col + 4}}, "text": "dne"}]}})
+        s.send(req(2, "textDocument/diagnostic", {"textDocument": {"uri": uri}}))
+        got = s.reply(2)["result"]["items"]
+    finally:
+        assert s.close() == 0
     assert [(d["code"], d["range"]["start"]["line"]) for d in got] == want
 
 

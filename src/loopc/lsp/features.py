@@ -2,7 +2,9 @@
 hover, go to definition, find references, rename, document symbols and code
 actions.  Each handler converts the protocol position to an offset, asks the
 analysis of the current document version, and converts the answer back; a
-handler that fails answers nothing (and logs), never an error response."""
+handler that fails answers nothing (and logs), never an error response; a
+request refused on purpose (an invalid rename) is a ``ResponseError`` with
+the reason."""
 from __future__ import annotations
 
 from typing import Any
@@ -383,73 +385,49 @@ def code_actions(a: Analysis, params: lsp.CodeActionParams) -> list[lsp.CodeActi
 # ---------------------------------------------------------------------------
 
 def register(server: Any) -> None:
-    """Register every feature handler on ``server`` (a LoopcServer)."""
+    """Register every feature handler on ``server`` (a LoopcServer): each is
+    ``fn(ls, a, params)`` over the current analysis ``a`` of an analysed
+    plan, registered with :meth:`LoopcServer.document_feature` (awaited off
+    the message loop; a failure answers the default and is logged)."""
     from loopc.lsp import completion as C
-    from loopc.lsp.server import guarded
+    from loopc.lsp import graphview as GV
+    from loopc.lsp import semantic as SEM
+    from loopc.lsp.server import Refused
 
-    def active(uri: str) -> Analysis | None:
-        a = server.analysis(uri)
-        return a if a is not None and a.active and not a.over_budget else None
+    feature = server.document_feature
 
-    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION,
-                    lsp.CompletionOptions(trigger_characters=C.TRIGGER_CHARACTERS))
-    @guarded(server, "completion", None)
-    def on_completion(ls: Any, params: lsp.CompletionParams) -> Any:
-        a = active(params.text_document.uri)
-        if a is None:
-            return None
+    @feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=C.TRIGGER_CHARACTERS),
+             what="completion")
+    def on_completion(ls: Any, a: Analysis, params: lsp.CompletionParams) -> Any:
         items = C.complete(a.text, a.index, ls.model(a.uri), params.position, ls.last_good.get(a.uri))
         return lsp.CompletionList(is_incomplete=False, items=items)
 
-    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
-    @guarded(server, "hover", None)
-    def on_hover(ls: Any, params: lsp.HoverParams) -> Any:
-        a = active(params.text_document.uri)
-        return hover(a, params.position) if a is not None else None
+    @feature(lsp.TEXT_DOCUMENT_HOVER, what="hover")
+    def on_hover(ls: Any, a: Analysis, params: lsp.HoverParams) -> Any:
+        return hover(a, params.position)
 
-    @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
-    @guarded(server, "definition", None)
-    def on_definition(ls: Any, params: lsp.DefinitionParams) -> Any:
-        a = active(params.text_document.uri)
-        return definition(a, params.position) if a is not None else None
+    @feature(lsp.TEXT_DOCUMENT_DEFINITION, what="definition")
+    def on_definition(ls: Any, a: Analysis, params: lsp.DefinitionParams) -> Any:
+        return definition(a, params.position)
 
-    @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
-    @guarded(server, "references", None)
-    def on_references(ls: Any, params: lsp.ReferenceParams) -> Any:
-        a = active(params.text_document.uri)
-        if a is None:
-            return None
+    @feature(lsp.TEXT_DOCUMENT_REFERENCES, what="references")
+    def on_references(ls: Any, a: Analysis, params: lsp.ReferenceParams) -> Any:
         return references(a, params.position, params.context.include_declaration)
 
-    @server.feature(lsp.TEXT_DOCUMENT_PREPARE_RENAME)
-    @guarded(server, "prepareRename", None)
-    def on_prepare_rename(ls: Any, params: lsp.PrepareRenameParams) -> Any:
-        a = active(params.text_document.uri)
-        return prepare_rename(a, params.position) if a is not None else None
+    @feature(lsp.TEXT_DOCUMENT_PREPARE_RENAME, what="prepareRename")
+    def on_prepare_rename(ls: Any, a: Analysis, params: lsp.PrepareRenameParams) -> Any:
+        return prepare_rename(a, params.position)
 
-    @server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))
-    def on_rename(ls: Any, params: lsp.RenameParams) -> Any:
-        from pygls.exceptions import JsonRpcException
-
-        a = active(params.text_document.uri)
-        if a is None:
-            return None
+    @feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True), what="rename")
+    def on_rename(ls: Any, a: Analysis, params: lsp.RenameParams) -> Any:
         try:
             return rename(a, params.position, params.new_name)
         except RenameError as exc:
-            raise JsonRpcException(message=str(exc), code=-32803) from None  # RequestFailed
-        except Exception:  # noqa: BLE001
-            ls.log_error("rename", a.uri)
-            return None
+            raise Refused(str(exc)) from None
 
-    @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    @guarded(server, "documentSymbol", None)
-    def on_symbols(ls: Any, params: lsp.DocumentSymbolParams) -> Any:
-        a = active(params.text_document.uri)
-        return document_symbols(a) if a is not None else None
-
-    from loopc.lsp import graphview as GV
-    from loopc.lsp import semantic as SEM
+    @feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL, what="documentSymbol")
+    def on_symbols(ls: Any, a: Analysis, params: lsp.DocumentSymbolParams) -> Any:
+        return document_symbols(a)
 
     def node_at(a: Analysis, pos: lsp.Position) -> str | None:
         hit = occurrence_at(a, pos)
@@ -457,56 +435,45 @@ def register(server: Any) -> None:
             return None
         return hit[1].symbol.name
 
-    @server.feature(lsp.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)
-    @guarded(server, "callHierarchy", None)
-    def on_prepare_call_hierarchy(ls: Any, params: lsp.CallHierarchyPrepareParams) -> Any:
-        a = active(params.text_document.uri)
-        nid = node_at(a, params.position) if a is not None else None
-        return GV.prepare(a, nid) if a is not None and nid is not None else None
+    @feature(lsp.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY, what="callHierarchy")
+    def on_prepare_call_hierarchy(ls: Any, a: Analysis, params: lsp.CallHierarchyPrepareParams) -> Any:
+        nid = node_at(a, params.position)
+        return GV.prepare(a, nid) if nid is not None else None
 
-    def _item_node(item: lsp.CallHierarchyItem) -> tuple[Analysis | None, str | None]:
-        a = active(item.uri)
+    def _item_node(a: Analysis, item: lsp.CallHierarchyItem) -> str | None:
         nid = item.data.get("node") if isinstance(item.data, dict) else item.name
-        if a is None or a.plan is None or nid not in a.plan.nodes:
-            return None, None
-        return a, nid
+        if a.plan is None or nid not in a.plan.nodes:
+            return None
+        return nid
 
-    @server.feature(lsp.CALL_HIERARCHY_INCOMING_CALLS)
-    @guarded(server, "callHierarchy", None)
-    def on_incoming(ls: Any, params: lsp.CallHierarchyIncomingCallsParams) -> Any:
-        a, nid = _item_node(params.item)
-        return GV.incoming(a, nid) if a is not None and nid is not None else None
+    @feature(lsp.CALL_HIERARCHY_INCOMING_CALLS, what="callHierarchy", uri_of=lambda p: p.item.uri)
+    def on_incoming(ls: Any, a: Analysis, params: lsp.CallHierarchyIncomingCallsParams) -> Any:
+        nid = _item_node(a, params.item)
+        return GV.incoming(a, nid) if nid is not None else None
 
-    @server.feature(lsp.CALL_HIERARCHY_OUTGOING_CALLS)
-    @guarded(server, "callHierarchy", None)
-    def on_outgoing(ls: Any, params: lsp.CallHierarchyOutgoingCallsParams) -> Any:
-        a, nid = _item_node(params.item)
-        return GV.outgoing(a, nid) if a is not None and nid is not None else None
+    @feature(lsp.CALL_HIERARCHY_OUTGOING_CALLS, what="callHierarchy", uri_of=lambda p: p.item.uri)
+    def on_outgoing(ls: Any, a: Analysis, params: lsp.CallHierarchyOutgoingCallsParams) -> Any:
+        nid = _item_node(a, params.item)
+        return GV.outgoing(a, nid) if nid is not None else None
 
-    @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS)
-    @guarded(server, "codeLens", None)
-    def on_code_lens(ls: Any, params: lsp.CodeLensParams) -> Any:
-        a = active(params.text_document.uri)
-        return GV.code_lenses(a) if a is not None and a.plan is not None else None
+    @feature(lsp.TEXT_DOCUMENT_CODE_LENS, what="codeLens")
+    def on_code_lens(ls: Any, a: Analysis, params: lsp.CodeLensParams) -> Any:
+        return GV.code_lenses(a) if a.plan is not None else None
 
-    @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)
-    @guarded(server, "inlayHint", None)
-    def on_inlay_hint(ls: Any, params: lsp.InlayHintParams) -> Any:
-        a = active(params.text_document.uri)
-        return GV.inlay_hints(a, params.range) if a is not None and a.plan is not None else None
+    @feature(lsp.TEXT_DOCUMENT_INLAY_HINT, what="inlayHint")
+    def on_inlay_hint(ls: Any, a: Analysis, params: lsp.InlayHintParams) -> Any:
+        return GV.inlay_hints(a, params.range) if a.plan is not None else None
 
-    @server.feature(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
-                    lsp.SemanticTokensLegend(token_types=SEM.TOKEN_TYPES, token_modifiers=[]))
-    @guarded(server, "semanticTokens", None)
-    def on_semantic_tokens(ls: Any, params: lsp.SemanticTokensParams) -> Any:
-        a = active(params.text_document.uri)
-        if a is None or a.plan is None:
+    @feature(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
+             lsp.SemanticTokensLegend(token_types=SEM.TOKEN_TYPES, token_modifiers=[]),
+             what="semanticTokens", default=lsp.SemanticTokens(data=[]))
+    def on_semantic_tokens(ls: Any, a: Analysis, params: lsp.SemanticTokensParams) -> Any:
+        if a.plan is None:
             return lsp.SemanticTokens(data=[])
         return lsp.SemanticTokens(data=a.cached("semantic", lambda: SEM.semantic_tokens(a.result, a.index)))
 
-    @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
-                    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND]))
-    @guarded(server, "codeAction", None)
-    def on_code_action(ls: Any, params: lsp.CodeActionParams) -> Any:
-        a = active(params.text_document.uri)
-        return code_actions(a, params) if a is not None else None
+    @feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
+             lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, FIX_ALL_KIND]),
+             what="codeAction")
+    def on_code_action(ls: Any, a: Analysis, params: lsp.CodeActionParams) -> Any:
+        return code_actions(a, params)

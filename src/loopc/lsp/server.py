@@ -20,11 +20,13 @@ Diagnostics are delivered one way per client, never both:
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import functools
 import json
 import logging
 import re
 import sys
+import time
 import traceback
 from typing import Any, Callable
 
@@ -45,6 +47,10 @@ log = logging.getLogger("loopc.lsp")
 SERVER_NAME = "loopc"
 CONFIG_SECTION = "loopc"
 DEBUG_INFO_COMMAND = "loopc.debugInfo"
+#: Worker threads that run checks (docs/editors.md#never-blocked): two, so a
+#: small document is checked while a big one is; at most one check per
+#: document runs at a time.
+CHECK_WORKERS = 2
 #: Checks between two full garbage collections (see LoopcServer._after_check).
 GC_EVERY = 32
 GC_IDLE_DELAY = 0.3
@@ -72,6 +78,7 @@ class LoopcProtocol(LanguageServerProtocol):
         server.encoding = encoding
         server.pull = caps.text_document is not None and caps.text_document.diagnostic is not None
         server.init_options = params.initialization_options
+        server.start_lifeline(params.process_id)
         general = attrs.evolve(caps.general or lsp.GeneralClientCapabilities(),
                                position_encodings=[encoding])
         params = attrs.evolve(params, capabilities=attrs.evolve(caps, general=general))
@@ -216,11 +223,50 @@ class LoopcServer(LanguageServer):
         self.analyses: dict[str, Analysis] = {}
         self.last_good: dict[str, Analysis] = {}
         self.pending: dict[str, asyncio.Task[None]] = {}
+        #: the check of each document in flight (at most one per document)
+        self.inflight: dict[str, asyncio.Task[Analysis | None]] = {}
+        #: how long each document's last check took, in milliseconds
+        self.check_ms: dict[str, float] = {}
+        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.loop_thread: int | None = None
+        self._lifeline: asyncio.Future[None] | None = None
         self.published: set[str] = set()
         self._results = 0
         self.config_problems_logged: set[str] = set()
         self._since_gc = 0
         self._gc_scheduled = False
+
+    # -- lifetime --------------------------------------------------------------
+    def start_lifeline(self, pid: Any) -> None:
+        """Remember the message loop (its thread is the only one that
+        writes to the client) and, when ``initialize`` names the client's
+        process (``pid``, an int > 0), watch it: once it is gone the server
+        exits with status 1, as after ``exit`` without ``shutdown``
+        (docs/editors.md#lifetime)."""
+        import os
+        import threading
+
+        from loopc.lsp import lifeline
+
+        try:
+            self.loop = asyncio.get_running_loop()
+        except RuntimeError:  # in-process use without a loop: nothing to watch with
+            return
+        self.loop_thread = threading.get_ident()
+        if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 and pid != os.getpid():
+            self._lifeline = asyncio.ensure_future(lifeline.watch(pid, functools.partial(self._client_died, pid)))
+
+    def _client_died(self, pid: int) -> None:
+        import os
+
+        log.info("loopc: the client process %d is gone; exiting", pid)
+        for h in logging.getLogger("loopc").handlers:
+            try:
+                h.flush()
+            except Exception:  # noqa: BLE001
+                pass
+        os._exit(1)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """pygls's override point for errors outside a request's own reply.
@@ -239,35 +285,137 @@ class LoopcServer(LanguageServer):
         return str(self._results)
 
     # -- analyses ------------------------------------------------------------
-    def analysis(self, uri: str) -> Analysis | None:
-        """The analysis of the document's current text (re-checked now when
-        the cached one is stale); ``None`` for a document that is not open."""
+    @property
+    def executor(self) -> concurrent.futures.ThreadPoolExecutor:
+        """The check workers (:data:`CHECK_WORKERS` threads, created on first
+        use)."""
+        if self._executor is None:
+            self._executor = concurrent.futures.ThreadPoolExecutor(
+                max_workers=CHECK_WORKERS, thread_name_prefix="loopc-check")
+        return self._executor
+
+    def _open_doc(self, uri: str) -> Any:
+        if not self._has_workspace() or uri not in self.workspace.text_documents:
+            return None
         try:
-            doc = self.workspace.get_text_document(uri)
+            return self.workspace.get_text_document(uri)
         except Exception:  # noqa: BLE001
             return None
-        if uri not in self.workspace.text_documents:
-            return None
-        a = self.analyses.get(uri)
-        if a is not None and a.version == doc.version and a.text == doc.source:
-            return a
-        return self._analyse(uri, doc.source, doc.version)
 
-    def _analyse(self, uri: str, text: str, version: int | None) -> Analysis:
-        a = analyse(uri, text, version, self.encoding, self.settings.severity)
+    def fresh(self, uri: str) -> Analysis | None:
+        """The cached analysis when it is of the document's current text,
+        else ``None`` (never checks)."""
+        doc = self._open_doc(uri)
+        a = self.analyses.get(uri)
+        if doc is None or a is None or a.version != doc.version or a.text != doc.source:
+            return None
+        return a
+
+    async def current(self, uri: str) -> Analysis | None:
+        """The analysis of the document's current text, checked off the
+        message loop when the cached one is stale (docs/editors.md#never-blocked):
+        at most one check per document runs at a time, in a worker thread;
+        when the text changes while it runs, its result is dropped and the
+        newest text is checked next, so the newest version always wins.
+        ``None`` for a document that is not open.  Cancelling the awaiting
+        request (``$/cancelRequest``) leaves the check running for the
+        others that wait on it."""
+        while True:
+            doc = self._open_doc(uri)
+            if doc is None:
+                return None
+            a = self.fresh(uri)
+            if a is not None:
+                return a
+            task = self.inflight.get(uri)
+            if task is None or task.done():
+                task = asyncio.ensure_future(self._check(uri, doc.source, doc.version))
+                self.inflight[uri] = task
+            await asyncio.shield(task)
+
+    async def _check(self, uri: str, text: str, version: int | None) -> Analysis | None:
+        loop = asyncio.get_running_loop()
+        t0 = time.perf_counter()
+        try:
+            a = await loop.run_in_executor(self.executor, analyse, uri, text, version, self.encoding,
+                                           self.settings.severity)
+        except Exception:  # noqa: BLE001 - analyse never raises; a worker that cannot start
+            self.log_error("check", uri)
+            return None
+        finally:
+            self.check_ms[uri] = (time.perf_counter() - t0) * 1000
+        doc = self._open_doc(uri)
+        if doc is None or doc.version != version or doc.source != text:
+            log.debug("dropped the stale check of %s version %s", uri, version)
+            return None
+        self._store(a)
+        return a
+
+    def analysis(self, uri: str) -> Analysis | None:
+        """The analysis of the document's current text; when the cached one
+        is stale the check runs here, on the caller's thread (in-process use
+        and tests: the message loop awaits :meth:`current` instead).
+        ``None`` for a document that is not open."""
+        doc = self._open_doc(uri)
+        if doc is None:
+            return None
+        a = self.fresh(uri)
+        if a is not None:
+            return a
+        a = analyse(uri, doc.source, doc.version, self.encoding, self.settings.severity)
+        self._store(a)
+        return a
+
+    def _store(self, a: Analysis) -> None:
+        uri = a.uri
         self.analyses[uri] = a
         self._after_check()
         for p in a.config_problems:
             if p not in self.config_problems_logged:
                 self.config_problems_logged.add(p)
-                self.window_log_message(lsp.LogMessageParams(
-                    type=lsp.MessageType.Warning, message=f"loopc: {p} (the configuration is ignored)"))
+                log.warning("loopc: %s (the configuration is ignored)", p)
         plan = a.plan
         if plan is not None and not plan.malformed_nodes and not plan.malformed_edges:
             self.last_good[uri] = a
         elif not a.active or a.over_budget:
             self.last_good.pop(uri, None)
-        return a
+
+    async def current_active(self, uri: str) -> Analysis | None:
+        """:meth:`current` when the document is an analysed plan (a plan
+        within the source budget), else ``None``."""
+        a = await self.current(uri)
+        return a if a is not None and a.active and not a.over_budget else None
+
+    def document_feature(self, method: str, options: Any = None, *, what: str, default: Any = None,
+                         uri_of: Callable[[Any], str] | None = None) -> Callable[[Callable[..., Any]], Any]:
+        """Register ``fn(ls, a, params)`` as the handler of the document
+        request ``method`` (with ``options``, as ``feature``): the handler
+        awaits the current analysis of the document (``params.text_document.uri``,
+        or ``uri_of(params)``) off the message loop and calls ``fn`` with it
+        when it is an analysed plan, else answers ``default``.  ``fn``
+        raising a ``JsonRpcException`` (e.g. :class:`Refused`) answers that
+        error, quietly; any other exception answers ``default`` and logs
+        ``what`` failed (``window/logMessage``).  Returns ``fn``."""
+        get_uri = uri_of or (lambda p: p.text_document.uri)
+
+        def wrap(fn: Callable[..., Any]) -> Any:
+            async def handler(ls: LoopcServer, params: Any) -> Any:
+                try:
+                    uri = get_uri(params)
+                    a = await ls.current_active(uri)
+                    if a is None:
+                        return default
+                    return fn(ls, a, params)
+                except JsonRpcException:
+                    raise
+                except Exception:  # noqa: BLE001 - a feature never takes the server down
+                    ls.log_error(what)
+                    return default
+
+            handler.__name__ = getattr(fn, "__name__", what)
+            self.feature(method, options)(handler)
+            return fn
+        return wrap
 
     def model(self, uri: str) -> Analysis | None:
         """The current analysis when it has a plan model, else the last one
@@ -311,38 +459,32 @@ class LoopcServer(LanguageServer):
         gc.freeze()
 
     # -- push diagnostics ------------------------------------------------------
-    def publish(self, uri: str) -> None:
-        a = self.analysis(uri)
-        if a is None:
-            return
+    def publish(self, a: Analysis) -> None:
+        uri = a.uri
         if not a.active and uri not in self.published:
             return
         self.published.add(uri)
         self.text_document_publish_diagnostics(
             lsp.PublishDiagnosticsParams(uri=uri, diagnostics=a.diagnostics, version=a.version))
 
-    def schedule(self, uri: str) -> None:
-        """Debounced re-check of ``uri`` (push only): cancels the pending run."""
+    def schedule(self, uri: str, delay_ms: float | None = None) -> None:
+        """Debounced re-check of ``uri`` (push only): cancels the pending
+        run; waits ``delay_ms``, by default the ``debounce`` setting or the
+        adaptive debounce (:meth:`Settings.debounce_for`)."""
         old = self.pending.pop(uri, None)
         if old is not None:
             old.cancel()
-        delay = self.settings.debounce_ms / 1000.0
-        self.pending[uri] = asyncio.ensure_future(self._later(uri, delay))
+        if delay_ms is None:
+            delay_ms = self.settings.debounce_for(self.check_ms.get(uri))
+        self.pending[uri] = asyncio.ensure_future(self._later(uri, delay_ms / 1000.0))
 
     async def _later(self, uri: str, delay: float) -> None:
         try:
             if delay > 0:
                 await asyncio.sleep(delay)
-            try:
-                version = self.workspace.get_text_document(uri).version
-            except Exception:  # noqa: BLE001 - closed meanwhile
-                return
-            if uri not in self.workspace.text_documents:
-                return
-            self.publish(uri)
-            a = self.analyses.get(uri)
-            if a is not None and a.version != version:  # pragma: no cover - single-threaded loop
-                return
+            a = await self.current(uri)
+            if a is not None and a is self.fresh(uri):  # a newer edit meanwhile: its own run publishes
+                self.publish(a)
         except asyncio.CancelledError:
             pass
         except Exception:  # noqa: BLE001
@@ -358,6 +500,8 @@ class LoopcServer(LanguageServer):
             old.cancel()
         self.analyses.pop(uri, None)
         self.last_good.pop(uri, None)
+        self.inflight.pop(uri, None)
+        self.check_ms.pop(uri, None)
         if not self.pull and uri in self.published:
             self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         self.published.discard(uri)
@@ -392,12 +536,7 @@ class LoopcServer(LanguageServer):
 
     def log_error(self, what: str, uri: str | None = None) -> None:
         tb = traceback.format_exc(limit=6)
-        msg = f"loopc: {what} failed{' for ' + uri if uri else ''}; please report this\n{tb}"
-        log.error(msg)
-        try:
-            self.window_log_message(lsp.LogMessageParams(type=lsp.MessageType.Error, message=msg))
-        except Exception:  # noqa: BLE001
-            pass
+        log.error("loopc: %s failed%s; please report this\n%s", what, " for " + uri if uri else "", tb)
 
     def debug_info(self) -> dict[str, Any]:
         import sys
@@ -428,6 +567,16 @@ def _dist_version(name: str) -> str | None:
         return version(name)
     except PackageNotFoundError:  # pragma: no cover
         return None
+
+
+class Refused(JsonRpcException):
+    """A request the server declines on purpose (an invalid rename, a
+    document that cannot be formatted): answered with a ``ResponseError``
+    carrying ``message`` and ``code`` (default -32803 RequestFailed), no
+    traceback, no log line at the default level."""
+
+    def __init__(self, message: str, code: int = -32803) -> None:
+        super().__init__(message=message, code=code)
 
 
 def guarded(server: LoopcServer, what: str, default: Any = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -469,15 +618,8 @@ def create_server() -> LoopcServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: LoopcServer, params: lsp.DidOpenTextDocumentParams) -> None:
-        uri = params.text_document.uri
         if not ls.pull:
-            old = ls.pending.pop(uri, None)
-            if old is not None:
-                old.cancel()
-            try:
-                ls.publish(uri)
-            except Exception:  # noqa: BLE001
-                ls.log_error("diagnostics", uri)
+            ls.schedule(params.text_document.uri, 0)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LoopcServer, params: lsp.DidChangeTextDocumentParams) -> None:
@@ -498,10 +640,10 @@ def create_server() -> LoopcServer:
     @server.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC,
                     lsp.DiagnosticOptions(identifier=SERVER_NAME, inter_file_dependencies=False,
                                           workspace_diagnostics=False))
-    def pull_diagnostics(ls: LoopcServer, params: lsp.DocumentDiagnosticParams) -> Any:
+    async def pull_diagnostics(ls: LoopcServer, params: lsp.DocumentDiagnosticParams) -> Any:
         uri = params.text_document.uri
         try:
-            a = ls.analysis(uri)
+            a = await ls.current(uri)
         except Exception:  # noqa: BLE001
             ls.log_error("diagnostics", uri)
             a = None
@@ -715,17 +857,21 @@ class _MalformedMessages(logging.Filter):
             return False
         exc = record.exc_info[1] if record.exc_info else None
         if isinstance(exc, PARSE_ERRORS):
-            record.msg = "loopc: ignored a malformed protocol message (%s: %s)"
-            record.args = (type(exc).__name__, str(exc)[:200])
-            record.exc_info = None
-            record.exc_text = None
+            _warn(f"loopc: ignored a malformed protocol message ({type(exc).__name__}: {str(exc)[:200]})")
+            return False
         return True
 
 
-def serve() -> None:
-    """Run the server over stdio until the client says ``exit``.  A
-    standard output that cannot be written ends the process with exit
-    status 2 and one line on standard error (:class:`_ProtocolOut`)."""
+def serve(*, log_file: str | None = None, verbose: bool = False) -> None:
+    """Run the server over stdio until the client says ``exit`` (or its
+    process dies).  Logs as :mod:`loopc.lsp.logs` says (``log_file``,
+    ``verbose``: ``loopc lsp --log-file PATH --verbose``).  A standard
+    output that cannot be written ends the process with exit status 2 and
+    one line on standard error (:class:`_ProtocolOut`)."""
+    from loopc.lsp import logs
+
     logging.getLogger("pygls.server").addFilter(_MalformedMessages())
     logging.getLogger("pygls.protocol.json_rpc").addFilter(_MalformedMessages())
-    create_server().start_io(_ProtocolIn(sys.stdin.buffer), _ProtocolOut(sys.stdout.buffer))  # type: ignore[arg-type]
+    server = create_server()
+    logs.configure(server, log_file=log_file, verbose=verbose)
+    server.start_io(_ProtocolIn(sys.stdin.buffer), _ProtocolOut(sys.stdout.buffer))  # type: ignore[arg-type]

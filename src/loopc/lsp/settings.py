@@ -8,7 +8,9 @@ ignored (a bad setting never stops the server):
 * ``severity`` — code (``LP4101``) or slug → ``error`` | ``warning`` |
   ``info`` | ``hint`` | ``off``;
 * ``debounce`` — milliseconds to wait after an edit before re-checking
-  (push diagnostics only; 0..5000, default 150).
+  (push diagnostics only; 0..5000).  Unset: adaptive — the document's last
+  check time, between :data:`MIN_ADAPTIVE_MS` and :data:`DEFAULT_DEBOUNCE_MS`
+  (:func:`adaptive_debounce_ms`).
 """
 from __future__ import annotations
 
@@ -18,18 +20,42 @@ import attrs
 
 DEFAULT_DEBOUNCE_MS = 150
 MAX_DEBOUNCE_MS = 5000
+#: The shortest adaptive debounce: a burst of keystrokes (typically 30-200 ms
+#: apart) on a small plan re-checks after a pause this long.
+MIN_ADAPTIVE_MS = 10
 _LEVELS = frozenset(("error", "warning", "info", "information", "hint", "off", "none", "ignore"))
 
 
 @attrs.frozen
 class Settings:
-    """Effective settings: ``severity`` overrides and ``debounce_ms``."""
+    """Effective settings: ``severity`` overrides and ``debounce_ms`` (``None``:
+    adaptive)."""
 
     severity: dict[str, str] = attrs.field(factory=dict)
-    debounce_ms: int = DEFAULT_DEBOUNCE_MS
+    debounce_ms: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"severity": dict(self.severity), "debounce": self.debounce_ms}
+        return {"severity": dict(self.severity),
+                "debounce": "adaptive" if self.debounce_ms is None else self.debounce_ms}
+
+    def debounce_for(self, last_check_ms: float | None) -> float:
+        """Milliseconds to wait after an edit before re-checking a document
+        whose last check took ``last_check_ms`` (``None``: not checked yet):
+        the ``debounce`` setting when set, else :func:`adaptive_debounce_ms`."""
+        if self.debounce_ms is not None:
+            return float(self.debounce_ms)
+        return adaptive_debounce_ms(last_check_ms)
+
+
+def adaptive_debounce_ms(last_check_ms: float | None) -> float:
+    """The adaptive push debounce: as long as the document's last check took
+    (a check that costs little is not worth waiting for; one that costs a
+    lot is not worth repeating per keystroke), clamped to
+    [:data:`MIN_ADAPTIVE_MS`, :data:`DEFAULT_DEBOUNCE_MS`]; an unchecked
+    document waits :data:`DEFAULT_DEBOUNCE_MS`."""
+    if last_check_ms is None:
+        return float(DEFAULT_DEBOUNCE_MS)
+    return float(max(MIN_ADAPTIVE_MS, min(DEFAULT_DEBOUNCE_MS, last_check_ms)))
 
 
 def parse_settings(raw: Any) -> Settings:
@@ -44,7 +70,7 @@ def parse_settings(raw: Any) -> Settings:
         for k, v in s.items():
             if isinstance(k, str) and isinstance(v, str) and v.lower() in _LEVELS:
                 sev[k.upper() if k[:2].lower() == "lp" else k] = v.lower()
-    debounce = DEFAULT_DEBOUNCE_MS
+    debounce: int | None = None
     d = raw.get("debounce")
     if isinstance(d, (int, float)) and not isinstance(d, bool) and d == d:
         debounce = int(max(0, min(MAX_DEBOUNCE_MS, d)))
