@@ -702,6 +702,56 @@ def test_an_interpolation_left_open_before_the_next_is_one_diagnostic(path: path
         assert found
 
 
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_node_id_breaking_the_identifier_rule_is_one_diagnostic(path: pathlib.Path) -> None:
+    """A node id written with a dash or capitals (``legal-review``,
+    ``Legal_review``) while the edges name ``legal_review``: one LP2014 whose
+    fix renames the id to the spelling the edges use, not also an LP4002 for
+    every edge naming it."""
+    text = path.read_text()
+    found = 0
+    edges_at = text.index("\nedges:")
+    for m in re.finditer(r"^  - id: ([a-z][a-z0-9_]*)$", text, re.M):
+        nid = m.group(1)
+        if m.start() > edges_at:
+            break
+        for bad_id in {nid.replace("_", "-"), nid[0].upper() + nid[1:]} - {nid}:
+            found += 1
+            bad = text[: m.start(1)] + bad_id + text[m.end(1) :]
+            got = loopc.check_source(bad).diagnostics
+            assert [d.code for d in got] == ["LP2014"], [(d.code, d.message) for d in got]
+            (d,) = got
+            assert f"'{nid}'" in d.message and d.fix is not None
+            (edit,) = d.fix.edits
+            fixed = bad[: edit.span.start] + edit.new_text + bad[edit.span.end :]
+            assert fixed == text
+    assert found
+
+
+_SUCCEEDED_END = re.compile(
+    r"^  - id: (\w+)\n    type: end\n(?:    input:\n(?:      .*\n)*)?    end: \{status: succeeded", re.M)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+def test_a_branch_routed_to_a_succeeded_end_orphans_nothing(path: pathlib.Path) -> None:
+    """Any edge rerouted to a succeeded End from inside a scope is one LP4101
+    at that edge: the node it used to reach (a join's failure End, the rest
+    of the branch) is its probable target, not also unreachable (LP4006)."""
+    text = path.read_text()
+    ends = _SUCCEEDED_END.findall(text)
+    seen = 0
+    for m in re.finditer(r"    to: \{node: (\w+)\}", text):
+        for end in ends:
+            if m.group(1) == end:
+                continue
+            got = _codes(text[: m.start(1)] + end + text[m.end(1) :])
+            if "LP4101" in got:
+                seen += 1
+                assert "LP4006" not in got, got
+    if any(k in text for k in ("type: fork", "mode: all_match")):
+        assert seen
+
+
 # -- scope-structure mistakes on random well-nested plans (issue 14 §2) --------
 #
 # The examples hold one parallel scope each; these classes need two, so they

@@ -65,6 +65,14 @@ def analyze(plan: Plan, scopes: ScopeMap, reporter: Reporter) -> Analysis:
 
     ctx = Ctx(plan, reporter)
     cut, order = find_cycles(ctx)
+    if cut:
+        # An edge closing a cycle outside every loop (LP4501) is the defect:
+        # the branches it leaves are not also "never reach their join" (LP4310).
+        from loopc.compiler.report import scope_entity
+
+        for eid in cut:
+            for frame in scopes.stack(eid, edge=True):
+                reporter.taint(scope_entity(frame.owner, frame.branch))
     typing = type_scopes(ctx, scopes, cut, order)
     check_fan_outs(ctx, typing)
     routes, ends = failure_routes(ctx, typing.node_stacks, typing.edge_stacks, order)

@@ -430,7 +430,9 @@ register(
          _loop("3")),
     Code("LP2014", "schema.invalid_identifier", "Invalid identifier",
          "Identifiers an author declares — node ids, edge ids, switch ports, fork branch keys and "
-         "field names — match `^[a-z][a-z0-9_]{0,63}$`.",
+         "field names — match `^[a-z][a-z0-9_]{0,63}$`. A node id written with a dash or capitals "
+         "whose conforming spelling (lower case, other characters as `_`) the edges name gets "
+         "the fix renaming it to that spelling.",
          OK.replace("id: done", "id: Done").replace("entry: done", "entry: Done"), OK),
     Code("LP2015", "schema.invalid_choice", "Value is not one of the allowed words",
          "A literal-only key holds a word outside its closed set: `completion` (sent, callback), "

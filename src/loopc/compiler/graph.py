@@ -42,7 +42,7 @@ from loopc.compiler.ports import must_route, source_ports, target_ports
 from loopc.compiler.report import Reporter, decl_path, edge_entity
 from loopc.compiler.schema import FROM_KEYS, stand_in
 from loopc.compiler.sourcemap import port_node
-from loopc.compiler.scopemap import LOOP_CLOSING_PORTS, Scope, opening_scope, owner_kind
+from loopc.compiler.scopemap import LOOP_CLOSING_PORTS, Scope, build_scope_map, opening_scope, owner_kind
 from loopc.compiler.spelling import suggest as _spelling_suggest
 from loopc.compiler.yamlnodes import YMap, YNode, YScalar, YSeq
 from loopc.diagnostics import Applicability, Fix, TextEdit
@@ -461,7 +461,9 @@ class _Check:
         """How many edges among the reached nodes the analyzer reports as
         going the wrong way (0 when it does not run: a graph defect already
         reported): one per cycle outside every loop (LP4501), one per edge
-        into a loop's ``continue``/``break`` from outside its body (LP4504).
+        into a loop's ``continue``/``break`` from outside its body (LP4504),
+        one per edge into a succeeded End from inside a scope (LP4101: a
+        branch routed past its join to the End).
         Over the edges the analyzer sees (not those set aside here)."""
         if not self.ok:
             return 0
@@ -484,6 +486,11 @@ class _Check:
             g.add_edges_from((e.from_node, e.to_node) for e in fwd)
             n += sum(1 for c in nx.strongly_connected_components(g)
                      if len(c) > 1 or g.has_edge(next(iter(c)), next(iter(c))))
+        into_end = [e for e in fwd if isinstance((t := self.nodes[e.to_node].config), End)
+                    and t.status == "succeeded"]
+        if into_end:
+            stacks = build_scope_map(self.plan)  # only a plan with an orphan pays it
+            n += sum(1 for e in into_end if stacks.stack(e.id, edge=True))
         return n
 
     def entered_scopes(self, reached: set[str], adj: dict[str, list[str]], raw: list[_RawEdge]) -> set[str]:

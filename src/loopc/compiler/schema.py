@@ -307,6 +307,10 @@ class _Builder:
         self._any_joins: list[tuple[str | None, Any, str | None]] = []
         #: the authored edges' node references (:func:`_edge_references`), read on first use
         self._edge_refs: dict[str, list[tuple[str, str | None]]] | None = None
+        #: while reading the nodes: the conforming spellings of ill-formed
+        #: node ids the edges name, and the ids read so far
+        self._meant_ids: set[str] = set()
+        self._ids_seen: dict[str, YNode] = {}
 
     #: one builder method per node kind, named after it (loopc.kinds); the
     #: plain functions, called with the builder (bound methods kept on the
@@ -917,6 +921,7 @@ class _Builder:
         bad: set[str] = set()
         first: dict[str, YNode] = {}
         dups: list[tuple[str, YNode, Node | None]] = []
+        self._meant_ids, self._ids_seen = set(), first
         for item in items:
             self.node = None
             before = self.errs
@@ -940,6 +945,7 @@ class _Builder:
             else:
                 nodes[nid] = node
         self.any_fan_out_joins(self._any_joins, nodes, bad)
+        bad.update(m for m in self._meant_ids if m not in first)
         self.duplicates(dups, first, root, bad)
         self.node = None
         return nodes, bad
@@ -989,6 +995,27 @@ class _Builder:
                      related=[("first defined here", first[nid])], fix=_rename_fix(idn, meant),
                      taints=[node_entity(meant)])
 
+    def _node_id_meant(self, m: YMap, idn: YScalar) -> str | None:
+        """LP2014 for a node id that breaks the identifier rule when the
+        edges name its conforming spelling (``legal-review`` → ``legal_review``:
+        lower case, other characters as ``_``) and not the id as written, and
+        no node has that spelling: the node is set aside under it too (the
+        edges naming it are not dangling, LP4002) and the fix renames the id.
+        Returns that spelling, or ``None`` (the plain LP2014 applies)."""
+        val = idn.value
+        meant = re.sub(r"[^a-z0-9_]", "_", val.lower())
+        refs = self._refs(m)
+        if meant == val or IDENT_RE.match(meant) is None or meant not in refs or val in refs:
+            return None
+        if meant in self._ids_seen:
+            return None
+        self._meant_ids.add(meant)
+        self.err("LP2014", idn, f"node id '{val}' must match ^[a-z][a-z0-9_]{{0,63}}$ (lower-case "
+                 f"letter, then lower-case letters, digits or '_', at most 64); the edges name "
+                 f"'{meant}': did you mean that?", fix=_rename_fix(idn, meant),
+                 taints=[node_entity(meant)])
+        return meant
+
     def node_(self, n: YNode) -> tuple[str | None, YNode | None, Node | None]:
         if not isinstance(n, YMap):
             self.shape(n, "a node must be a mapping with 'id', 'type' and its config key")
@@ -1001,7 +1028,8 @@ class _Builder:
         elif isinstance(idn, YScalar) and idn.value.__class__ is str:
             nid = idn.value
             self.node = nid
-            self.ident(idn, "node id")
+            if IDENT_RE.match(nid) is None and self._node_id_meant(m, idn) is None:
+                self.ident(idn, "node id")
         else:
             self.shape(idn, "a node 'id' must be a string")
         what = f"node '{nid}'" if nid else "node"
