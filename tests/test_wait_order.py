@@ -36,6 +36,11 @@ VARIANTS: dict[str, tuple[str, bool]] = {
     "write_before_the_fork": (BASE.replace("entry: split", "entry: init").replace("nodes:\n", _node(
         "  - id: init\n    type: set_variable\n    setVariable: {assign: {decision: approved}}\n")).replace(
         "edges:\n", _edges("  - {id: e_init, from: {node: init, port: completed}, to: {node: split}}\n")), True),
+    # a write before the fork of a value at which the condition is false
+    # (here the default itself) keeps the wait ordering what follows it
+    "reset_to_default_before_the_fork": (BASE.replace("entry: split", "entry: init").replace("nodes:\n", _node(
+        "  - id: init\n    type: set_variable\n    setVariable: {assign: {decision: pending}}\n")).replace(
+        "edges:\n", _edges("  - {id: e_init, from: {node: init, port: completed}, to: {node: split}}\n")), False),
     "write_before_the_wait": (BASE.replace(
         "{id: e_watch, from: {node: split, port: watch}, to: {node: await_decision}}",
         "{id: e_watch, from: {node: split, port: watch}, to: {node: pre}}\n"

@@ -9,10 +9,12 @@ that run concurrently with ``X`` — so it does not race with them — when:
    ``X`` (every path from the entry to it passes that port);
 2. that wait's condition is false while ``F`` holds its declared default,
    whatever the other values it reads (:func:`loopc.analyzer.conditions.false_when`);
-3. ``F`` holds its default when ``O`` opens and nothing outside ``O``
-   writes it while ``O`` is open: no writer of ``F`` can run before ``O``
-   (a path leads from it to ``O``, earlier loop iterations included) or
-   concurrently with ``O``;
+3. ``F`` holds a value at which that condition is false when ``O`` opens
+   and nothing outside ``O`` writes it while ``O`` is open: every writer of
+   ``F`` that can run before ``O`` (a path leads from it to ``O``) lies
+   outside ``O`` and assigns a scalar literal at which the condition is
+   false too (a writer inside ``O`` reaching it through an earlier loop
+   iteration does not qualify), and none runs concurrently with ``O``;
 4. every writer of ``F`` in ``X`` itself runs only after such a wait;
 5. at most one of the concurrent writers runs per activation of ``O``: no
    two of them are concurrent, none can reach another, and none lies in a
@@ -210,6 +212,25 @@ class Ordering:
         self._false[key] = ok
         return ok
 
+    def _literal_write(self, writer: str, field: str) -> tuple[Any] | None:
+        """``(value,)`` when set_variable ``writer`` assigns ``field`` a
+        scalar literal (the value it holds afterwards is known), else ``None``."""
+        from loopc.compiler.model import Literal, SetVariable
+
+        cfg = self.ctx.nodes[writer].config
+        v = cfg.assign.get(field) if isinstance(cfg, SetVariable) else None
+        if isinstance(v, Literal) and (v.value is None or isinstance(v.value, (bool, int, float, str))):
+            return (v.value,)
+        return None
+
+    def _cond_false_at(self, wait: str, field: str, value: Any) -> bool:
+        """Proved: the wait's condition is false while ``field`` holds the
+        scalar ``value``, whatever the other values it reads."""
+        from loopc.analyzer.conditions import false_when
+
+        f = self._formula(wait)
+        return f is not None and false_when(f, _subject(field), value)
+
     def _formula(self, wait: str) -> Any:
         """The formula of the wait's condition, ``None`` when it has none or
         it does not parse."""
@@ -281,8 +302,20 @@ class Ordering:
         for t in writers:
             st = ns[t]
             if t in pre:  # may write before the scope opens
-                return None, (f"set_variable `{t}` can write `{_subject(field)}` before {scope} opens, "
-                              f"so the field need not hold its default when the wait starts", t)
+                inside = len(st) > depth and st[depth].owner == owner  # an earlier loop iteration
+                value = None if inside else self._literal_write(t, field)
+                kept = frozenset() if value is None else frozenset(
+                    w for w in waits if self._cond_false_at(w, field, value[0]))
+                if not kept:
+                    if value is None:
+                        why = ("so the field need not hold a value at which the wait's condition is "
+                               "false when the wait starts")
+                    else:
+                        why = (f"and the wait's condition is not false at the value it writes "
+                               f"(`{_literal(value[0])}`), so the wait may pass before the concurrent write")
+                    return None, (f"set_variable `{t}` can write `{_subject(field)}` before {scope} "
+                                  f"opens, {why}", t)
+                waits = kept
             if self.concurrent(st, ost, self.defaults):  # or while it is open
                 return None, (f"set_variable `{t}` can write `{_subject(field)}` from outside {scope} "
                               f"while it is open", t)
