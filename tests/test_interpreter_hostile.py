@@ -131,3 +131,97 @@ def test_format_instant_trims_to_nanoseconds() -> None:
     assert format_instant(Decimal("-0.5")) == "2025-12-31T23:59:59.5Z"
     for text in ("2026-01-01T00:00:00.000000001Z", "2026-03-04T05:06:07.12Z"):
         assert format_instant(parse_instant(text)) == text
+
+
+# ---------------------------------------------------------------- finding 7
+
+def _problems(tmp_path: Path, text: str) -> list[str]:
+    sc = tmp_path / "s.yaml"
+    sc.write_text(text)
+    res = CliRunner().invoke(cli, ["run", str(sc)])
+    assert res.exit_code == 2, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+    return [line for line in res.stderr.splitlines() if line.startswith(str(sc))]
+
+
+CALLBACK_PLAN = f"plan: {Path(SCENARIO_DIR) / 'plans' / 'callback.yaml'}\n"
+
+
+@pytest.mark.parametrize("number, why", [
+    ("9007199254740993", "outside ±(2^53−1)"), ("-9007199254740992", "outside ±(2^53−1)"),
+    (".nan", "NaN is not a JSON number"), (".inf", "infinity"), ("-.Inf", "infinity"), ("1e400", "infinity"),
+    ("1e-400", "rounds to zero"), ("-2.5e-999", "rounds to zero"),
+    ("0.1234567890123456789012345678901", "31 significant digits"),
+])
+def test_numbers_outside_ijson_are_positioned_diagnostics(tmp_path: Path, number: str, why: str) -> None:
+    text = (CALLBACK_PLAN + "input: {question: q, agent: agt_ana, room: {kind: channel, scopeId: chn_room}}\n"
+            f"events:\n  - callback: {{node: ask, output: {{answer: a, tone: calm, n: {number}}}}}\n"
+            "expect: {status: succeeded}\n")
+    col = text.splitlines()[3].index(number) + 1
+    got = _problems(tmp_path, text)
+    assert len(got) == 1, got
+    assert f":4:{col}: error[scenario.number]: " in got[0] and why in got[0], got
+
+
+@pytest.mark.parametrize("number", ["0", "0.0", "-0.0", "0e-400", "5e-324", "1.7976931348623157e308",
+                                    "9007199254740991", "0.12345678901234567"])
+def test_numbers_inside_ijson_are_accepted(tmp_path: Path, number: str) -> None:
+    sc = tmp_path / "s.yaml"
+    sc.write_text(CALLBACK_PLAN + "input: {question: q, agent: agt_ana, room: {kind: channel, scopeId: chn_room}}\n"
+                  f"events:\n  - callback: {{node: ask, output: {{answer: a, tone: calm, n: {number}}}, rejected: true}}\n"
+                  "expect: {status: waiting}\n")
+    code, out = run_json(str(sc))
+    assert code == 0, out["differences"]
+
+
+def test_json_output_is_always_json() -> None:
+    from loopc.cli.run_commands import json_text
+
+    text = json_text({"a": float("nan"), "b": [float("inf"), -float("inf"), 1.5]})
+    assert json.loads(text) == {"a": "NaN", "b": ["Infinity", "-Infinity", 1.5]}
+    assert "NaN" not in json_text({"a": 1.0})
+
+
+# ---------------------------------------------------------------- issue 22, Scenarios
+
+def test_every_input_mismatch_at_its_own_position(tmp_path: Path) -> None:
+    got = _problems(tmp_path, CALLBACK_PLAN + "input:\n  question: 12\n  agentt: agt_ana\n"
+                    "  room: {kind: chanel, scopeId: chn_room}\n  extra: 1\nexpect: {status: waiting}\n")
+    assert [g.split(": error")[0].rsplit(":", 2)[1:] for g in got] == [["3", "13"], ["4", "3"], ["5", "16"],
+                                                                         ["6", "3"]], got
+    assert "input.question is not a valid string" in got[0]
+    assert "no field 'agentt'; did you mean 'agent'?" in got[1]
+    assert "'chanel' is not a scope kind" in got[2] and "did you mean 'channel'?" in got[2]
+    assert "no field 'extra'" in got[3]
+    assert not any("input.agent is required" in g for g in got)  # the misspelt key is the one defect
+
+
+def test_enum_input_value_gets_a_did_you_mean(tmp_path: Path) -> None:
+    plan = tmp_path / "p.yaml"
+    plan.write_text("apiVersion: loop.plan/v1\nkind: PlanVersion\ninput:\n"
+                    "  level: {type: enum, values: [low, high], required: true}\noutput: {}\nentry: done\n"
+                    "nodes:\n  - id: done\n    type: end\n    end: {status: succeeded}\nedges: []\n")
+    got = _problems(tmp_path, "plan: p.yaml\ninput: {level: hihg}\nexpect: {status: succeeded}\n")
+    assert len(got) == 1 and ":2:16: " in got[0] and "did you mean 'high'?" in got[0], got
+
+
+def test_every_expect_and_event_mismatch_with_did_you_mean(tmp_path: Path) -> None:
+    got = _problems(tmp_path, CALLBACK_PLAN + "input: {question: q, agent: agt_ana, room: {kind: channel, scopeId: chn_room}}\n"
+                    "events:\n  - expectStatus: wating\n  - aprove: {node: ask}\n  - callback: {node: ask, attempt: 0}\n"
+                    "expect:\n  status: succeded\n  outputStatuses: {r: [succeeded, timed_ot]}\n")
+    where = [g.split(": error")[0].rsplit(":", 2)[1:] for g in got]
+    assert where == [["4", "19"], ["5", "5"], ["6", "36"], ["8", "11"], ["9", "35"]], got
+    assert "did you mean 'waiting'?" in got[0]
+    assert "did you mean 'approve'?" in got[1]
+    assert "'attempt' must be a positive integer" in got[2]
+    assert "did you mean 'succeeded'?" in got[3]
+    assert "did you mean 'timed_out'?" in got[4]
+
+
+def test_refused_callback_names_the_enum_value_it_meant(tmp_path: Path) -> None:
+    sc = tmp_path / "s.yaml"
+    sc.write_text(CALLBACK_PLAN + "input: {question: q, agent: agt_ana, room: {kind: channel, scopeId: chn_room}}\n"
+                  "events:\n  - callback: {node: ask, output: {answer: a, tone: clam}, rejected: true}\n"
+                  "expect: {status: waiting}\n")
+    code, out = run_json(str(sc))
+    assert code == 0 and "did you mean 'calm'?" in out["events"][0]["reason"], out["events"]

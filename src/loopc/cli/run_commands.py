@@ -44,6 +44,29 @@ def scenario_paths(paths: tuple[str, ...]) -> Iterator[tuple[str, str | None]]:
             yield p, None  # the runner reads it (or says precisely why it cannot)
 
 
+def json_text(doc: Any) -> str:
+    """``doc`` as JSON text that is always valid JSON (RFC 8259 has no NaN or
+    infinity): scenario numbers are validated (docs/conformance.md#numbers),
+    so a non-finite float is a defect; should one appear it is written as
+    the string ``"NaN"``/``"Infinity"``/``"-Infinity"``, never bare."""
+    try:
+        return json.dumps(doc, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        return json.dumps(_finite(doc), ensure_ascii=False, allow_nan=False)
+
+
+def _finite(doc: Any) -> Any:
+    import math
+
+    if isinstance(doc, float) and not math.isfinite(doc):
+        return "NaN" if math.isnan(doc) else ("Infinity" if doc > 0 else "-Infinity")
+    if isinstance(doc, list):
+        return [_finite(x) for x in doc]
+    if isinstance(doc, dict):
+        return {k: _finite(v) for k, v in doc.items()}
+    return doc
+
+
 def _trace(journal: list[dict[str, Any]]) -> str:
     lines = []
     skip = {"kind", "at", "seq", "step", "marker"}
@@ -129,10 +152,10 @@ def register(cli: click.Group) -> None:
                     click.echo(escape_lines(_trace(rep.journal)))
         if fmt == "json":
             if single and results:
-                click.echo(json.dumps(utf8_json(results[0]), ensure_ascii=False, sort_keys=False))
+                click.echo(json_text(utf8_json(results[0])))
             else:
                 doc = {"scenarios": results, "passed": passed, "failed": failed + malformed}
-                click.echo(json.dumps(utf8_json(doc), ensure_ascii=False))
+                click.echo(json_text(utf8_json(doc)))
         elif not single:
             click.echo(f"{passed} passed, {failed} failed" + (f", {malformed} malformed" if malformed else ""))
         sys.exit(2 if malformed else 1 if failed else 0)
@@ -235,7 +258,7 @@ def register(cli: click.Group) -> None:
         proc.close()
         if fmt == "json":
             doc = {"scenarios": out, "conforming": len(out) - bad, "diverging": bad}
-            click.echo(json.dumps(utf8_json(doc), ensure_ascii=False))
+            click.echo(json_text(utf8_json(doc)))
         else:
             click.echo(f"{len(out) - bad} conforming, {bad} diverging" + (f", {malformed} malformed" if malformed else ""))
         sys.exit(2 if malformed else 1 if bad else 0)

@@ -32,8 +32,8 @@ import attrs
 from loopc.interpreter.choice import select_one
 from loopc.interpreter.clock import duration_seconds, format_instant
 from loopc.interpreter.program import Program, ProgramNode
-from loopc.interpreter.values import (WORK_ITEM_KEYS, apply_defaults, check_contract, check_value, is_id,
-                                      is_scope)
+from loopc.interpreter.values import (WORK_ITEM_KEYS, apply_defaults, check_contract, check_value,
+                                      contract_problems, is_id, is_scope)
 from loopc.ir.evaluator import EvaluationError, evaluate, render
 
 __all__ = ["Engine", "JournalDivergence", "World", "NoWorld", "Act", "TERMINAL_ITEM", "Budget", "DEFAULT_BUDGET"]
@@ -409,9 +409,9 @@ class Engine:
         elif "workScope" in out:
             return "workScope is fixed by the node; the callback cannot set it"
         out.pop("workScope", None)
-        r = check_contract(out, contract, "output")
-        if r:
-            return r
+        problems = contract_problems(out, contract, "output")  # the first, with a did-you-mean
+        if problems:
+            return problems[0][1]
         if cfg.work_items is not None:
             if work_items is None:
                 return "the callback must return workItems"

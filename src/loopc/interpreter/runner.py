@@ -23,7 +23,7 @@ from loopc.interpreter.clock import VirtualClock, format_instant, parse_instant
 from loopc.interpreter.engine import DEFAULT_BUDGET, Budget, Engine, JournalDivergence, NoWorld, World
 from loopc.interpreter.program import Program, load_program
 from loopc.interpreter.scenario import Event, Scenario, ScenarioProblem, load_scenario
-from loopc.interpreter.values import check_contract
+from loopc.interpreter.values import contract_problems
 
 __all__ = ["Prepared", "Report", "ScenarioWorld", "prepare", "prepare_file", "run_prepared", "run_file",
            "dump_journal", "parse_journal", "resume", "replay", "JournalError", "verify_artifact",
@@ -120,11 +120,19 @@ def prepare(sc: Scenario, plan_bytes: bytes | None, plan_path: str,
     if art is None:
         return [ScenarioProblem(plan_path, Span(1, 1, 1, 2), f"artifact refused: {why}", "scenario.artifact")]
     prog = load_program(art)
-    r = check_contract(sc.input, prog.input, "input")
-    if r:
-        return [ScenarioProblem(sc.path, Span(1, 1, 1, 2), f"the scenario input does not match the Plan input: {r}",
-                                "scenario.input")]
+    problems = input_problems(sc, prog)
+    if problems:
+        return problems
     return Prepared(sc, prog, res.bytes)
+
+
+def input_problems(sc: Scenario, prog: Program) -> list[ScenarioProblem]:
+    """Every mismatch of the scenario input with the Plan input, each at the
+    value it is about (``scenario.input``)."""
+    out = [ScenarioProblem(sc.path, sc.span_of(path), f"the scenario input does not match the Plan input: {msg}",
+                           "scenario.input")
+           for path, msg in contract_problems(sc.input, prog.input, "input")]
+    return sorted(out, key=lambda p: (p.span.line, p.span.column))
 
 
 _CACHE: dict[tuple[str, bytes], Any] = {}
@@ -157,10 +165,9 @@ def prepare_file(path: str) -> Prepared | list[ScenarioProblem]:
     cached = _CACHE.get(key)
     if cached is not None and plan_bytes is not None:
         prog, raw = cached
-        r = check_contract(sc.input, prog.input, "input")
-        if r:
-            return [ScenarioProblem(path, Span(1, 1, 1, 2),
-                                    f"the scenario input does not match the Plan input: {r}", "scenario.input")]
+        problems = input_problems(sc, prog)
+        if problems:
+            return problems
         return Prepared(sc, prog, raw)
     out = prepare(sc, plan_bytes, plan_path, plan_why)
     if isinstance(out, Prepared) and len(_CACHE) < 256:

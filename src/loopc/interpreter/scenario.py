@@ -78,6 +78,11 @@ class Event:
 
 @attrs.frozen
 class Scenario:
+    """A validated scenario; ``input_spans`` maps a path under ``input``
+    (keys and indices) to the span of that value in the scenario file, so
+    that a mismatch with the Plan input is reported where it is written
+    (:meth:`span_of`)."""
+
     path: str
     plan: str
     input: dict[str, Any]
@@ -85,6 +90,21 @@ class Scenario:
     transport: dict[str, int]
     events: tuple[Event, ...]
     expect: dict[str, Any]
+    input_spans: dict[tuple[Any, ...], Span] = attrs.field(factory=dict, eq=False, repr=False)
+
+    def span_of(self, path: tuple[Any, ...]) -> Span:
+        """The span of the value at ``path`` under ``input``, else of its
+        nearest written ancestor, else the start of the file."""
+        from loopc.interpreter.values import KEY
+
+        if path and path[-1] == KEY and path in self.input_spans:
+            return self.input_spans[path]
+        path = tuple(p for p in path if p != KEY)
+        for n in range(len(path), -1, -1):
+            sp = self.input_spans.get(tuple(path[:n]))
+            if sp is not None:
+                return sp
+        return Span(1, 1, 1, 2)
 
 
 def load_scenario(src: str | bytes, path: str | None = None) -> Scenario | list[ScenarioProblem]:
@@ -104,7 +124,7 @@ def load_scenario(src: str | bytes, path: str | None = None) -> Scenario | list[
     v = _Validator(name)
     sc = v.scenario(doc.root)
     if v.problems or sc is None:
-        return v.problems
+        return sorted(v.problems, key=lambda p: (p.span.line, p.span.column))
     return sc
 
 
@@ -137,7 +157,31 @@ class _Validator:
                          "scenario.unknown_key")
         return n
 
+    def numbers(self, root: YNode) -> None:
+        """Every number in the scenario must be one every runtime reads the
+        same way (docs/conformance.md#numbers): I-JSON integers within
+        ±(2^53−1), finite decimals of at most 17 significant digits, and no
+        value that rounds to zero or infinity though its text is not zero."""
+        from loopc.compiler.wireforms import number_problem
+        from loopc.limits import number_text_problem
+
+        stack: list[YNode] = [root]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, YMap):
+                stack.extend(v for _, _, v in reversed(list(n.pairs())))
+            elif isinstance(n, YSeq):
+                stack.extend(reversed(n.items))
+            elif isinstance(n, YScalar) and n.value.__class__ in (int, float) and n.style == "":
+                why = number_text_problem(n.raw) if n.raw[:1] in "0123456789-+." else None
+                why = why or number_problem(n.value)
+                if why is None and n.value == 0 and any(c in "123456789" for c in _mantissa(n.raw)):
+                    why = f"number {n.raw} is not zero but rounds to zero in a double (out of range)"
+                if why is not None:
+                    self.bad(n, f"{why}; scenario numbers follow the plan's bounds (I-JSON)", "scenario.number")
+
     def scenario(self, root: YNode) -> Scenario | None:
+        self.numbers(root)
         m = self.mapping(root, "the scenario", TOP_KEYS)
         if m is None:
             return None
@@ -151,6 +195,7 @@ class _Validator:
         else:
             plan = plan_n.value
         inp: dict[str, Any] = {}
+        spans: dict[tuple[Any, ...], Span] = {}
         if "input" in m:
             n = m.get("input")
             assert n is not None
@@ -158,6 +203,7 @@ class _Validator:
                 self.bad(n, "'input' must be a mapping (the Plan input)")
             else:
                 inp = n.to_data()
+                spans = _spans(n)
         deliveries: dict[str, int] = {}
         transport: dict[str, int] = {}
         if "faults" in m:
@@ -191,7 +237,7 @@ class _Validator:
             self.bad(root, "missing required key 'expect'", "scenario.missing_key")
         else:
             expect = self.expect(xn)
-        return Scenario(self.path, plan, inp, deliveries, transport, tuple(events), expect)
+        return Scenario(self.path, plan, inp, deliveries, transport, tuple(events), expect, spans)
 
     def event(self, i: int, n: YNode) -> Event | None:
         if not isinstance(n, YMap) or len(n.keys()) != 1:
@@ -225,7 +271,7 @@ class _Validator:
             return Event(i, kind, {"duration": vn.value}, n.span.line)
         if kind == "expectStatus":
             if not (isinstance(vn, YScalar) and vn.value in STATUSES):
-                self.bad(vn, f"'expectStatus' takes one of: {', '.join(STATUSES)}")
+                self.bad(vn, f"'expectStatus' takes one of: {', '.join(STATUSES)}" + _did_you_mean(vn, STATUSES))
                 return None
             return Event(i, kind, {"status": vn.value}, n.span.line)
         if kind in ("cancel", "crash") and isinstance(vn, YScalar) and vn.value is None:
@@ -289,7 +335,7 @@ class _Validator:
         if st is None:
             self.bad(n, "'expect' needs 'status'", "scenario.missing_key")
         elif not (isinstance(st, YScalar) and st.value in STATUSES):
-            self.bad(st, f"'expect.status' must be one of: {', '.join(STATUSES)}")
+            self.bad(st, f"'expect.status' must be one of: {', '.join(STATUSES)}" + _did_you_mean(st, STATUSES))
         else:
             out["status"] = st.value
         for key in ("output", "state"):
@@ -325,17 +371,53 @@ class _Validator:
             else:
                 d2: dict[str, list[str]] = {}
                 for k, vn in x.entries():
-                    if isinstance(vn, YSeq) and all(isinstance(s, YScalar) and s.value in ITEM_STATUSES
-                                                    for s in vn.items):
-                        d2[k] = [s.value for s in vn.items]  # type: ignore[attr-defined]
-                    else:
+                    if not isinstance(vn, YSeq):
                         self.bad(vn, f"'expect.outputStatuses.{k}' must be a list of: {', '.join(ITEM_STATUSES)}")
+                        continue
+                    good = True
+                    for i, sn in enumerate(vn.items):
+                        if not (isinstance(sn, YScalar) and sn.value in ITEM_STATUSES):
+                            self.bad(sn, f"'expect.outputStatuses.{k}[{i}]' must be one of: {', '.join(ITEM_STATUSES)}"
+                                     + _did_you_mean(sn, ITEM_STATUSES))
+                            good = False
+                    if good:
+                        d2[k] = [sn.value for sn in vn.items]  # type: ignore[attr-defined]
                 out["outputStatuses"] = d2
         return out
 
 
 def _close(word: str, options: tuple[str, ...]) -> str | None:
-    import difflib
+    from loopc.interpreter.values import close_match
 
-    m = difflib.get_close_matches(word, list(options), n=1, cutoff=0.75)
-    return m[0] if m else None
+    return close_match(word, options)
+
+
+def _did_you_mean(n: YNode, options: tuple[str, ...]) -> str:
+    hint = _close(n.value, options) if isinstance(n, YScalar) and isinstance(n.value, str) else None
+    return f"; did you mean '{hint}'?" if hint else ""
+
+
+def _mantissa(raw: str) -> str:
+    """The digits of a number's text before its exponent."""
+    return raw.lower().split("e", 1)[0]
+
+
+def _spans(root: YMap) -> dict[tuple[Any, ...], Span]:
+    """Path (keys, indices) → span of every value under ``root``; a path
+    ending in :data:`~loopc.interpreter.values.KEY` → the span of that key."""
+    from loopc.interpreter.values import KEY
+
+    out: dict[tuple[Any, ...], Span] = {(): root.span}
+    stack: list[tuple[tuple[Any, ...], YNode]] = [((), root)]
+    while stack:
+        path, n = stack.pop()
+        if isinstance(n, YMap):
+            for k, kn, v in n.pairs():
+                out[path + (k,)] = v.span
+                out[path + (k, KEY)] = kn.span
+                stack.append((path + (k,), v))
+        elif isinstance(n, YSeq):
+            for i, v in enumerate(n.items):
+                out[path + (i,)] = v.span
+                stack.append((path + (i,), v))
+    return out

@@ -1,6 +1,9 @@
 """Run-time value checks against contracts (FieldSchemas of the artifact).
 
-``check_contract(value, contract)`` → ``None`` or a one-line reason;
+``check_contract(value, contract)`` → ``None`` or a one-line reason (the
+engine's run-time check: the first mismatch); ``contract_problems(value,
+contract)`` → every mismatch with its path and a did-you-mean for enum
+values, field names and scope kinds (scenario input validation);
 ``apply_defaults(value, contract)`` fills absent fields from defaults.
 Wire forms follow docs/reference.md#wire-forms (canonical ids, channels, scopes,
 durations, datetimes).  Iterative over nested arrays and objects.
@@ -12,7 +15,8 @@ from typing import Any, Mapping
 
 from loopc.ir.evaluator import EvaluationError, datetime_value, duration_value
 
-__all__ = ["check_contract", "check_value", "apply_defaults", "is_id", "is_scope", "WORK_ITEM_KEYS"]
+__all__ = ["check_contract", "check_value", "contract_problems", "apply_defaults", "is_id", "is_scope",
+           "WORK_ITEM_KEYS", "close_match", "KEY"]
 
 _ID = re.compile(r"[a-z][a-z0-9]*_[A-Za-z0-9_-]+\Z")
 _CHANNEL = re.compile(r"#[a-z0-9][a-z0-9_-]*\Z")
@@ -107,6 +111,82 @@ def check_contract(value: Any, contract: Mapping[str, Any], where: str, *, close
         if r:
             return r
     return None
+
+
+#: Last element of a :func:`contract_problems` path that is about a key.
+KEY = "\x00key"
+
+
+def close_match(word: Any, options: Any) -> str | None:
+    """The option ``word`` is probably a misspelling of, or ``None``."""
+    import difflib
+
+    if not isinstance(word, str) or not options:
+        return None
+    m = difflib.get_close_matches(word, [o for o in options if isinstance(o, str)], n=1, cutoff=0.75)
+    return m[0] if m else None
+
+
+def _hint(word: Any, options: Any) -> str:
+    h = close_match(word, options)
+    return f"; did you mean '{h}'?" if h else ""
+
+
+def contract_problems(value: Any, contract: Mapping[str, Any], where: str = "input", *,
+                      closed: bool = True) -> list[tuple[tuple[Any, ...], str]]:
+    """Every mismatch of ``value`` (an object) against ``contract``, as
+    ``(path, message)`` pairs: ``path`` the keys and indices from
+    ``value`` down to the offending value (``()`` for ``value`` itself), in
+    field order.  Unknown fields (``closed``), missing required fields,
+    values of the wrong type; enum values, field names and scope kinds get
+    a did-you-mean (a misspelt key that stands for a required field is one
+    problem, not two).  A path ending in :data:`KEY` is about the key, not
+    its value.  Never raises."""
+    if not isinstance(value, dict):
+        return [((), f"{where} must be an object")]
+    out: list[tuple[tuple[Any, ...], str]] = []
+    names = list(contract)
+    meant: dict[str, None] = {}  # fields a misspelt key stands for: not also "required"
+    if closed:
+        for k in value:
+            if k not in contract:
+                h = close_match(k, [n for n in names if n not in value])
+                if h is not None:
+                    meant[h] = None
+                out.append(((k, KEY), f"{where} has no field '{k}'"
+                            + (f"; did you mean '{h}'?" if h else f" (fields: {', '.join(names) or 'none'})")))
+    for k, f in contract.items():
+        v = value.get(k)
+        if v is None:
+            if k in meant and k not in value:
+                continue
+            if f.required and not f.has_default:
+                out.append(((k,), f"{where}.{k} is required"))
+            continue
+        stack: list[tuple[Any, Any, tuple[Any, ...]]] = [(v, f, (k,))]
+        while stack:
+            v, f, path = stack.pop()
+            shown = where + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+            if f.type == "array" and isinstance(v, (list, tuple)) and f.items is not None:
+                for i in range(len(v) - 1, -1, -1):
+                    if v[i] is None:
+                        if f.items.required:
+                            out.append((path + (i,), f"{shown}[{i}] is null"))
+                        continue
+                    stack.append((v[i], f.items, path + (i,)))
+                continue
+            r = check_value(v, f, shown)
+            if r is None:
+                continue
+            if f.type == "enum" and isinstance(v, str):
+                r = f"{shown} is '{v}', not one of: {', '.join(f.values or ())}" + _hint(v, f.values)
+            elif f.type == "scope" and isinstance(v, dict) and isinstance(v.get("kind"), str) \
+                    and v["kind"] not in _SCOPE_KINDS:
+                r = f"{shown}.kind '{v['kind']}' is not a scope kind ({', '.join(_SCOPE_KINDS)})" \
+                    + _hint(v["kind"], _SCOPE_KINDS)
+                path = path + ("kind",)
+            out.append((path, r))
+    return out
 
 
 def apply_defaults(value: Mapping[str, Any], contract: Mapping[str, Any]) -> dict[str, Any]:
