@@ -12,6 +12,7 @@ from collections import Counter
 
 import pytest
 
+import defects
 import loopc
 from loopc.compiler.report import Reporter, decl, decl_path, edge_entity, node_entity, scope_entity
 from loopc.diagnostics import Span
@@ -86,10 +87,9 @@ def _sections(text: str) -> list[str]:
 @pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
 def test_any_misspelt_top_level_key_is_one_diagnostic(path: pathlib.Path) -> None:
     text = path.read_text()
-    for key in _sections(text):
-        for wrong in (key[:-1], key[0] + key[2] + key[1] + key[3:]):
-            bad = re.sub(rf"^{key}:", f"{wrong}:", text, count=1, flags=re.M)
-            assert _codes(bad) == ["LP2007"], (key, wrong, _codes(bad))
+    assert _sections(text)
+    for key, bad in defects.top_level_key_misspelt(text):
+        assert _codes(bad) == ["LP2007"], (key, _codes(bad))
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
@@ -164,14 +164,12 @@ def _diags(src: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
 def test_a_join_naming_its_owner_with_the_wrong_key_is_one_diagnostic(path: pathlib.Path) -> None:
     text = path.read_text()
-    hits = list(re.finditer(r"^(\s+)(forkId|fanOutId):", text, re.M))
+    hits = list(defects.join_owner_key_swapped(text))
     if not hits:
         pytest.skip("no join")
-    for m in hits:
-        other = "fanOutId" if m.group(2) == "forkId" else "forkId"
-        bad = text[: m.start(2)] + other + text[m.end(2) :]
+    for key, bad in hits:
         got = loopc.check_source(bad).diagnostics
-        assert [d.code for d in got] == ["LP4311"], (m.group(2), _diags(bad))
+        assert [d.code for d in got] == ["LP4311"], (key, _diags(bad))
         (e,) = got[0].fix.edits
         assert bad[: e.span.start] + e.new_text + bad[e.span.end :] == text
 
@@ -231,16 +229,14 @@ def test_a_second_edge_on_a_port_is_one_diagnostic(path: pathlib.Path) -> None:
 @pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
 def test_a_loop_exit_into_in_is_one_diagnostic(path: pathlib.Path) -> None:
     text = path.read_text()
-    hits = list(re.finditer(r"to: \{node: (\w+), port: continue\}", text))
+    hits = list(defects.loop_exit_into_in(text))
     if not hits:
         pytest.skip("no loop")
-    for m in hits:
-        for to in (f"to: {{node: {m.group(1)}, port: in}}", f"to: {{node: {m.group(1)}}}"):
-            bad = text[: m.start()] + to + text[m.end() :]
-            got = loopc.check_source(bad).diagnostics
-            assert [d.code for d in got] == ["LP4008"], (to, _diags(bad))
-            (e,) = got[0].fix.edits
-            assert _codes(bad[: e.span.start] + e.new_text + bad[e.span.end :]) == []
+    for loop, bad in hits:
+        got = loopc.check_source(bad).diagnostics
+        assert [d.code for d in got] == ["LP4008"], (loop, _diags(bad))
+        (e,) = got[0].fix.edits
+        assert _codes(bad[: e.span.start] + e.new_text + bad[e.span.end :]) == []
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
@@ -397,11 +393,6 @@ def test_an_unconnected_node_is_one_diagnostic(path: pathlib.Path) -> None:
             assert got[0].message.startswith(f"{kind} `{nid}_copy` is not connected"), got[0].message
 
 
-#: Keys of the syntax short enough that difflib's ratio misses a swap of two
-#: of their letters (``ot`` for ``to``), and a few longer ones.
-_SHORT_KEYS = ("id", "to", "from", "ref", "type", "mode", "port", "node", "bind", "end", "text", "expr", "code")
-
-
 @pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
 def test_a_key_with_two_letters_swapped_is_one_diagnostic(path: pathlib.Path) -> None:
     """Any key of the syntax with two adjacent letters swapped (``ot``,
@@ -409,16 +400,10 @@ def test_a_key_with_two_letters_swapped_is_one_diagnostic(path: pathlib.Path) ->
     also missing (LP2006), a node or edge set aside keeps the id, endpoints
     and ports its misspelt key gives (no LP4001, LP4002, LP4005, LP4008)."""
     text = path.read_text()
-    for m in re.finditer(r"(?:^\s+(?:- )?|[{,] )(%s):" % "|".join(_SHORT_KEYS), text, re.M):
-        key = m.group(1)
-        for i in range(len(key) - 1):
-            if key[i] == key[i + 1]:
-                continue
-            wrong = key[:i] + key[i + 1] + key[i] + key[i + 2 :]
-            bad = text[: m.start(1)] + wrong + text[m.end(1) :]
-            got = loopc.check_source(bad).diagnostics
-            assert [d.code for d in got] == ["LP2007"], (key, wrong, _diags(bad))
-            assert f"did you mean '{key}'" in got[0].message and got[0].fix is not None
+    for key, bad in defects.key_letters_swapped(text):
+        got = loopc.check_source(bad).diagnostics
+        assert [d.code for d in got] == ["LP2007"], (key, _diags(bad))
+        assert f"did you mean '{key}'" in got[0].message and got[0].fix is not None
 # -- type/state/schema findings of the second new-user trial (issue 14 §2, §3) --
 
 _NODE_TYPE = re.compile(r"^  - id: ([a-z_]+)\n    type: (\w+)\n", re.M)
@@ -501,10 +486,6 @@ def test_an_optional_join_input_field_merged_into_a_required_result_is_one_diagn
         pytest.skip("no fork join merging its input")
 
 
-_CONFIG_KEYS = "|".join(sorted({k.config_key for k in __import__("loopc.kinds", fromlist=["KINDS"]).KINDS.values()}))
-_BLOCK_CONFIG = re.compile(rf"^    (?:{_CONFIG_KEYS}):\n((?:      .*\n|        .*\n)+)", re.M)
-
-
 @pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
 def test_a_config_key_dedented_to_node_level_is_one_diagnostic(path: pathlib.Path) -> None:
     """The last key of a block configuration dedented to node level (valid
@@ -513,13 +494,10 @@ def test_a_config_key_dedented_to_node_level_is_one_diagnostic(path: pathlib.Pat
     indents it back."""
     text = path.read_text()
     tried = 0
-    for m in _BLOCK_CONFIG.finditer(text):
-        last = list(re.finditer(r"^      (\w+):", m.group(1), re.M))[-1]
-        at = m.start(1) + last.start()
-        bad = text[:at] + text[at + 2 :]
+    for key, bad in defects.config_key_dedented(text):
         got = loopc.check_source(bad).diagnostics
-        assert [d.code for d in got] == ["LP2007"], (last.group(1), _diags(bad))
-        assert f"'{last.group(1)}' belongs under" in got[0].message
+        assert [d.code for d in got] == ["LP2007"], (key, _diags(bad))
+        assert f"'{key}' belongs under" in got[0].message
         assert got[0].fix is not None and _apply(bad, got[0].fix) == text
         tried += 1
     assert tried
@@ -610,13 +588,11 @@ def test_a_yaml_1_1_boolean_has_the_safe_fix(path: pathlib.Path) -> None:
     value, an assignment, ``startThread``), is one diagnostic whose safe fix
     writes the boolean YAML 1.1 meant, giving back the plan."""
     text = path.read_text()
-    for m in re.finditer(r"(?<=: )(true|false)(?=[,}\n])", text):
-        for word in (("yes", "on", "Y") if m.group(1) == "true" else ("no", "Off", "N")):
-            bad = text[: m.start(1)] + word + text[m.end(1) :]
-            got = loopc.check_source(bad).diagnostics
-            assert len(got) == 1 and got[0].code in ("LP2012", "LP2024", "LP3303", "LP3401"), _diags(bad)
-            assert got[0].fix is not None and got[0].fix.applicability.value == "safe"
-            assert _apply(bad, got[0].fix) == text
+    for _meant, bad in defects.yaml11_boolean(text):
+        got = loopc.check_source(bad).diagnostics
+        assert len(got) == 1 and got[0].code in ("LP2012", "LP2024", "LP3303", "LP3401"), _diags(bad)
+        assert got[0].fix is not None and got[0].fix.applicability.value == "safe"
+        assert _apply(bad, got[0].fix) == text
 
 
 @pytest.mark.parametrize(

@@ -39,6 +39,9 @@ def _shift_line(prefix: str, delta: int) -> str:
 SAFE = {
     "kind": (_mutate("kind: PlanVersion", "kind: Plan"), "LP2004"),
     "legacy-state-root": (_mutate(STATE_READ, "{{ state.reminded_about }}"), "LP3203"),
+    # `inputs.owner` in a bind whose source node has no `owner`: only `run.input.owner` types
+    # (issue 22: the fix wrote `input.owner`, an LP3204)
+    "legacy-inputs-root": (_mutate("owner: {ref: run.input.owner}", "owner: {ref: inputs.owner}"), "LP3203"),
     "no-break-space": (_indent_line("\u00a0"), "LP1001"),
     "en-space": (_indent_line("\u2002"), "LP1001"),
     # a misaligned list item: column 3 is the one re-indentation that parses
@@ -69,6 +72,12 @@ UNSAFE = {
     "api-version": (_mutate("apiVersion: loop.plan/v1", "apiVersion: loop.plan/v2"), "LP2002"),
     # A legacy header: the body may be in the legacy language.
     "legacy-kind": (_mutate("kind: PlanVersion", "kind: Workflow"), "LP2005"),
+    # `inputs.owner` where both `input.owner` and `run.input.owner` type: which was meant is a guess.
+    "legacy-inputs-root-ambiguous": (_mutate("Reminder for {{ input.owner }}", "Reminder for {{ inputs.owner }}"),
+                                     "LP3203"),
+    # The one column that parses moves `sendMessage` into the node's `input` (six errors, issue 21
+    # finding 12): the re-indentation is proven by the whole plan, not by parsing alone.
+    "reindent-into-another-block": (_shift_line("    sendMessage:", -3), "LP1001"),
     # A did-you-mean is a guess.
     "misspelt-field": (_mutate(STATE_READ, "{{ run.state.reminded_abut }}"), "LP3204"),
 }

@@ -193,10 +193,12 @@ register(
          _base(text="Review {{ output.verdict }}"), _OK),
     Code("LP3203", "ref.legacy_root", "Legacy reference root",
          "The roots `inputs.*`, `event.*`, `state.*`, `steps.*` and `ctx.*` belong to the legacy "
-         "workflow format. `loop.plan/v1` reads the activation input as `input.*` and typed Run "
-         "state as `run.state.*`; there is no global `steps.<node>.output` (one node may have many "
-         "activations) — bind the value you need across an edge from `output.*` instead; `event.*` "
-         "and `ctx.*` do not exist. A fix is offered when the rewrite is mechanical.",
+         "workflow format. `loop.plan/v1` reads the activation input as `input.*`, the Plan input as "
+         "`run.input.*` and typed Run state as `run.state.*`; there is no global `steps.<node>.output` "
+         "(one node may have many activations) — bind the value you need across an edge from "
+         "`output.*` instead; `event.*` and `ctx.*` do not exist. The fix rewrites `inputs.x` to "
+         "whichever of `input.x` and `run.input.x` declares the field (safe when only one does; a "
+         "suggestion when both do) and `state.x` to `run.state.x` when the field is declared.",
          _base(text="Review {{ inputs.topic }}"), _OK),
     Code("LP3204", "ref.unknown_field", "Unknown field in a reference",
          "A path is typed through the contract of its root: the field after `input.` must be "

@@ -130,10 +130,15 @@ class Reporter:
     follow-on-suppression policy of this module (taint, dependence,
     identity)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, suppress_follow_ons: bool = True) -> None:
+        """``suppress_follow_ons=False`` reports the follow-ons too (taints
+        are still recorded, so passes skip the same rejected entities): what
+        the fix-safety proof checks with (:mod:`loopc.pipeline.fixsafety`),
+        so a fix cannot hide a new error behind an old one."""
         self.diagnostics: list[Diagnostic] = []
         self._tainted: set[Entity] = set()
         self._identities: set[Hashable] = set()
+        self._suppress = suppress_follow_ons
 
     # -- the policy ------------------------------------------------------
 
@@ -220,7 +225,7 @@ class Reporter:
         suppressed it (a follow-on or a duplicate)."""
         entry = codes.get(code)
         sev = severity or entry.severity
-        follow_on = bool(self._tainted) and (
+        follow_on = self._suppress and bool(self._tainted) and (
             (node is not None and ("node", node) in self._tainted)
             or (edge is not None and ("edge", edge) in self._tainted)
             or any(self.tainted(e) for e in needs)

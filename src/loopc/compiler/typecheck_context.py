@@ -33,13 +33,13 @@ ROOTS = ("run", "input", "output", "branches", "winner", "item", "items", "loop"
 
 #: Legacy roots (docs/reference.md#legacy-shapes) → (replacement for the root segment(s)
 #: or None, advice).
-LEGACY_ROOTS: Mapping[str, tuple[str | None, str]] = {
-    "inputs": ("input", "the activation input is `input.*`"),
-    "state": ("run.state", "typed Run state is `run.state.*`"),
-    "event": (None, "plans have no `event.*`: declare the value in the Plan input and read `run.input.*`"),
-    "ctx": (None, "plans have no `ctx.*`: read `run.input.*`, `run.state.*` or the activation's `input.*`"),
-    "steps": (None, "there is no global `steps.<node>.output` (a node may have many activations): "
-                    "bind the value across an edge from `output.*` into the destination's input"),
+LEGACY_ROOTS: Mapping[str, tuple[tuple[str, ...], str]] = {
+    "inputs": (("input", "run.input"), "the activation input is `input.*`, the Plan input `run.input.*`"),
+    "state": (("run.state",), "typed Run state is `run.state.*`"),
+    "event": ((), "plans have no `event.*`: declare the value in the Plan input and read `run.input.*`"),
+    "ctx": ((), "plans have no `ctx.*`: read `run.input.*`, `run.state.*` or the activation's `input.*`"),
+    "steps": ((), "there is no global `steps.<node>.output` (a node may have many activations): "
+                  "bind the value across an edge from `output.*` into the destination's input"),
 }
 
 #: ``item.*`` (docs/reference.md#references).
@@ -117,13 +117,16 @@ class PathProblem:
     ``segment`` is the index of the offending segment (0 = root);
     ``replace``, when set, is ``(first, last_exclusive, text)``: replacing
     segments ``first..last`` (joined with dots) by ``text`` is the suggested
-    fix.
+    fix; ``safe`` when that replacement is the one spelling of the same
+    meaning (a legacy root whose rewrite types, and is the only one that
+    does), else a guess.
     """
 
     code: str
     message: str
     segment: int
     replace: tuple[int, int, str] | None = None
+    safe: bool = False
 
 
 @attrs.frozen
@@ -157,13 +160,7 @@ def resolve_path(ctx: Context, segments: tuple[str, ...], *, in_expr: bool = Fal
         return PathProblem("LP3201", "empty reference path", 0)
     root = segments[0]
     if root in LEGACY_ROOTS:
-        repl, advice = LEGACY_ROOTS[root]
-        text = ".".join(segments)
-        if repl is not None:
-            new = ".".join((repl,) + segments[1:])
-            return PathProblem("LP3203", f"legacy reference root `{root}` in `{text}`: {advice} — write `{new}`",
-                               0, (0, 1, repl))
-        return PathProblem("LP3203", f"legacy reference root `{root}` in `{text}`: {advice}", 0)
+        return _legacy_root(ctx, segments)
     if root not in ROOTS:
         legal = sorted(ctx.roots) or list(ROOTS)
         hint = _suggest(root, legal) or _suggest(root, ROOTS) or _field_hint(ctx, root)
@@ -185,6 +182,23 @@ def resolve_path(ctx: Context, segments: tuple[str, ...], *, in_expr: bool = Fal
         if where is not None:
             got = attrs.evolve(got, message=got.message + f"; to add it, declare `{segments[got.segment]}` {where}")
     return got
+
+
+def _legacy_root(ctx: Context, segments: tuple[str, ...]) -> PathProblem:
+    """LP3203 for a legacy root: the rewrite is offered for the current
+    roots it may mean (``inputs`` → ``input`` or ``run.input``) whose path
+    types here — safe when exactly one does (the one spelling of what was
+    meant), a guess when several do; none typing, no rewrite (the message
+    says what to read instead)."""
+    root = segments[0]
+    repls, advice = LEGACY_ROOTS[root]
+    text = ".".join(segments)
+    fits = [r for r in repls if isinstance(resolve_path(ctx, tuple(r.split(".")) + segments[1:]), Resolved)]
+    msg = f"legacy reference root `{root}` in `{text}`: {advice}"
+    if not fits:
+        return PathProblem("LP3203", msg, 0)
+    new = ".".join((fits[0],) + segments[1:])
+    return PathProblem("LP3203", msg + f" — write `{new}`", 0, (0, 1, fits[0]), safe=len(fits) == 1)
 
 
 def _declare_where(ctx: Context, segments: tuple[str, ...], i: int) -> str | None:

@@ -202,9 +202,9 @@ class ValueChecker:
                 s, e, text = starts[p.segment], starts[p.segment] + len(names[p.segment]), None
         else:
             (s, e), text = whole, None
-        # A legacy root's replacement is its canonical spelling (same
-        # meaning): safe.  Every other replacement is a did-you-mean guess.
-        self.report_in(p.code, scalar, s, e, p.message, ctx, text, safe=p.code == "LP3203")
+        # A legacy root's replacement is safe when it is the one current
+        # spelling that types (PathProblem.safe); a did-you-mean is a guess.
+        self.report_in(p.code, scalar, s, e, p.message, ctx, text, safe=p.safe)
 
     def _expr_ctx(self, ctx: Context) -> PlanExprContext:
         hit = self._ectx.get(id(ctx))

@@ -209,10 +209,48 @@ def cap_diagnostics(diags: tuple[Diagnostic, ...], limit: int | None) -> tuple[t
     return diags[:limit] + (summary,), n
 
 
-def _check(src: str | bytes, path: str | None) -> CheckResult:
+def check_unsuppressed(src: str | bytes, *, path: str | None = None) -> CheckResult:
+    """The raw passes (no lint layer, no cap) with follow-on suppression off:
+    every finding a pass makes, also those that follow from an error already
+    reported (docs/architecture.md#one-defect-one-diagnostic).  For the
+    fix-safety proof (:mod:`loopc.pipeline.fixsafety`, docs/api.md#fixes-and-their-safety);
+    a user wants :func:`check_source`."""
+    return _check(src, path, suppress_follow_ons=False, confirm_fixes=False)
+
+
+def _confirm_yaml_fixes(text: str, diags: tuple[Diagnostic, ...]) -> tuple[Diagnostic, ...]:
+    """The safe fixes of a text that did not parse, judged by the whole plan.
+
+    The YAML pass marks a fix safe by parsing alone (a re-indentation is the
+    one column tried that makes the text parse: yamlindent); whether the
+    plan it gives is any better only the later passes can tell (``switch:``
+    moved under a node's ``input`` parses, and is six errors).  Such a fix
+    stays safe only when it meets the fix-safety rule
+    (:func:`loopc.pipeline.fixsafety.prove_fix`: no error the text did not
+    have); otherwise it is offered as unsafe.  The YAML pass neither taints
+    nor depends, so ``diags`` are also the unsuppressed errors of ``text``."""
+    from loopc.lint.fixes import is_safe
+
+    if not any(is_safe(d) for d in diags):
+        return diags
+    from loopc.diagnostics import Applicability
+    from loopc.pipeline.fixsafety import error_identities, prove_fix
+
+    before = error_identities(diags)
+    out = []
+    for d in diags:
+        if is_safe(d) and d.fix is not None and not prove_fix(text, d, before=before, digest_before=None).safe:
+            d = attrs.evolve(d, fix=attrs.evolve(d.fix, applicability=Applicability.UNSAFE))
+        out.append(d)
+    return tuple(out)
+
+
+def _check(
+    src: str | bytes, path: str | None, *, suppress_follow_ons: bool = True, confirm_fixes: bool = True
+) -> CheckResult:
     from loopc.compiler import yamlload
 
-    reporter = Reporter()
+    reporter = Reporter(suppress_follow_ons=suppress_follow_ons)
     doc = guard(reporter, "yaml", lambda: yamlload.load(src, reporter, path=path))
     plan: Plan | None = None
     scopes: ScopeMap | None = None
@@ -257,6 +295,8 @@ def _check(src: str | bytes, path: str | None) -> CheckResult:
         # the document's line index, built on first use: a clean check needs none
         doc.index if doc is not None and reporter.diagnostics else None,
     )
+    if confirm_fixes and plan is None and doc is not None and diags:
+        diags = _confirm_yaml_fixes(doc.text, diags)
     ok = not any(d.severity is Severity.ERROR for d in diags)
     return CheckResult(ok, diags, doc, plan, scopes, types, analysis, path, budget_checked)
 
