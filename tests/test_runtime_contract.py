@@ -27,30 +27,21 @@ from conftest import ROOT
 
 GOLDEN = Path(SCENARIO_DIR)
 
-DATA = Path(__file__).parent / "data" / "runtime_contract"
-
-
-def _run(tmp_path: Path, plan: str, body: str) -> Any:
-    sc = tmp_path / "scenario.yaml"
-    sc.write_text(f"plan: {DATA / plan}\n{body}", encoding="utf-8")
-    rep = run_file(str(sc))
+def _scenario(name: str) -> Any:
+    rep = run_file(str(GOLDEN / f"{name}.yaml"))
     assert not isinstance(rep, list), [p.render() for p in rep]
     assert rep.ok, rep.differences
     return rep
 
 
-def test_single_interpolation_text_is_rendered(tmp_path: Path) -> None:
-    rep = _run(tmp_path, "any_race.plan.yaml",
-               "input: {n: 1.0, meta: {x: {b: true, a: [2.5, null]}}}\n"
-               "expect: {status: succeeded, output: {winner: one}}\n")
+def test_single_interpolation_text_is_rendered() -> None:
+    rep = _scenario("join_any_queued_arrival_refused")
     texts = [r["request"]["text"] for r in rep.to_json()["journal"] if r["kind"] == "effect.reserved"]
     assert texts == ["1", '{"a":[2.5,null],"b":true}']
 
 
-def test_arrival_queued_when_any_join_closes_is_refused(tmp_path: Path) -> None:
-    rep = _run(tmp_path, "any_race.plan.yaml",
-               "input: {n: 3, meta: {x: 'hi'}}\nexpect: {status: succeeded, output: {winner: one}}\n")
-    steps = rep.steps
+def test_arrival_queued_when_any_join_closes_is_refused() -> None:
+    steps = _scenario("join_any_queued_arrival_refused").steps
     closing = next(i for i, s in enumerate(steps) if any(r["kind"] == "join.arrived" for r in s))
     assert [r["kind"] for r in steps[closing]] == ["join.arrived", "activation.completed"]
     refused = steps[closing + 1]
@@ -60,6 +51,40 @@ def test_arrival_queued_when_any_join_closes_is_refused(tmp_path: Path) -> None:
         r.pop(k)
     join_act = steps[closing][0]["act"]
     assert r == {"kind": "join.refused", "act": join_act, "branch": "two", "reason": "closed"}
+
+
+def test_select_one_golden_picks_by_the_documented_algorithm() -> None:
+    """Recomputed here with hashlib alone, as another runtime would."""
+    steps = parse_journal((GOLDEN / "select_one_picks.journal.jsonl").read_text(encoding="utf-8"))
+    picks = [r for s in steps for r in s if r["kind"] == "effect.reserved" and "responderPool" in r["request"]]
+    for r in picks:
+        pool = r["request"]["responderPool"]
+        n = int.from_bytes(hashlib.sha256(r["key"].encode("utf-8")).digest(), "big")
+        assert r["request"]["responder"] == pool[n % len(pool)]
+    assert len(picks) >= 5 and len({len(r["request"]["responderPool"]) for r in picks}) >= 3
+    assert any(r["attempt"] == 2 for r in picks)  # a retry picks again
+
+
+def test_a_lease_moves_when_a_retry_picks_another_agent() -> None:
+    steps = parse_journal((GOLDEN / "select_one_picks.journal.jsonl").read_text(encoding="utf-8"))
+    holder: dict[str, str] = {}
+    for r in (r for s in steps for r in s):
+        if r["kind"] == "agent.leased":
+            assert r["agent"] not in holder, f"{r['agent']} leased twice"
+            holder[r["agent"]] = r["act"]
+        elif r["kind"] == "agent.released":
+            assert holder.pop(r["agent"]) == r["act"]
+    assert not holder
+
+
+def test_cancellation_never_passes_a_lease_to_an_activation_cancelled_with_it() -> None:
+    for name in ("cancel_nested_scopes", "any_win_cancels_nested"):
+        step = next(s for s in _scenario(name).steps if any(r["kind"] == "activation.cancelled" for r in s))
+        kinds = [(r["kind"], r.get("act")) for r in step if r["kind"] != "agent.released"]
+        assert ("agent.leased", "act_7") not in kinds
+        cancelled = [a for k, a in kinds if k == "activation.cancelled"]
+        assert cancelled == sorted(cancelled, key=lambda a: int(a.split("_")[1]))  # activation order
+        assert "act_4" in cancelled  # the inner join, nested two scopes deep
 
 
 def test_select_one_is_sha256_mod_pool_size() -> None:
@@ -253,3 +278,43 @@ def test_every_emitted_detail_and_reason_matches_a_documented_format() -> None:
 ])
 def test_format_matching_has_teeth(code: str, text: str, ok: bool) -> None:
     assert any(p.match(text) for p in DETAILS[code]) is ok
+
+
+# --------------------------------------------------------------- docs stay whole
+def test_implementing_a_runtime_names_exactly_the_kit_scenarios() -> None:
+    part = CONFORMANCE[CONFORMANCE.index("## Implementing a runtime"):]
+    rows = _table(part, "| stage | scenario | proves |")
+    named = [r[1] for r in rows]
+    kit = sorted(Path(sc).stem for sc in scenarios())
+    assert sorted(named) == kit, (sorted(set(kit) - set(named)), sorted(set(named) - set(kit)))
+    assert len(named) == len(set(named))
+    stages = [int(r[0]) for r in rows]
+    assert stages == sorted(stages) and set(stages) <= set(range(1, 12))
+
+
+def _slug(heading: str) -> str:
+    s = re.sub(r"[`*_]", "", heading.strip().lower())
+    s = re.sub(r"[^\w\- ]", "", s)
+    return s.replace(" ", "-")
+
+
+def _anchors(text: str) -> set[str]:
+    heads = {_slug(m.group(1)) for m in re.finditer(r"^#{1,6} (.+)$", text, re.M)}
+    return heads | set(re.findall(r'<a id="([^"]+)">', text))
+
+
+@pytest.mark.parametrize("doc", ["ir.md", "conformance.md", "language.md"])
+def test_contract_doc_links_resolve(doc: str) -> None:
+    docs = ROOT / "docs"
+    text = (docs / doc).read_text(encoding="utf-8")
+    bad = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if target.startswith(("http:", "https:", "mailto:")):
+            continue
+        path, _, anchor = target.partition("#")
+        file = docs / path if path else docs / doc
+        if not file.exists():
+            bad.append(target)
+        elif anchor and file.suffix == ".md" and anchor not in _anchors(file.read_text(encoding="utf-8")):
+            bad.append(target)
+    assert not bad, f"docs/{doc}: links that resolve nowhere: {bad}"

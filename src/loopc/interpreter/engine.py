@@ -1051,6 +1051,9 @@ class Engine:
                   effectKind="approval" if a.node.op == "request_approval" else "message", request=req)
         agent = req.get("responder")
         if a.node.op == "send_message" and cfg.completion == "callback" and isinstance(agent, str):
+            if a.lease and a.agent != agent:
+                # a retry's selectOne picked another Agent: the lease moves
+                self._release_lease(a)
             a.agent = agent
             if a.lease:
                 pass
@@ -1253,10 +1256,12 @@ class Engine:
                 keep.append(t)
         self.ready.clear()
         self.ready.extend(keep)
-        for a in list(self.open.values()):
-            if pred(a.ctx):
-                self._finish(a, "cancelled")
-                self._rec("activation.cancelled", act=a.id, node=a.node.id, reason=reason)
+        doomed = [a for a in self.open.values() if pred(a.ctx)]
+        for a in doomed:  # a released lease never passes to an activation cancelled with it
+            a.status = "cancelling"
+        for a in doomed:
+            self._finish(a, "cancelled")
+            self._rec("activation.cancelled", act=a.id, node=a.node.id, reason=reason)
         for g in self.groups.values():
             if not g.closed and pred(g.ctx):
                 g.closed = True
