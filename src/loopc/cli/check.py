@@ -23,6 +23,8 @@ from typing import Any, Sequence
 import attrs
 import click
 
+from loopc.cli.color import color_option
+
 #: files below this many cache misses are checked in-process (a pool's
 #: start-up costs more than it saves)
 _POOL_MIN_FILES = 4
@@ -296,16 +298,19 @@ def _reports(files: Sequence[FileResult]) -> list[Any]:
                                errors=f.errors, warnings=f.warnings) for f in files]
 
 
-def _emit(fmt: str, files: Sequence[FileResult], stream: Any = None) -> None:
+def _emit(fmt: str, files: Sequence[FileResult], stream: Any = None, color: str = "never") -> None:
     """Write the report to ``stream`` (default stdout): streamed file by
     file when the format can (``Format.write``), else as one document; then
-    the stderr notes."""
+    the stderr notes.  ``color``: ``--color`` (formats for people only)."""
     from loopc.cli import formats
+    from loopc.cli.color import use_color
 
     impl = formats.get(fmt)
     reports = _reports(files)
     out_stream = stream if stream is not None else sys.stdout
-    if impl.write is not None:
+    if impl.write is not None and impl.color and use_color(color, out_stream):
+        impl.write(iter(reports), out_stream, color=True)  # type: ignore[call-arg]
+    elif impl.write is not None:
         impl.write(iter(reports), out_stream)
     else:
         out = impl.render(reports)
@@ -371,6 +376,7 @@ def run(
     warnings_as_errors: bool,
     max_diagnostics: int = 200,
     unsafe_fixes: bool = False,
+    color: str = "auto",
 ) -> None:
     """The body of ``loopc check`` (see the module docstring); exits."""
     from loopc.cli.config import load_or_exit
@@ -458,7 +464,7 @@ def run(
                 click.echo("".join(diffs), nl=False)
             for f in files:
                 f.cap(max_diagnostics or None)
-            _emit(fmt, files, sys.stderr)
+            _emit(fmt, files, sys.stderr, color)
             s = _summary(files)
             click.echo(f"{changed} file(s) would be changed by {kind}", err=True)
             if s["unreadable"]:
@@ -468,7 +474,7 @@ def run(
 
     for f in files:
         f.cap(max_diagnostics or None)
-    _emit(fmt, files)
+    _emit(fmt, files, color=color)
     s = _summary(files)
     if s["unreadable"]:
         sys.exit(2)
@@ -531,6 +537,7 @@ def run(
     metavar="N",
     help="Report at most N diagnostics per file, then one LP1013 summary (0: no limit).",
 )
+@color_option
 @click.argument("paths", nargs=-1, required=True)
 def check(
     fmt: str,
@@ -547,6 +554,7 @@ def check(
     warnings_as_errors: bool,
     max_diagnostics: int,
     unsafe_fixes: bool,
+    color: str,
     paths: tuple[str, ...],
 ) -> None:
     """Check plans (files, directories, or - for stdin) and report every problem."""
@@ -566,6 +574,7 @@ def check(
         warnings_as_errors=warnings_as_errors,
         max_diagnostics=max_diagnostics,
         unsafe_fixes=unsafe_fixes,
+        color=color,
     )
 
 

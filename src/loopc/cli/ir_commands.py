@@ -21,6 +21,8 @@ from typing import Any
 
 import click
 
+from loopc.cli.color import color_option
+
 
 def _read(path: str, limit: int) -> bytes:
     """At most ``limit + 1`` bytes of ``path`` (``-`` = stdin); exit 2 when
@@ -38,7 +40,8 @@ def _compile(path: str) -> Any:
     return compile_source(data, path=None if path == "-" else path)
 
 
-def _report(path: str, res: Any) -> None:
+def _report(path: str, res: Any, color: str = "never") -> None:
+    from loopc.cli.color import use_color
     from loopc.cli.formats.text import source_lines, write_text
 
     if not res.diagnostics:
@@ -46,7 +49,7 @@ def _report(path: str, res: Any) -> None:
     doc = getattr(res.check, "document", None)
     lines = source_lines(doc.text) if doc is not None else None
     sys.stdout.flush()
-    write_text(sys.stderr, path, res.diagnostics, lines)
+    write_text(sys.stderr, path, res.diagnostics, lines, color=use_color(color, sys.stderr))
     sys.stderr.flush()
 
 
@@ -54,10 +57,11 @@ def _report(path: str, res: Any) -> None:
 @click.argument("file")
 @click.option("-o", "--output", "out", metavar="OUT", help="Write the artifact to OUT instead of stdout.")
 @click.option("--pretty", is_flag=True, help="Sorted keys, indent 2 (review form; not canonical bytes).")
-def compile_cmd(file: str, out: str | None, pretty: bool) -> None:
+@color_option
+def compile_cmd(file: str, out: str | None, pretty: bool, color: str) -> None:
     """Compile FILE to its canonical artifact (loop.plan.artifact/vN)."""
     res = _compile(file)
-    _report(file, res)
+    _report(file, res, color)
     if not res.ok:
         sys.exit(1)
     payload = res.artifact.pretty().encode("utf-8") if pretty else res.bytes
@@ -74,10 +78,11 @@ def compile_cmd(file: str, out: str | None, pretty: bool) -> None:
 
 @click.command("digest")
 @click.argument("file")
-def digest_cmd(file: str) -> None:
+@color_option
+def digest_cmd(file: str, color: str) -> None:
     """Print the semantic digest of FILE (sha256:<64 hex>)."""
     res = _compile(file)
-    _report(file, res)
+    _report(file, res, color)
     if not res.ok:
         sys.exit(1)
     click.echo(res.digest)

@@ -23,6 +23,8 @@ from typing import Any
 import attrs
 import click
 
+from loopc.cli.color import color_option
+
 PROFILE_CHOICES = ("embedded_before_save", "bounded_atomic", "durable_orchestration")
 
 
@@ -102,7 +104,8 @@ def _text_plan(path: str, res: Any) -> str:
 )
 @click.option("--profile", type=click.Choice(PROFILE_CHOICES), help="Requested execution profile (must be provable).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def plan_cmd(file: str, catalog_path: str | None, profile: str | None, fmt: str) -> None:
+@color_option
+def plan_cmd(file: str, catalog_path: str | None, profile: str | None, fmt: str, color: str) -> None:
     """Derive the execution plan of FILE."""
     from loopc.cli.formats.json import utf8_json
     from loopc.cli.formats.text import format_text, source_lines
@@ -116,7 +119,11 @@ def plan_cmd(file: str, catalog_path: str | None, profile: str | None, fmt: str)
         click.echo(json.dumps(utf8_json(res.to_json()), ensure_ascii=False, indent=2, sort_keys=True))
     if res.diagnostics:
         doc = getattr(getattr(res.compile, "check", None), "document", None)
-        click.echo(format_text(file, res.diagnostics, source_lines(doc.text if doc is not None else None)), err=True)
+        from loopc.cli.color import use_color
+
+        lines = source_lines(doc.text if doc is not None else None)
+        colored = use_color(color, sys.stderr)
+        click.echo(format_text(file, res.diagnostics, lines, color=colored), err=True, color=colored or None)
     if fmt == "text" and res.plan is not None:
         click.echo(_text_plan(file, res))
     sys.exit(0 if res.ok else 1)

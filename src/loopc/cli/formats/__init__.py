@@ -16,7 +16,9 @@ annotations, JUnit or GitLab Code Quality):
    a non-empty document should end with a newline), and optionally
    ``render_stderr`` for human notes on standard error (the text format's
    summary line; it gets reports holding counts only) and ``write(reports,
-   out)``, a streaming form of ``render`` (same bytes, one file at a time);
+   out)``, a streaming form of ``render`` (same bytes, one file at a time;
+   with ``color=True`` in the ``Format``, ``write`` also takes
+   ``color=True`` for ``--color``);
 3. nothing else: :func:`names` discovers modules in this package without
    importing them, :func:`get` imports the chosen one.
 
@@ -78,6 +80,9 @@ class Format:
     render: Renderer
     render_stderr: Renderer | None = None
     write: Writer | None = None
+    #: ``write`` takes ``color=True`` (``--color``: loopc.cli.color); only
+    #: formats for people
+    color: bool = False
 
 
 def names() -> list[str]:

@@ -133,32 +133,48 @@ def _caret_line(source_line: str, col: int, end_col: int) -> str:
     return excerpt(source_line, col, end_col)[1]
 
 
-def write_text(out: IO[str], path: str, diags: Iterable[Diagnostic], lines: Sequence[str] | None) -> int:
+def _plain(text: str, style: str) -> str:
+    return text
+
+
+def write_text(
+    out: IO[str], path: str, diags: Iterable[Diagnostic], lines: Sequence[str] | None, *, color: bool = False
+) -> int:
     """Write each diagnostic (``path:line:col: severity[code] message``, the
     source line and a caret underline — multi-line ranges underline to the
     end of the first line) to ``out`` as it is formatted; returns how many.
-    ``lines`` are the source's lines (:func:`source_lines`) or ``None``."""
+    ``lines`` are the source's lines (:func:`source_lines`) or ``None``.
+    ``color``: the location, ``severity[code]``, caret, ``note:`` and
+    ``help:`` in ANSI colours (:mod:`loopc.cli.color`); without it the text
+    has no escape codes."""
     shown_path = escape_text(path)
+    paint = _plain
+    if color:
+        from loopc.cli.color import paint
     count = 0
     for d in diags:
         count += 1
         span = d.span
         msg = escape_text(d.message)
+        sev = d.severity.value
+        label = paint(f"{sev}[{d.code}]", sev)
         if span is None:
-            parts = [f"{shown_path}: {d.severity.value}[{d.code}] {msg}"]
+            parts = [f"{paint(shown_path + ':', 'path')} {label} {msg}"]
         else:
-            parts = [f"{shown_path}:{span.line}:{span.column}: {d.severity.value}[{d.code}] {msg}"]
+            parts = [f"{paint(f'{shown_path}:{span.line}:{span.column}:', 'path')} {label} {msg}"]
             if lines is not None and 1 <= span.line <= len(lines):
                 src = lines[span.line - 1]
                 end = span.end_column if span.end_line == span.line else len(src) + 1
                 shown, caret = excerpt(src, span.column, end)
-                parts.append(f"  {span.line:>4} | {shown}")
-                parts.append(f"       | {caret}")
+                bar = paint("|", "gutter")
+                parts.append(f"  {paint(f'{span.line:>4}', 'gutter')} {bar} {shown}")
+                lead = len(caret) - len(caret.lstrip(" \t"))
+                parts.append(f"       {bar} {caret[:lead]}{paint(caret[lead:], sev)}")
         for r in d.related:
             where_r = f"{shown_path}:{r.span.line}:{r.span.column}" if r.span is not None else shown_path
-            parts.append(f"  note: {where_r}: {escape_text(r.message)}")
+            parts.append(f"  {paint('note:', 'note')} {where_r}: {escape_text(r.message)}")
         if d.fix is not None:
-            parts.append(f"  help: {escape_text(d.fix.message)}")
+            parts.append(f"  {paint('help:', 'help')} {escape_text(d.fix.message)}")
         where = []
         if d.node:
             where.append(f"node '{escape_text(d.node)}'")
@@ -170,10 +186,12 @@ def write_text(out: IO[str], path: str, diags: Iterable[Diagnostic], lines: Sequ
     return count
 
 
-def format_text(path: str, diags: Sequence[Diagnostic], lines: Sequence[str] | None) -> str:
+def format_text(
+    path: str, diags: Sequence[Diagnostic], lines: Sequence[str] | None, *, color: bool = False
+) -> str:
     """:func:`write_text` into a string (without the final newline)."""
     buf = io.StringIO()
-    write_text(buf, path, diags, lines)
+    write_text(buf, path, diags, lines, color=color)
     return buf.getvalue()[:-1]
 
 
@@ -191,11 +209,12 @@ def source_lines(text: str | None) -> list[str] | None:
     return lines
 
 
-def write(reports: Iterable[FileReport], out: IO[str]) -> None:
-    """Stream every file with diagnostics, one block each (:func:`render`'s bytes)."""
+def write(reports: Iterable[FileReport], out: IO[str], *, color: bool = False) -> None:
+    """Stream every file with diagnostics, one block each (:func:`render`'s
+    bytes; with ``color``, in colour: :func:`write_text`)."""
     for r in reports:
         if r.diagnostics:
-            write_text(out, r.path, r.diagnostics, source_lines(r.text))
+            write_text(out, r.path, r.diagnostics, source_lines(r.text), color=color)
 
 
 def render(reports: Sequence[FileReport]) -> str:
@@ -213,4 +232,4 @@ def render_stderr(reports: Sequence[FileReport]) -> str:
 
 
 FORMAT = Format(name="text", help="compiler-style text with source excerpts (default)",
-                render=render, render_stderr=render_stderr, write=write)
+                render=render, render_stderr=render_stderr, write=write, color=True)
