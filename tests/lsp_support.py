@@ -120,6 +120,21 @@ async def diagnostics(client: LanguageClient, uri: str, pull: bool, *,
         await asyncio.sleep(0.02)
 
 
+def rename_edits(client: LanguageClient, edit: lsp.WorkspaceEdit, uri: str, version: int | None = None) -> list:
+    """The text edits of a rename answer for ``uri``: ``documentChanges``
+    (with the document's ``version`` when given) for a client that supports
+    them (the VS Code profile), ``changes`` for one that does not."""
+    if client.profile[0] == "vscode":  # type: ignore[attr-defined]
+        assert edit.changes is None and edit.document_changes is not None
+        (dc,) = edit.document_changes
+        assert isinstance(dc, lsp.TextDocumentEdit) and dc.text_document.uri == uri
+        if version is not None:
+            assert dc.text_document.version == version
+        return list(dc.edits)
+    assert edit.document_changes is None and edit.changes is not None
+    return list(edit.changes[uri])
+
+
 def units(s: str, encoding: str) -> int:
     """Independent column arithmetic (not the server's): code units of ``s``."""
     if encoding == "utf-8":

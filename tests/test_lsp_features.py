@@ -9,7 +9,9 @@ from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
 from loopc import check_source
-from lsp_support import MARKS, change_doc, client_fixture, diagnostics, new_uri, open_doc, pos_of
+from lsp_support import (
+    MARKS, change_doc, client_fixture, diagnostics, new_uri, open_doc, pos_of, rename_edits,
+)
 
 pytestmark = MARKS
 client = client_fixture()
@@ -167,7 +169,7 @@ async def test_rename_node_and_branch_recheck_clean(client: LanguageClient) -> N
     for needle, delta, new in (("id: split", 4, "fan_split"), ("[legal,", 1, "compliance")):
         edit = await client.text_document_rename_async(lsp.RenameParams(
             text_document=doc(uri), position=pos_of(text, needle, e, delta=delta), new_name=new))
-        edits = edit.changes[uri]
+        edits = rename_edits(client, edit, uri, version)
         assert len(edits) >= 2
         # apply from the end backwards, as a client does
         for te in sorted(edits, key=lambda t: (t.range.start.line, t.range.start.character), reverse=True):
@@ -243,6 +245,35 @@ async def test_completion(client: LanguageClient) -> None:
     change_doc(client, uri, v, None, text)
     assert "completed" not in await labels(client, uri, text, "from: {node: split, port: }",
                                            len("from: {node: split, port: "))
+
+
+async def test_completion_replaces_the_whole_word(client: LanguageClient) -> None:
+    """Mid-word completion (``compl|etion: callback``, ``run.in|put``)
+    replaces the whole word, not only what is before the cursor: an
+    ``InsertReplaceEdit`` (insert = before the cursor, replace = the word)
+    for a client that supports it (VS Code), a ``TextEdit`` over the word
+    otherwise; the key's existing colon is kept, not doubled."""
+    e = enc(client)
+    vscode = client.profile[0] == "vscode"  # type: ignore[attr-defined]
+    uri = await opened(client)
+    for needle, delta, label, word in (("      completion: callback", len("      compl"), "completion", "completion"),
+                                       ("{ref: run.input.topic}", len("{ref: run.in"), "input", "input")):
+        res = await client.text_document_completion_async(lsp.CompletionParams(
+            text_document=doc(uri), position=pos_of(PLAN, needle, e, delta=delta)))
+        items = res.items if isinstance(res, lsp.CompletionList) else (res or [])
+        item = next(i for i in items if i.label == label)
+        te = item.text_edit
+        start = pos_of(PLAN, needle, e, delta=needle.index(word))
+        end = pos_of(PLAN, needle, e, delta=needle.index(word) + len(word))
+        if vscode:
+            assert isinstance(te, lsp.InsertReplaceEdit)
+            assert te.insert == lsp.Range(start=start, end=pos_of(PLAN, needle, e, delta=delta))
+            rng = te.replace
+        else:
+            assert isinstance(te, lsp.TextEdit)
+            rng = te.range
+        assert rng == lsp.Range(start=start, end=end)
+        assert te.new_text == label  # replacing `completion` before its colon: no second `: `
 
 
 async def test_hover(client: LanguageClient) -> None:
@@ -418,7 +449,7 @@ async def test_rename_a_field_across_references(client: LanguageClient) -> None:
     edit = await client.text_document_rename_async(lsp.RenameParams(
         text_document=doc(uri), position=pos_of(PLAN, "        verdict: {type: enum", e, delta=9),
         new_name="decision"))
-    edits = edit.changes[uri]
+    edits = rename_edits(client, edit, uri)
     assert len(edits) == 2
     lines = PLAN.split("\n")
     assert {lines[t.range.start.line].strip()[:20] for t in edits} == {

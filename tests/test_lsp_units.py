@@ -89,3 +89,24 @@ def test_hover_gives_the_resolved_type_of_built_in_paths() -> None:
     i = text.index("ref: item.") + len("ref: item.") + 1
     h = features.hover(a, a.index.position(i))
     assert h is not None and h.contents.value.startswith("`item.") and "`:" in h.contents.value
+
+
+def test_semantic_tokens_for_every_operator() -> None:
+    """Every operator of an expression is a token: ``&&`` and ``||`` of an
+    n-ary chain (pygls-independent: the parser keeps no position for them,
+    only the operands'), comparisons, ``!``, also around parentheses and
+    inside a template."""
+    src = (Path(__file__).parent / "fixtures" / "types" / "expr_syntax_ok.yaml").read_text()
+    src = src.replace('"input.count > 1 && input.count < 5"',
+                      '"(input.count > 1 && input.count < 5) || !(input.topic == \'x\') && input.count != 2"')
+    a = analyse("file:///x/p.yaml", src, 1, "utf-16", project=False)
+    assert a.plan is not None and not [d for d in a.result.diagnostics if d.severity.value == "error"]
+    data = semantic.semantic_tokens(a.result, a.index)
+    lines = src.split("\n")
+    got, line, ch = [], 0, 0
+    for i in range(0, len(data), 5):
+        dl, dc, n, t, _ = data[i: i + 5]
+        line, ch = (line + dl, dc) if dl else (line, ch + dc)
+        got.append((semantic.TOKEN_TYPES[t], lines[line][ch: ch + n]))
+    ops = [text for kind, text in got if kind == "operator"]
+    assert ops == [">", "&&", "<", "||", "!", "==", "&&", "!="]

@@ -51,10 +51,35 @@ EXPR_KEYS = frozenset(("when", "condition", "expr"))
 _PATH_TAIL = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*$|$")
 
 
-def _item(label: str, kind: lsp.CompletionItemKind, detail: str | None, rng: lsp.Range,
+_WORD_TAIL = re.compile(r"[A-Za-z0-9_\-]*")
+_SEGMENT_TAIL = re.compile(r"[A-Za-z0-9_]*")
+
+
+class Edit:
+    """Where a completion goes: ``insert`` is the partial word before the
+    cursor, ``replace`` the whole word around it (``doc|ument_url``: all of
+    ``document_url``).  ``replace_support``: the client takes an
+    ``InsertReplaceEdit`` (it lets the user choose); otherwise the item's
+    ``TextEdit`` replaces the whole word, which the protocol allows (a
+    single-line range containing the cursor)."""
+
+    __slots__ = ("insert", "replace", "replace_support")
+
+    def __init__(self, insert: lsp.Range, replace: lsp.Range, replace_support: bool) -> None:
+        self.insert = insert
+        self.replace = replace
+        self.replace_support = replace_support
+
+    def of(self, new_text: str) -> lsp.TextEdit | lsp.InsertReplaceEdit:
+        if self.replace_support:
+            return lsp.InsertReplaceEdit(new_text=new_text, insert=self.insert, replace=self.replace)
+        return lsp.TextEdit(range=self.replace, new_text=new_text)
+
+
+def _item(label: str, kind: lsp.CompletionItemKind, detail: str | None, rng: Edit,
           new_text: str | None = None, sort: str | None = None) -> lsp.CompletionItem:
     return lsp.CompletionItem(label=label, kind=kind, detail=detail, sort_text=sort,
-                              text_edit=lsp.TextEdit(range=rng, new_text=new_text if new_text is not None else label))
+                              text_edit=rng.of(new_text if new_text is not None else label))
 
 
 def _strip_dashes(path: tuple[str, ...]) -> tuple[str, ...]:
@@ -96,9 +121,11 @@ def _flow(value: str) -> dict[str, str]:
 class Completer:
     """One completion request over one document text and plan model."""
 
-    def __init__(self, text: str, index: Any, model: Any, fallback: Any = None) -> None:
+    def __init__(self, text: str, index: Any, model: Any, fallback: Any = None, *,
+                 replace_support: bool = False) -> None:
         self.text = text
         self.index = index
+        self.replace_support = replace_support
         self.result: Any = getattr(model, "result", None)
         self.plan: Any = getattr(self.result, "plan", None)
         fb = getattr(fallback, "result", None)
@@ -128,13 +155,26 @@ class Completer:
         if cur.key is not None and (ref := self._ref_prefix(cur)) is not None:
             return self.references(cur, ref, offset)
         start = offset - len(cur.prefix)
-        rng = self.index.offsets_range(start, offset)
+        end = self._word_end(offset, _WORD_TAIL)
+        rng = self._edit(start, offset, end)
         pad = " " if cur.after_colon else ""
         if cur.key is None:
-            return [_item(k, lsp.CompletionItemKind.Property, d, rng, f"{k}: " if not c else f"{k}:", sort=f"{i:03}")
+            colon = self.text[end:end + 64].lstrip(" \t").startswith(":")  # the key's colon is there already
+            return [_item(k, lsp.CompletionItemKind.Property, d, rng,
+                          k if colon else f"{k}: " if not c else f"{k}:", sort=f"{i:03}")
                     for i, (k, d, c) in enumerate(self.keys(cur))]
         return [_item(v, kind, d, rng, pad + v, sort=f"{i:03}")
                 for i, (v, kind, d) in enumerate(self.values(cur))]
+
+    def _word_end(self, offset: int, tail: re.Pattern[str]) -> int:
+        """End of the word the cursor is in (its characters after ``offset``,
+        on the same line)."""
+        m = tail.match(self.text, offset)
+        return m.end() if m is not None else offset
+
+    def _edit(self, start: int, cursor: int, end: int) -> Edit:
+        return Edit(self.index.offsets_range(start, cursor), self.index.offsets_range(start, end),
+                    self.replace_support)
 
     # -- keys ------------------------------------------------------------------
     def keys(self, cur: Cursor) -> list[tuple[str, str | None, bool]]:
@@ -332,7 +372,7 @@ class Completer:
             return []
         segs = partial.split(".")
         last = segs[-1]
-        rng = self.index.offsets_range(offset - len(last), offset)
+        rng = self._edit(offset - len(last), offset, self._word_end(offset, _SEGMENT_TAIL))
         K = lsp.CompletionItemKind
         from loopc.compiler import types as T
 
@@ -352,7 +392,10 @@ class Completer:
         return [_item(name, K.Field, T.describe(ft), rng) for name, ft in t.fields or ()]
 
 
-def complete(text: str, index: Any, model: Any, pos: lsp.Position, fallback: Any = None) -> list[lsp.CompletionItem]:
+def complete(text: str, index: Any, model: Any, pos: lsp.Position, fallback: Any = None, *,
+             replace_support: bool = False) -> list[lsp.CompletionItem]:
     """Completion items at ``pos`` (see the module docstring); ``model`` is
-    the analysis with the latest plan model, ``fallback`` an older one."""
-    return Completer(text, index, model, fallback).complete(pos)
+    the analysis with the latest plan model, ``fallback`` an older one;
+    each item's edit replaces the whole word at the cursor
+    (``InsertReplaceEdit`` when ``replace_support``, see :class:`Edit`)."""
+    return Completer(text, index, model, fallback, replace_support=replace_support).complete(pos)

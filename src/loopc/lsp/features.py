@@ -227,15 +227,22 @@ def prepare_rename(a: Analysis, pos: lsp.Position) -> Any:
     return lsp.PrepareRenamePlaceholder(range=a.index.doc_range(occ.start, occ.end), placeholder=occ.symbol.name)
 
 
-def rename(a: Analysis, pos: lsp.Position, new_name: str) -> lsp.WorkspaceEdit | None:
+def rename(a: Analysis, pos: lsp.Position, new_name: str, *,
+           document_changes: bool = False) -> lsp.WorkspaceEdit | None:
     """The index's rename edits (:meth:`SymbolIndex.rename`) as one
-    workspace edit; :class:`RenameError` when it refuses."""
+    workspace edit — ``documentChanges`` with the document's version when
+    the client supports them (``document_changes``), so it can refuse an
+    edit of a text that changed meanwhile; else ``changes``.
+    :class:`RenameError` when the index refuses."""
     hit = occurrence_at(a, pos)
     if hit is None:
         return None
     si, occ = hit
     edits = [lsp.TextEdit(range=a.index.span_range(e.span), new_text=e.new_text)
              for e in si.rename(occ.symbol, new_name)]
+    if document_changes:
+        doc = lsp.OptionalVersionedTextDocumentIdentifier(uri=a.uri, version=a.version)
+        return lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(text_document=doc, edits=list(edits))])
     return lsp.WorkspaceEdit(changes={a.uri: edits})
 
 
@@ -399,7 +406,8 @@ def register(server: Any) -> None:
     @feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=C.TRIGGER_CHARACTERS),
              what="completion")
     def on_completion(ls: Any, a: Analysis, params: lsp.CompletionParams) -> Any:
-        items = C.complete(a.text, a.index, ls.model(a.uri), params.position, ls.last_good.get(a.uri))
+        items = C.complete(a.text, a.index, ls.model(a.uri), params.position, ls.last_good.get(a.uri),
+                           replace_support=ls.supports("text_document.completion.completion_item.insert_replace_support"))
         return lsp.CompletionList(is_incomplete=False, items=items)
 
     @feature(lsp.TEXT_DOCUMENT_HOVER, what="hover")
@@ -421,7 +429,8 @@ def register(server: Any) -> None:
     @feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True), what="rename")
     def on_rename(ls: Any, a: Analysis, params: lsp.RenameParams) -> Any:
         try:
-            return rename(a, params.position, params.new_name)
+            return rename(a, params.position, params.new_name,
+                          document_changes=ls.supports("workspace.workspace_edit.document_changes"))
         except RenameError as exc:
             raise Refused(str(exc)) from None
 

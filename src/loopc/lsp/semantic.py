@@ -33,8 +33,13 @@ def _values(plan: Any) -> Iterator[Any]:
             yield from edge.bind.values()
 
 
-def _ast_tokens(root: Any) -> Iterator[tuple[int, int, str]]:
-    """(start, end, type) in the parsed text's offsets."""
+def _ast_tokens(root: Any, text: str = "") -> Iterator[tuple[int, int, str]]:
+    """(start, end, type) in the offsets of the parsed ``text``.  Every
+    operator is a token: a comparison's from its recorded position, ``!``
+    at the start of its node, and each ``&&``/``||`` of an n-ary chain
+    found in ``text`` between two operands (the parser keeps only the
+    operands' extents, which a parenthesised operand's parentheses are part
+    of)."""
     from loopc.compiler.expr import ast as A
 
     for n in A.walk(root):
@@ -56,6 +61,12 @@ def _ast_tokens(root: Any) -> Iterator[tuple[int, int, str]]:
             yield n.op_start, n.op_end, "operator"
         elif isinstance(n, A.Not):
             yield n.start, n.start + 1, "operator"
+        elif isinstance(n, (A.And, A.Or)):
+            op = "&&" if isinstance(n, A.And) else "||"
+            for left, right in zip(n.operands, n.operands[1:]):
+                i = text.find(op, left.end, right.start)
+                if i >= 0:
+                    yield i, i + 2, "operator"
 
 
 def _scalar_tokens(v: Any) -> Iterator[tuple[YScalar, int, int, str]]:
@@ -79,12 +90,12 @@ def _scalar_tokens(v: Any) -> Iterator[tuple[YScalar, int, int, str]]:
         if isinstance(x, Ref):
             p, _ = parse_path(x.text)
             if p is not None:
-                for s, e, k in _ast_tokens(p):
+                for s, e, k in _ast_tokens(p, x.text):
                     yield sc, s, e, k
         elif isinstance(x, Expr):
             e0, _ = parse_expression(x.text)
             if e0 is not None:
-                for s, e, k in _ast_tokens(e0):
+                for s, e, k in _ast_tokens(e0, x.text):
                     yield sc, s, e, k
         elif isinstance(x, Template) and "{{" in x.text:
             t, _ = parse_template(x.text)
@@ -92,7 +103,7 @@ def _scalar_tokens(v: Any) -> Iterator[tuple[YScalar, int, int, str]]:
                 continue
             for it in t.interps:
                 yield sc, it.start, it.start + 2, "macro"
-                for s, e, k in _ast_tokens(it.expr):
+                for s, e, k in _ast_tokens(it.expr, x.text):
                     yield sc, s, e, k
                 yield sc, it.end - 2, it.end, "macro"
 

@@ -534,6 +534,17 @@ class LoopcServer(LanguageServer):
         for uri in list(self.workspace.text_documents):
             self.schedule(uri)
 
+    def supports(self, path: str) -> bool:
+        """Whether the client's capability at the dotted attribute ``path``
+        of ``ClientCapabilities`` (``"workspace.workspace_edit.document_changes"``)
+        is true."""
+        cur: Any = self.client_capabilities if self._has_workspace() else None
+        for part in path.split("."):
+            cur = getattr(cur, part, None)
+            if cur is None:
+                return False
+        return cur is True
+
     def log_error(self, what: str, uri: str | None = None) -> None:
         tb = traceback.format_exc(limit=6)
         log.error("loopc: %s failed%s; please report this\n%s", what, " for " + uri if uri else "", tb)
