@@ -115,7 +115,7 @@ def yaml_node(obj: Any, field: str | None = None) -> YNode | None:
 def port_node(node: M.Node, port: str) -> YNode | None:
     """The YAML node declaring ``port`` of ``node`` when the author named it:
     the ``port`` value of a switch case, the switch's ``default``, or the
-    ``branches`` entry of a fork (docs/reference.md#ports); ``None`` for the
+    ``branches`` entry of a fork (docs/reference.md#edges-and-bindings); ``None`` for the
     fixed ports of a node type (``completed``, ``failed``, ...) and for a
     node whose source is not a mapping."""
     cfg = node.config
