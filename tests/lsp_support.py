@@ -53,6 +53,10 @@ edges:
 
 async def start(client: LanguageClient, spec: str, *, debounce: int = 10) -> lsp.InitializeResult:
     client.set_configuration({"loopc": {"debounce": debounce}})
+    if lsp.CLIENT_REGISTER_CAPABILITY not in client.protocol.fm.features:
+        # a client that can register dynamically answers the server's
+        # watch of the configuration files (docs/editors.md#live-configuration)
+        client.feature(lsp.CLIENT_REGISTER_CAPABILITY)(lambda ls, params: None)
     params = lsp.InitializeParams(capabilities=client_capabilities(spec),
                                   root_uri="file:///work/project")
     return await client.initialize_session(params)

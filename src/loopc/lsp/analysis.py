@@ -26,7 +26,7 @@ class Analysis:
     ``None`` when not active) and ``diagnostics`` (protocol diagnostics)."""
 
     __slots__ = ("uri", "version", "text", "index", "active", "result", "diagnostics", "config_problems", "_cache",
-                 "over_budget")
+                 "over_budget", "config_stamp")
 
     def __init__(self, uri: str, version: int | None, text: str, index: EditorIndex, active: bool,
                  result: Any, diagnostics: list[lsp.Diagnostic]) -> None:
@@ -38,6 +38,9 @@ class Analysis:
         self.result = result
         self.diagnostics = diagnostics
         self.config_problems: list[str] = []
+        #: the project configuration's :func:`loopc.lsp.project.stamp` when
+        #: checked (``()``: none applies or none was read)
+        self.config_stamp: tuple[Any, ...] = ()
         self._cache: dict[str, Any] = {}
         #: the document is larger than the source budget: one LP1010
         #: diagnostic, no analysis and no features
@@ -72,9 +75,12 @@ def analyse(uri: str, text: str, version: int | None, encoding: str,
 
     path = _path_of(uri)
     config = None
+    stamp: tuple[Any, ...] = ()
     if project:
         from loopc.lsp.project import config_for
+        from loopc.lsp.project import stamp as config_stamp
 
+        stamp = config_stamp(path)  # before reading: a change meanwhile shows as a stale stamp
         config, problems = config_for(path)
     result = check_source(text, path=path, config=config)
     diags = []
@@ -85,7 +91,19 @@ def analyse(uri: str, text: str, version: int | None, encoding: str,
     a = Analysis(uri, version, text, index, True, result, diags)
     if project:
         a.config_problems = problems
+        a.config_stamp = stamp
     return a
+
+
+def config_current(a: Analysis) -> bool:
+    """Whether the project configuration ``a`` was checked with still holds
+    (its files unchanged: :func:`loopc.lsp.project.stamp`); always true for
+    a document that is no plan or has no file path."""
+    if not a.active or a.over_budget or not a.config_stamp:
+        return True
+    from loopc.lsp.project import stamp
+
+    return stamp(_path_of(a.uri)) == a.config_stamp
 
 
 def source_over_budget(text: str) -> bool:

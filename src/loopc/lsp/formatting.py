@@ -75,9 +75,8 @@ async def format_document(server: Any, uri: str, rng: lsp.Range | None) -> list[
     """The edits of a formatting request on the open document ``uri`` (the
     whole document when ``rng`` is ``None``).  Raises the JSON-RPC errors
     the module docstring names."""
-    from pygls.exceptions import JsonRpcException
-
     from loopc.format import FormatError
+    from loopc.lsp.server import Refused
 
     try:
         doc = server.workspace.get_text_document(uri)
@@ -93,10 +92,10 @@ async def format_document(server: Any, uri: str, rng: lsp.Range | None) -> list[
     try:
         new = await asyncio.to_thread(formatted, text, span)
     except FormatError as exc:
-        raise JsonRpcException(code=REQUEST_FAILED, message=f"loopc fmt: cannot format this document: {exc}") from None
+        raise Refused(f"loopc fmt: cannot format this document: {exc}", REQUEST_FAILED) from None
     now = server.workspace.get_text_document(uri)
     if now.version != version or now.source != text:
-        raise JsonRpcException(code=CONTENT_MODIFIED, message="loopc fmt: the document changed while it was formatted")
+        raise Refused("loopc fmt: the document changed while it was formatted", CONTENT_MODIFIED)
     return text_edits(text, new, index)
 
 

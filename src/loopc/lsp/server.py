@@ -38,7 +38,7 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from loopc import __version__
-from loopc.lsp.analysis import Analysis, analyse
+from loopc.lsp.analysis import Analysis, analyse, config_current
 from loopc.lsp.positions import choose_encoding
 from loopc.lsp.settings import Settings, parse_settings
 
@@ -308,6 +308,8 @@ class LoopcServer(LanguageServer):
         doc = self._open_doc(uri)
         a = self.analyses.get(uri)
         if doc is None or a is None or a.version != doc.version or a.text != doc.source:
+            return None
+        if not config_current(a):  # its configuration files changed (docs/editors.md#live-configuration)
             return None
         return a
 
@@ -608,6 +610,8 @@ def guarded(server: LoopcServer, what: str, default: Any = None) -> Callable[[Ca
 
 def create_server() -> LoopcServer:
     """A new :class:`LoopcServer` with every feature registered."""
+    from loopc.lsp import liveconfig
+
     server = LoopcServer()
 
     @server.feature(lsp.INITIALIZED)
@@ -616,6 +620,7 @@ def create_server() -> LoopcServer:
             await ls.load_settings()
         except Exception:  # noqa: BLE001
             ls.log_error("settings")
+        await liveconfig.watch_config_files(ls)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: LoopcServer, params: lsp.DidChangeConfigurationParams) -> None:
@@ -672,6 +677,7 @@ def create_server() -> LoopcServer:
 
     features.register(server)
     formatting.register(server)
+    liveconfig.register(server)
     return server
 
 
