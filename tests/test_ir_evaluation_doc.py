@@ -93,3 +93,13 @@ def test_documented_example_holds(line: int, instr: str, result: str) -> None:
         assert json.dumps(got, sort_keys=True) == json.dumps(want_v, sort_keys=True) or got == want_v
         assert type(got) is type(want_v) or (isinstance(got, (int, float)) and isinstance(want_v, (int, float))
                                              and not isinstance(got, bool))
+
+
+def test_every_documented_message_has_an_example() -> None:
+    """Each row of "Evaluation errors" is shown by at least one example (the
+    render failure needs a number outside the double range, which no JSON
+    example can hold)."""
+    shown = [_unquote(r[len("error: "):]) for *_, r in ROWS if r.startswith("error:")]
+    missing = [p.pattern for p in FORMATS
+               if not p.pattern.startswith("cannot\\ render") and not any(p.match(m) for m in shown)]
+    assert not missing, f"documented messages without an example row: {missing}"
