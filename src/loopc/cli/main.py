@@ -89,11 +89,13 @@ def explain(code: str | None, list_codes: bool) -> None:
 
 
 from loopc.cli import check as _check_cmd  # noqa: E402
+from loopc.cli import completion as _completion_cmd  # noqa: E402
 from loopc.cli import config as _config_cmd  # noqa: E402
 from loopc.cli import fmt as _fmt_cmd  # noqa: E402
 from loopc.cli import graph as _graph_cmd  # noqa: E402
 
 _check_cmd.register(cli)
+_completion_cmd.register(cli)
 _config_cmd.register(cli)
 _fmt_cmd.register(cli)
 _graph_cmd.register(cli)
