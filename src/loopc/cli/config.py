@@ -99,8 +99,10 @@ def load_or_exit() -> Any:
     """:func:`load_config`, printing its problems and exiting 2 if any."""
     cfg, problems = load_config()
     if problems:
-        for p in problems:
-            click.echo(f"loopc: {p}", err=True)
+        from loopc.cli.textsafe import escape_text
+
+        for p in problems:  # problems quote keys and codes of the file: escaped, one line each
+            click.echo(f"loopc: {escape_text(p, inline=True)}", err=True)
         sys.exit(2)
     return cfg
 

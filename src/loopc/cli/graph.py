@@ -17,6 +17,7 @@ its diagnostics are summarised and the exit status is 1.
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
@@ -100,7 +101,13 @@ def _cid(frame: tuple) -> str:
 
 
 def _q(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A DOT quoted string showing ``s`` on one line: control characters,
+    line breaks and ``##[`` made visible (:func:`loopc.cli.textsafe.escape_text`),
+    then backslashes and quotes escaped (no ``\\n`` or ``\\N`` escape reaches
+    Graphviz from a name)."""
+    from loopc.cli.textsafe import escape_text
+
+    return '"' + escape_text(s, inline=True).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def to_dot(d: Drawing, name: str = "plan") -> str:
@@ -120,7 +127,7 @@ def to_dot(d: Drawing, name: str = "plan") -> str:
         else:
             shape = _DOT_SHAPE.get(kind, "box")
         extra = ", penwidth=2" if nid == d.entry else ""
-        return f'{indent}{_q(nid)} [label={_q(nid)[:-1]}\\n{kind}", shape={shape}{extra}];'
+        return f'{indent}{_q(nid)} [label={_q(nid)[:-1]}\\n{_q(kind)[1:]}, shape={shape}{extra}];'
 
     def emit(frame: tuple, indent: str) -> None:
         for child in d.children[frame]:
@@ -146,8 +153,23 @@ def _mid(nid: str) -> str:
     return "n_" + "".join(ch if ch.isalnum() or ch == "_" else f"_{ord(ch):x}_" for ch in nid)
 
 
+#: Characters a Mermaid label must not hold raw: ``#`` (entity codes start
+#: with it), the quote ending the label, HTML (``<``, ``>``, ``&``),
+#: backticks (Markdown strings) and ``|`` (edge-label delimiters); each is
+#: written as a Mermaid entity code (``#35;``, ``#quot;``, ``#lt;``, ...).
+_MERMAID_ENTITIES = {"#": "#35;", '"': "#quot;", "<": "#lt;", ">": "#gt;", "&": "#amp;", "`": "#96;",
+                     "|": "#124;"}
+_MERMAID_RE = re.compile("[#\"<>&`|]")
+
+
 def _ml(s: str) -> str:
-    return s.replace('"', "#quot;")
+    """A Mermaid label showing ``s`` as text on one line: control characters,
+    line breaks and ``##[`` made visible (:func:`loopc.cli.textsafe.escape_text`),
+    then every character of :data:`_MERMAID_ENTITIES` as its entity code, so
+    no name becomes HTML (``<img src=x onerror=…>``), Markdown or syntax."""
+    from loopc.cli.textsafe import escape_text
+
+    return _MERMAID_RE.sub(lambda m: _MERMAID_ENTITIES[m.group()], escape_text(s, inline=True))
 
 
 def to_mermaid(d: Drawing) -> str:
@@ -161,7 +183,7 @@ def to_mermaid(d: Drawing) -> str:
             o, c = ('(("', '"))') if status == "succeeded" else ('{{"', '"}}')
         else:
             o, c = _MERMAID_SHAPE.get(kind, ('["', '"]'))
-        return f"{indent}{_mid(nid)}{o}{_ml(nid)}<br/><i>{kind}</i>{c}"
+        return f"{indent}{_mid(nid)}{o}{_ml(nid)}<br/><i>{_ml(kind)}</i>{c}"
 
     def emit(frame: tuple, indent: str) -> None:
         for child in d.children[frame]:

@@ -120,14 +120,17 @@ def verify_cmd(artifact: str) -> None:
         click.echo(f"loopc: {name}: artifact file is larger than {MAX_ARTIFACT_FILE_BYTES} bytes "
                    "(the verifier's read cap)", err=True)
         sys.exit(1)
+    from loopc.cli.textsafe import escape_text
+
     res = verify(data)
-    if not res.ok:
-        click.echo(f"loopc: {name}: {res.message}", err=True)
+    if not res.ok:  # messages and pointers quote the artifact: escaped, one line each
+        click.echo(f"loopc: {name}: {escape_text(res.message, inline=True)}", err=True)
         if len(res.violations) > 1:
             for v in res.violations:
-                click.echo(f"  {v.pointer or '/'}: {v.message} [{v.code}]", err=True)
+                click.echo(f"  {escape_text(v.pointer or '/')}: {escape_text(v.message, inline=True)} [{v.code}]",
+                           err=True)
         sys.exit(1)
-    click.echo(f"{name}: {res.message}")
+    click.echo(f"{name}: {escape_text(res.message, inline=True)}")
     sys.exit(0)
 
 

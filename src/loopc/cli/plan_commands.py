@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
@@ -78,21 +77,22 @@ def _text_plan(path: str, res: Any) -> str:
                 res_txt,
             )
         )
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
-    for r in rows:
-        out.append("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1])
+    shown = [tuple(escape_text(c) for c in r) for r in rows]  # names from the plan and the catalog
+    widths = [max(len(r[i]) for r in shown) for i in range(len(shown[0]) - 1)]
+    for sr in shown:
+        out.append("  " + "  ".join(c.ljust(w) for c, w in zip(sr, widths)) + "  " + sr[-1])
     b = plan.bounds
     out.append(
         f"  bounds: {b.activations} activations, {b.attempts} attempts, {b.effects} effects, "
         f"{b.state_writes} Run-state writes, fan-out {b.fan_out}, lock classes "
-        f"{','.join(b.lock_classes) or '-'}"
+        f"{escape_text(','.join(b.lock_classes), inline=True) or '-'}"
     )
     for p, v in plan.profiles.items():
         mark = "eligible" if v.eligible else f"blocked by {len(v.blockers)}"
         first = ""
         if v.blockers:
             x = v.blockers[0]
-            first = f" — first: {x.node or 'plan'} {x.field}={x.value}"
+            first = escape_text(f" — first: {x.node or 'plan'} {x.field}={x.value}", inline=True)
         out.append(f"  {p}: {mark}{first}")
     return "\n".join(out)
 
@@ -107,7 +107,7 @@ def _text_plan(path: str, res: Any) -> str:
 @color_option
 def plan_cmd(file: str, catalog_path: str | None, profile: str | None, fmt: str, color: str) -> None:
     """Derive the execution plan of FILE."""
-    from loopc.cli.formats.json import utf8_json
+    from loopc.cli.formats.json import dumps
     from loopc.cli.formats.text import format_text, source_lines
     from loopc.compiler.yamlload import MAX_SOURCE_BYTES
     from loopc.plan.api import plan_source
@@ -116,7 +116,7 @@ def plan_cmd(file: str, catalog_path: str | None, profile: str | None, fmt: str,
     data = _read(file, MAX_SOURCE_BYTES)
     res = plan_source(data, catalog=catalog, profile=profile, path=None if file == "-" else file)
     if fmt == "json":
-        click.echo(json.dumps(utf8_json(res.to_json()), ensure_ascii=False, indent=2, sort_keys=True))
+        click.echo(dumps(res.to_json(), indent=2, sort_keys=True))
     if res.diagnostics:
         doc = getattr(getattr(res.compile, "check", None), "document", None)
         from loopc.cli.color import use_color
@@ -161,7 +161,7 @@ def inventory_cmd(
     is invalid (2 wins)."""
     from loopc.cli.check import collect, render
     from loopc.cli.config import load_or_exit
-    from loopc.cli.formats.json import utf8_json
+    from loopc.cli.formats.json import dumps
     from loopc.cli.textsafe import escape_lines, escape_text
     from loopc.plan.inventory import inventory
 
@@ -195,10 +195,24 @@ def inventory_cmd(
         for p, msg in report.unreadable:
             click.echo(f"loopc: {escape_text(p)}: {msg}", err=True)
     if fmt == "json":
-        click.echo(json.dumps(utf8_json(report.to_json()), ensure_ascii=False, indent=2, sort_keys=True))
+        click.echo(dumps(report.to_json(), indent=2, sort_keys=True))
     else:
-        shown = attrs.evolve(report, items=tuple(attrs.evolve(i, path=escape_text(i.path)) for i in report.items))
-        click.echo(escape_lines(shown.to_text()))
+
+        def esc(v: Any) -> Any:
+            return escape_text(v, inline=True) if isinstance(v, str) else v
+
+        # every name and message from the plans escaped on its own (a raw line break in a plan key
+        # must not start a line of its own), then each line of the report
+        items = tuple(
+            attrs.evolve(
+                i,
+                path=escape_text(i.path),
+                rejections=tuple(esc(r) for r in i.rejections),
+                blockers=tuple({k: esc(v) for k, v in b.items()} for b in i.blockers),
+            )
+            for i in report.items
+        )
+        click.echo(escape_lines(attrs.evolve(report, items=items).to_text()))
     not_plan_errors = any(d.is_error for f in not_plans for d in f.diagnostics)  # --warnings-as-errors in config
     sys.exit(2 if report.unreadable else 1 if report.rejected or not_plan_errors else 0)
 

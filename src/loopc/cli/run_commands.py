@@ -48,11 +48,15 @@ def json_text(doc: Any) -> str:
     """``doc`` as JSON text that is always valid JSON (RFC 8259 has no NaN or
     infinity): scenario numbers are validated (docs/conformance.md#numbers),
     so a non-finite float is a defect; should one appear it is written as
-    the string ``"NaN"``/``"Infinity"``/``"-Infinity"``, never bare."""
+    the string ``"NaN"``/``"Infinity"``/``"-Infinity"``, never bare.  No
+    string holds ``##[`` or a bidi control as written
+    (:func:`loopc.cli.textsafe.json_text`: the same value)."""
+    from loopc.cli.textsafe import json_text as inert
+
     try:
-        return json.dumps(doc, ensure_ascii=False, allow_nan=False)
+        return inert(json.dumps(doc, ensure_ascii=False, allow_nan=False))
     except ValueError:
-        return json.dumps(_finite(doc), ensure_ascii=False, allow_nan=False)
+        return inert(json.dumps(_finite(doc), ensure_ascii=False, allow_nan=False))
 
 
 def _finite(doc: Any) -> Any:
@@ -179,7 +183,7 @@ def register(cli: click.Group) -> None:
         import math
         import shlex
 
-        from loopc.cli.formats.json import utf8_json
+        from loopc.cli.formats.json import dumps, utf8_json
         from loopc.cli.textsafe import escape_text
         from loopc.conformance import SCENARIO_DIR, scenario_name, scenarios
         from loopc.interpreter.conform import RuntimeError_, RuntimeProcess, conform_file
@@ -195,7 +199,7 @@ def register(cli: click.Group) -> None:
             kit = scenarios(SCENARIO_DIR)
             if fmt == "json":
                 doc_l = {"directory": SCENARIO_DIR, "scenarios": [{"name": scenario_name(p), "path": p} for p in kit]}
-                click.echo(json.dumps(utf8_json(doc_l), ensure_ascii=False))
+                click.echo(dumps(doc_l))
             else:
                 width = max((len(scenario_name(p)) for p in kit), default=0)
                 for p in kit:

@@ -9,7 +9,6 @@ errors, ``minor`` for warnings, ``info``), ``location.path`` and
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any, Sequence
 
 from loopc.cli.formats import FileReport, Format
@@ -52,9 +51,9 @@ def render(reports: Sequence[FileReport]) -> str:
                     "location": {"path": path, "lines": {"begin": begin, "end": end}},
                 }
             )
-    from loopc.cli.formats.json import utf8_json
+    from loopc.cli.formats.json import dumps
 
-    return json.dumps(utf8_json(issues), indent=2, ensure_ascii=False) + "\n"  # valid UTF-8: pathBytes
+    return dumps(issues, indent=2) + "\n"  # valid UTF-8 (pathBytes), no `##[` as written
 
 
 FORMAT = Format(name="gitlab", help="GitLab Code Quality report (JSON)", render=render)

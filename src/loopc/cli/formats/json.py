@@ -8,7 +8,9 @@ A file whose diagnostics were cut by the per-file limit also has
 summary counts include the ones left out.  Always valid UTF-8: a file name
 whose bytes are not UTF-8 shows them as U+FFFD in ``path`` and gives them
 exactly, base64-encoded, in ``pathBytes``.  Streams one file at a time
-(:func:`write`; same bytes as :func:`render`).
+(:func:`write`; same bytes as :func:`render`).  No string holds ``##[`` as
+written (a CI runner's legacy command prefix): its ``#`` is written
+``\\u0023``, the same JSON value (:func:`loopc.cli.textsafe.json_text`).
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import os
 from typing import IO, Any, Iterable, Sequence
 
 from loopc.cli.formats import FileReport, Format, file_errors, file_warnings
+from loopc.cli.textsafe import json_text
 
 
 def path_json(path: str) -> dict[str, Any]:
@@ -76,6 +79,15 @@ def utf8_json(doc: Any) -> Any:
     return doc
 
 
+def dumps(doc: Any, **kw: Any) -> str:
+    """The JSON text of ``doc`` as every ``loopc`` command prints it: valid
+    UTF-8 (:func:`utf8_json`), non-ASCII kept, and no ``##[`` in a string
+    (:func:`loopc.cli.textsafe.json_text`: the same value, written
+    ``#\\u0023[``); ``kw`` go to :func:`json.dumps` (``indent``,
+    ``sort_keys``)."""
+    return json_text(json.dumps(utf8_json(doc), ensure_ascii=False, **kw))
+
+
 def file_json(r: FileReport) -> dict[str, Any]:
     """One entry of ``files``."""
     entry: dict[str, Any] = {**path_json(r.path),
@@ -98,7 +110,7 @@ def write(reports: Iterable[FileReport], out: IO[str]) -> None:
     n = files = errors = warnings = 0
     for r in reports:
         sep = '{\n  "files": [\n    ' if n == 0 else ",\n    "
-        out.write(sep + _indent(json.dumps(file_json(r), indent=2, ensure_ascii=False), "    "))
+        out.write(sep + _indent(json_text(json.dumps(file_json(r), indent=2, ensure_ascii=False)), "    "))
         n += 1
         files += r.error is None  # files that could not be read are not counted as checked
         errors += file_errors(r)

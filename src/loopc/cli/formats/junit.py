@@ -2,7 +2,11 @@
 file (``classname`` ``loopc.check``, ``name`` the path).  A file with errors
 has one ``<failure>`` listing them (``path:line:col: severity[code]
 message`` lines); warnings go to ``<system-out>``; a path that could not be
-read is an ``<error>``.
+read is an ``<error>``.  Names and messages are escaped
+(:func:`loopc.cli.textsafe.escape_text`): a text node holds one line per
+diagnostic, and no line of the document can start with ``::`` or hold
+``##[`` (written ``#&#35;[``: the same XML text), whatever a CI runner
+printing it makes of them.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from loopc.diagnostics import Diagnostic, Severity
 def _line(path: str, d: Diagnostic) -> str:
     path = escape_text(path)  # one line per diagnostic, whatever the file name holds
     where = f"{path}:{d.span.line}:{d.span.column}" if d.span is not None else path
-    return f"{where}: {d.severity.value}[{d.code}] {d.message}"
+    return f"{where}: {d.severity.value}[{d.code}] {escape_text(d.message)}"
 
 
 def _clean(s: str) -> str:
@@ -53,7 +57,9 @@ def render(reports: Sequence[FileReport]) -> str:
             f.text = _clean("\n".join(_line(r.path, d) for d in errs))
         if rest:
             ET.SubElement(case, "system-out").text = _clean("\n".join(_line(r.path, d) for d in rest))
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+    from loopc.cli.textsafe import xml_text
+
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + xml_text(ET.tostring(suites, encoding="unicode")) + "\n"
 
 
 FORMAT = Format(name="junit", help="JUnit XML, one test case per file", render=render)

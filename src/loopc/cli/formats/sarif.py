@@ -146,7 +146,9 @@ def render(reports: Sequence[FileReport]) -> str:
             }
         ],
     }
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    from loopc.cli.textsafe import json_text
+
+    return json_text(json.dumps(log, indent=2, ensure_ascii=False)) + "\n"  # no `##[` as written
 
 
 FORMAT = Format(name="sarif", help="SARIF 2.1.0 log (code scanning, e.g. GitHub)", render=render)

@@ -12,7 +12,9 @@ window around the column; ``…`` marks what is cut), so the work per
 diagnostic is bounded whatever the line's length.  Display widths come from
 wcwidth by grapheme cluster (CJK and emoji take two columns, a ZWJ sequence
 is one cluster); tabs are kept.  Lines split where positions split them
-(LF, CRLF, CR); NEL, U+2028 and U+2029 inside a line show as ``<U+2028>``;
+(LF, CRLF, CR); NEL, U+2028 and U+2029 inside a line show as ``<U+2028>``
+(and the first ``#`` of ``##[`` as ``<U+0023>``, so no excerpt holds a CI
+runner's command prefix);
 file names, messages and node ids are escaped (:mod:`loopc.cli.textsafe`).
 """
 from __future__ import annotations
@@ -32,9 +34,10 @@ EXCERPT_WIDTH = 160
 #: Code points shown before the column when a long line is windowed.
 EXCERPT_LEAD = 60
 
-# excerpt tokens: a tab (kept), one unsafe character, a run of safe text
+# excerpt tokens: a tab (kept), one unsafe character (or the first ``#`` of
+# ``##[``, a CI runner's legacy command prefix), a run of safe text
 _UNSAFE_NO_TAB = UNSAFE.replace("\x00-\x1f", "\x00-\x08\x0a-\x1f")
-_TOKEN = re.compile(f"(\t)|([{_UNSAFE_NO_TAB}])|([^{UNSAFE}]+)")
+_TOKEN = re.compile(f"(\t)|([{_UNSAFE_NO_TAB}]|#(?=#\\[))|((?:[^{UNSAFE}#]|#(?!#\\[))+)")
 
 
 def _shown_unsafe(ch: str) -> str:
