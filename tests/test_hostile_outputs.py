@@ -64,6 +64,7 @@ def _assert_inert(cmd: list[str], text: str, github: bool = False) -> None:
 
 
 def _invoke(*args: str, env: dict[str, str] | None = None):
+    env = {"NO_COLOR": "1", **(env or {})}  # colour is loopc's own escape codes: tested apart
     r = CliRunner().invoke(cli, list(args), env=env)
     assert r.exception is None or isinstance(r.exception, SystemExit), (args, repr(r.exception))
     return r
@@ -145,6 +146,12 @@ def test_check_every_format_is_inert_and_valid(fmt: str, hostile: Path) -> None:
             assert len(own) == len(expected) and all(_OWN_GITHUB.match(line) for line in own)
         else:
             assert r.stdout.count("error[") == len(expected)
+
+
+def test_coloured_text_is_inert_without_its_own_codes(hostile: Path) -> None:
+    r = _invoke("check", "--no-cache", "--color", "always", "::add-mask::x.yaml")
+    assert "\x1b[" in r.stdout
+    _assert_inert(["check", "--color"], re.sub("\x1b\\[[0-9;]*m", "", r.stdout))
 
 
 def test_check_text_shows_a_masking_file_name_inertly(hostile: Path) -> None:
