@@ -46,6 +46,11 @@ SAFE = {
     "en-space": (_indent_line("\u2002"), "LP1001"),
     # a misaligned list item: column 3 is the one re-indentation that parses
     "misaligned-item": (_shift_line("  - id: mark_reminded", 1), "LP1001"),
+    # `sendMessage` dedented out of its node: column 5 and column 7 (into the node's `input`,
+    # six errors: issue 21 finding 12) both parse; the whole plan proves column 5 the one answer
+    "dedented-out-of-its-node": (_shift_line("    sendMessage:", -3), "LP1001"),
+    # a mis-indented last key parses in either of two blocks; only one of them is a plan
+    "misindented-key": (_shift_line("  delay: {type: duration", 1), "LP1001"),
     # `yes` is true to YAML 1.1 and a string to YAML 1.2: where a boolean is required, one answer.
     "yaml-1.1-boolean": (_mutate("owner: {type: member, required: true}", "owner: {type: member, required: yes}"),
                          "LP2012"),
@@ -66,8 +71,6 @@ def test_safe_fix_applies_unattended_and_checks_clean(name: str) -> None:
 
 
 UNSAFE = {
-    # A mis-indented last key that parses in either of two blocks: a guess.
-    "misindented-key": (_shift_line("  delay: {type: duration", 1), "LP1001"),
     # Another language version: the author may mean it.
     "api-version": (_mutate("apiVersion: loop.plan/v1", "apiVersion: loop.plan/v2"), "LP2002"),
     # A legacy header: the body may be in the legacy language.
@@ -75,9 +78,6 @@ UNSAFE = {
     # `inputs.owner` where both `input.owner` and `run.input.owner` type: which was meant is a guess.
     "legacy-inputs-root-ambiguous": (_mutate("Reminder for {{ input.owner }}", "Reminder for {{ inputs.owner }}"),
                                      "LP3203"),
-    # The one column that parses moves `sendMessage` into the node's `input` (six errors, issue 21
-    # finding 12): the re-indentation is proven by the whole plan, not by parsing alone.
-    "reindent-into-another-block": (_shift_line("    sendMessage:", -3), "LP1001"),
     # A did-you-mean is a guess.
     "misspelt-field": (_mutate(STATE_READ, "{{ run.state.reminded_abut }}"), "LP3204"),
 }

@@ -243,10 +243,11 @@ def test_misindented_key_is_blamed_not_the_sibling_after_it(delta: int) -> None:
     assert d.related[0].message == "the parser gave up here" and d.related[0].span.line == 14
     assert (d.related[1].message, _at(d.related[1])) == ("`cases` is at column 7", (14, 7))
     assert d.fix is not None and d.fix.message == "indent `mode` to column 7"
-    # deeper, `mode` also parses under `switch` moved into `input`: a guess,
-    # unsafe; shallower, column 7 is the one re-indentation that parses: safe
-    assert d.fix.is_safe == (delta < 0)
-    assert loopc.check_source(_apply(src, d.fix)).diagnostics == ()
+    # deeper, `mode` also parses under `switch` moved into `input`, but that is
+    # no plan (the switch's keys become input fields): column 7 is the one
+    # re-indentation the whole check accepts, so the fix is safe either way
+    assert d.fix.is_safe
+    assert _apply(src, d.fix) == SWITCH
 
 
 def test_key_dedented_away_from_its_block_is_blamed_lines_before_the_stop() -> None:
@@ -297,12 +298,26 @@ def test_dedented_continuation_is_told_to_continue_the_value() -> None:
     assert loopc.check_source(_apply(src, d.fix)).diagnostics == ()
 
 
-def test_two_columns_as_near_name_both_and_offer_no_fix() -> None:
-    # `default` one column out, between `cases` (7) and `switch` (5): both parse
-    d = _one(_shift(SWITCH, 17, -1))
-    assert d.message.endswith("indent it to column 5 (like `switch` on line 12) or column 7 (like `cases` on "
-                              "line 14)") or d.message.endswith("indent it to column 7 (like `cases` on line 14) "
-                                                                "or column 5 (like `switch` on line 12)"), d.message
+def test_two_columns_as_near_that_both_parse_are_told_apart_by_the_check() -> None:
+    # `default` one column out, between `cases` (7) and `switch` (5): both
+    # parse, but at column 5 `default` is a node key (LP2007): column 7 is the
+    # one answer, named alone, and its fix is safe (issue 21 finding 12)
+    src = _shift(SWITCH, 17, -1)
+    d = _one(src)
+    assert d.message.endswith("indent it to column 7 (like `cases` on line 14)"), d.message
+    assert d.fix is not None and d.fix.is_safe and _apply(src, d.fix) == SWITCH
+
+
+def test_two_columns_that_parse_without_the_judge_name_both_and_offer_no_fix() -> None:
+    # the YAML pass alone (no judge: what a caller of yamlload.load gets) cannot
+    # tell the two columns apart: both are named and no fix is offered
+    from loopc.compiler import yamlload
+    from loopc.compiler.report import Reporter
+
+    r = Reporter()
+    yamlload.load(_shift(SWITCH, 17, -1), r)  # the YAML pass alone: parsing cannot tell them apart
+    (d,) = r.diagnostics
+    assert "column 5 (like `switch` on line 12)" in d.message and "column 7 (like `cases` on line 14)" in d.message
     assert d.fix is None
 
 

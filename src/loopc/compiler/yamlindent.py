@@ -29,7 +29,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from loopc.compiler.yamlnodes import YMap, YNode, YSeq
 from loopc.lineindex import LineIndex
@@ -64,7 +64,8 @@ class Cause(NamedTuple):
     when no fix is offered), whether it ``parses`` (the parser then gets
     through the block around the error: to its end, or the text's end) and
     whether the fix is ``safe``: the one re-indentation tried that parses
-    (no other column, no other line)."""
+    (no other column, no other line) — with a judge, the one that parses and
+    that the judge accepts."""
 
     line: int
     col: int
@@ -385,8 +386,34 @@ def _like(t: _Text, line: int, col: int, item: bool) -> tuple[str, int, int, int
     return None
 
 
+def _enclosing_cols(t: _Text, line: int, item: bool, depth: int = 4) -> set[int]:
+    """The entry columns of the blocks enclosing ``line`` by indentation
+    (each content line above with less lead than every line between): their
+    keys' columns, or for a ``- `` item their ``-`` columns — where a line
+    dedented out of them may belong (the parser has closed those blocks, so
+    they are not among the open ones)."""
+    out: set[int] = set()
+    lead = _lead(t.line(line))
+    j = t.prev_content(line)
+    while j is not None and lead > 0 and len(out) < depth:
+        s = t.line(j)
+        if _lead(s) < lead:
+            lead = _lead(s)
+            if not item:
+                out.add(_key_col(s))
+            elif _is_item(s):
+                out.add(lead)
+        j = t.prev_content(j)
+    return out
+
+
 def find_cause(
-    text: str, stop_line: int, open_nodes: list[YNode], closed: YNode | None, verbatim: list[tuple[int, int]]
+    text: str,
+    stop_line: int,
+    open_nodes: list[YNode],
+    closed: YNode | None,
+    verbatim: list[tuple[int, int]],
+    judge: Callable[[str], bool] | None = None,
 ) -> Cause | None:
     """The mis-indented line behind a parse error that stopped on 0-based
     ``stop_line`` (see the module docstring), or ``None`` when no
@@ -394,7 +421,12 @@ def find_cause(
 
     ``open_nodes`` are the block collections open at the stop (outermost
     first), ``closed`` the one closed last, ``verbatim`` the (start, end)
-    indices of the multi-line scalars read before the stop.
+    indices of the multi-line scalars read before the stop.  ``judge``
+    (whole repaired text → is it a plan without errors?), when given, is
+    asked of every re-indentation that parses: when it accepts some, only
+    those are named and the fix is safe when it accepts exactly one; when it
+    accepts none, no fix is safe (parsing is not enough: ``switch:`` moved
+    into a node's ``input`` parses, as six errors).
     """
     if any(b in text for b in ("\x85", "\u2028", "\u2029")) or text.startswith("\ufeff"):
         return None  # libyaml's lines are not the editor's: nothing re-indented
@@ -423,6 +455,8 @@ def find_cause(
     if p is not None:
         ps = t.line(p)
         cols.add(_lead(ps) if s_item == _is_item(ps) else _key_col(ps))
+        if s_col < _lead(ps):
+            cols |= _enclosing_cols(t, p, s_item)
     cols.discard(s_col)
     cands.append((stop_line, sorted(cols, key=lambda c: (abs(c - s_col), -c))[:3]))
     if p is not None:
@@ -498,6 +532,13 @@ def find_cause(
             order += 1
     if not results:
         return None
+    judged_bad = False
+    if judge is not None:
+        through = [r for r in results if r[0] == float("inf")]
+        accepted = [r for r in through if judge(_apply(text, t, r[4]))]
+        if accepted:
+            results = accepted
+        judged_bad = bool(through) and not accepted
     best = max(r[0] for r in results)
     top = [r for r in results if r[0] == best]
 
@@ -553,7 +594,7 @@ def find_cause(
     token = "-" if item else (tok_m.group() if tok_m else c_text.strip()[:1])
     # exactly one possible answer (docs/api.md, Fix.applicability): no other
     # line or column tried gets the parser through the window
-    safe = bool(edits) and sum(1 for r in results if r[0] == float("inf")) == 1
+    safe = bool(edits) and not judged_bad and sum(1 for r in results if r[0] == float("inf")) == 1
     return Cause(cause_line, _lead(c_text), token, item, tuple(choices), edits, parses, safe)
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from typing import Any
+from typing import Any, Callable
 
 from loopc import limits as _limits
 from loopc.compiler.report import Reporter
@@ -200,23 +200,29 @@ def _end_position(text: str) -> tuple[int, int]:
     return line, len(text) - (last + 1)
 
 
-def load(src: str | bytes, reporter: Reporter, *, path: str | None = None) -> YDocument | None:
+def load(src: str | bytes, reporter: Reporter, *, path: str | None = None,
+         judge: Callable[[str], bool] | None = None) -> YDocument | None:
     """Pass 1: decode, parse and compose ``src`` into a :class:`YDocument`.
 
     Never raises on bad input: every problem becomes an LP1xxx diagnostic and
-    the result is ``None`` when no tree could be built.
+    the result is ``None`` when no tree could be built.  ``judge``, when
+    given, tells whether a repaired text (a re-indentation that parses) is
+    a plan without errors: of the re-indentations that parse, only those it
+    accepts are offered, and the fix is safe when exactly one is
+    (:func:`loopc.compiler.yamlindent.find_cause`; the pipeline passes the
+    whole check).
     """
     text = decode_source(src, reporter)
     if text is None:
         return None
-    root = _compose(text, reporter)
+    root = _compose(text, reporter, judge)
     doc = YDocument(text, root, path)
     if root is not None:
         _check_header(doc, reporter)
     return doc
 
 
-def _compose(text: str, reporter: Reporter) -> YNode | None:
+def _compose(text: str, reporter: Reporter, judge: Callable[[str], bool] | None = None) -> YNode | None:
     from ruamel.yaml import events as E
     from ruamel.yaml.error import YAMLError
     from ruamel.yaml.cyaml import CParser  # libyaml; ruamel.yaml[oldlibyaml]
@@ -530,7 +536,7 @@ def _compose(text: str, reporter: Reporter) -> YNode | None:
         open_nodes = [n for n in stack if n is not None] + ([parent] if parent is not None else [])
         if pending.__class__ is tuple:
             pending = key_scalar(pending, lref, pidx)  # type: ignore[arg-type]
-        _report_parse_error(exc, text, where, open_nodes, closed, pending, verbatim, reporter)
+        _report_parse_error(exc, text, where, open_nodes, closed, pending, verbatim, reporter, judge)
         return None
     if root is None:
         reporter.report("LP1003", None, "the document is empty; a plan starts with the header lines")
@@ -735,7 +741,7 @@ def _unclosed_quote(text: str, pi: int) -> tuple[int, int, str, int, bool] | Non
 
 def _report_parse_error(exc: Any, text: str, where: Any, open_nodes: list[YNode],
                         closed: YNode | None, pending: YScalar | None, verbatim: list[tuple[int, int]],
-                        reporter: Reporter) -> None:
+                        reporter: Reporter, judge: Callable[[str], bool] | None = None) -> None:
     """LP1001 for a libyaml parser or scanner error, at the cause where it
     can be told: a tab or invisible character in indentation, the `{`, `[`
     or quote that is never closed, the key that lines up with no open
@@ -830,7 +836,7 @@ def _report_parse_error(exc: Any, text: str, where: Any, open_nodes: list[YNode]
             reporter.report("LP1001", span_at(pm), f"unexpected `{ch}`: no flow collection is open here")
             return
         col = where(pm)[1] + 1
-        cause = _indent_cause(text, pm, open_nodes, closed, verbatim)
+        cause = _indent_cause(text, pm, open_nodes, closed, verbatim, judge)
         tok = _token_at(text, pi)
         cols = _open_block_columns(open_nodes + ([closed] if closed is not None else []))
         same = [c for c in cols if c[0] == col and isinstance(c[3], YSeq)]
@@ -892,7 +898,7 @@ def _report_parse_error(exc: Any, text: str, where: Any, open_nodes: list[YNode]
         if key is not None and _indent_width(text, ls) > key.col:
             ti = ls + _indent_width(text, ls)
             tok = _token_at(text, ti)
-            cause = _indent_cause(text, pm, open_nodes, closed, verbatim)
+            cause = _indent_cause(text, pm, open_nodes, closed, verbatim, judge)
             if cause is not None:
                 head = (f"`{tok}` on line {pline} is indented deeper than `{key.raw}` (line {key.line + 1}), "
                         f"so it reads as the rest of `{key.raw}`'s value, and a value cannot turn into a "
@@ -916,7 +922,7 @@ def _report_parse_error(exc: Any, text: str, where: Any, open_nodes: list[YNode]
                 and _in_indentation(text, cm.index, cm.column):
             # not at its block's column: a line dedented out of the value it
             # continues, not a key that lost its `:`
-            cause = _indent_cause(text, cm, open_nodes, closed, verbatim)
+            cause = _indent_cause(text, cm, open_nodes, closed, verbatim, judge)
             if cause is not None:
                 kline = where(cm)[0] + 1
                 head = (f"`{tok}` on line {kline} is indented to column {where(cm)[1] + 1}, where it "
@@ -941,12 +947,12 @@ def _report_parse_error(exc: Any, text: str, where: Any, open_nodes: list[YNode]
 
 
 def _indent_cause(text: str, pm: Any, open_nodes: list[YNode], closed: YNode | None,
-                  verbatim: list[tuple[int, int]]) -> Any:
+                  verbatim: list[tuple[int, int]], judge: Callable[[str], bool] | None = None) -> Any:
     """The mis-indented line behind an indentation error stopped at ``pm``
     (:func:`loopc.compiler.yamlindent.find_cause`), or ``None``."""
     from loopc.compiler.yamlindent import find_cause
 
-    return find_cause(text, pm.line, open_nodes, closed, verbatim)
+    return find_cause(text, pm.line, open_nodes, closed, verbatim, judge)
 
 
 def _report_indent(cause: Any, head: str, pline: int, gave_up: tuple[str, Span], reporter: Reporter,

@@ -245,13 +245,29 @@ def _confirm_yaml_fixes(text: str, diags: tuple[Diagnostic, ...]) -> tuple[Diagn
     return tuple(out)
 
 
+#: sources up to this many characters (or bytes) have their re-indentations
+#: judged by the whole check (:func:`_checks_clean`)
+_JUDGE_MAX_CHARS = 64 * 1024
+
+
+def _checks_clean(text: str) -> bool:
+    """Whether ``text`` checks without an error (follow-on suppression off,
+    no lint): the YAML pass's judge of a re-indentation that parses."""
+    diags = _check(text, None, suppress_follow_ons=False, confirm_fixes=False).diagnostics
+    return not any(d.severity is Severity.ERROR for d in diags)
+
+
 def _check(
     src: str | bytes, path: str | None, *, suppress_follow_ons: bool = True, confirm_fixes: bool = True
 ) -> CheckResult:
     from loopc.compiler import yamlload
 
     reporter = Reporter(suppress_follow_ons=suppress_follow_ons)
-    doc = guard(reporter, "yaml", lambda: yamlload.load(src, reporter, path=path))
+    # the judge checks each re-indentation that parses (a few whole checks):
+    # above _JUDGE_MAX_CHARS the YAML pass picks by parsing and the one fix it
+    # offers is proven afterwards (_confirm_yaml_fixes: one check)
+    judge = _checks_clean if confirm_fixes and len(src) <= _JUDGE_MAX_CHARS else None
+    doc = guard(reporter, "yaml", lambda: yamlload.load(src, reporter, path=path, judge=judge))
     plan: Plan | None = None
     scopes: ScopeMap | None = None
     types: TypeInfo | None = None
