@@ -318,3 +318,52 @@ def test_contract_doc_links_resolve(doc: str) -> None:
         elif anchor and file.suffix == ".md" and anchor not in _anchors(file.read_text(encoding="utf-8")):
             bad.append(target)
     assert not bad, f"docs/{doc}: links that resolve nowhere: {bad}"
+
+
+_RENDER_PLAN = """apiVersion: loop.plan/v1
+kind: PlanVersion
+input:
+  meta: {type: object, required: true}
+  who: {type: member, required: true}
+output: {}
+entry: ask
+nodes:
+  - id: ask
+    type: request_approval
+    input:
+      meta: {type: object, required: true}
+      who: {type: member, required: true}
+    requestApproval:
+      assignee: "{{ input.who }}"
+      summary: "{{ input.meta.n }}"
+  - id: ok
+    type: end
+    end: {status: succeeded}
+  - id: no
+    type: end
+    input:
+      meta: {type: object, required: true}
+    end: {status: failed, code: rejected, detail: "{{ input.meta.why }}"}
+edges:
+  - {id: e_ok, from: {node: ask, port: approved}, to: {node: ok}}
+  - {id: e_no, from: {node: ask, port: rejected}, to: {node: no}, bind: {meta: {ref: input.meta}}}
+"""
+
+
+@pytest.mark.parametrize("why,detail", [({"b": 1.0, "a": True}, '{"a":true,"b":1}'), (None, "null"),
+                                        (False, "false"), (1e21, "1e+21"), ("text", "text")])
+def test_single_interpolation_summary_and_end_detail_are_rendered(tmp_path: Path, why: Any, detail: str) -> None:
+    import json
+
+    (tmp_path / "plan.yaml").write_text(_RENDER_PLAN, encoding="utf-8")
+    meta = {"n": 2.0, **({"why": why} if why is not None else {})}
+    sc = tmp_path / "s.yaml"
+    sc.write_text(f"plan: plan.yaml\ninput: {json.dumps({'meta': meta, 'who': 'mem_ana'})}\n"
+                  "events:\n  - reject: {node: ask}\n"
+                  f"expect: {{status: failed, error: {json.dumps({'code': 'rejected', 'detail': detail})}}}\n",
+                  encoding="utf-8")
+    rep = run_file(str(sc))
+    assert not isinstance(rep, list), [p.render() for p in rep]
+    assert rep.ok, rep.differences
+    (req,) = [r["request"] for r in rep.to_json()["journal"] if r["kind"] == "effect.reserved"]
+    assert req["summary"] == "2" and req["assignee"] == "mem_ana"
