@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from loopc.cli.main import cli
 from loopc.conformance import SCENARIO_DIR
+from loopc.conformance import scenarios as golden_scenarios
 from loopc.interpreter.engine import DEFAULT_BUDGET, Budget
 from loopc.interpreter.runner import run_file
 
@@ -225,3 +226,122 @@ def test_refused_callback_names_the_enum_value_it_meant(tmp_path: Path) -> None:
                   "expect: {status: waiting}\n")
     code, out = run_json(str(sc))
     assert code == 0 and "did you mean 'calm'?" in out["events"][0]["reason"], out["events"]
+
+
+# ---------------------------------------------------------------- finding 6
+
+def _loop_prep(iterations: int, crashes: int):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from interpreter import loop_plan  # the benchmark's plan: one set_variable per iteration
+
+    from loopc.interpreter.runner import prepare
+    from loopc.interpreter.scenario import load_scenario
+
+    events = "events:\n" + "  - crash: {}\n" * crashes if crashes else ""
+    sc = load_scenario(f"plan: p.yaml\n{events}expect: {{status: succeeded, output: {{count: {iterations}}}}}\n",
+                       "s.yaml")
+    assert not isinstance(sc, list), sc
+    prep = prepare(sc, loop_plan(iterations).encode(), "p.yaml")
+    assert not isinstance(prep, list), prep
+    return prep
+
+
+class _Count:
+    def __init__(self) -> None:
+        self.n = 0
+
+    def __call__(self, eng) -> None:  # noqa: ANN001
+        self.n += 1
+
+
+@pytest.mark.timeout(120)
+def test_crash_after_a_long_loop_costs_the_tail_not_the_history() -> None:
+    from loopc.interpreter.runner import run_prepared
+
+    quiet = _Count()
+    base = run_prepared(_loop_prep(10_000, 0), on_step=quiet)
+    crashed = _Count()
+    rep = run_prepared(_loop_prep(10_000, 50), on_step=crashed)
+    assert base.ok and rep.ok, rep.differences
+    assert rep.steps == base.steps
+    # a full re-execution per crash would be 50 x the Run's steps; from the checkpoint nothing is re-executed
+    assert crashed.n == quiet.n == len(base.steps), (crashed.n, quiet.n)
+    assert sum(1 for r in rep.journal if r.get("marker")) == 50
+
+
+@pytest.mark.timeout(120)
+def test_many_crashes_on_a_small_plan() -> None:
+    from loopc.interpreter.runner import prepare_file, run_prepared
+
+    sc = Path(SCENARIO_DIR) / "callback_basic.yaml"
+    prep = prepare_file(str(sc))
+    assert not isinstance(prep, list)
+    import attrs
+
+    from loopc.interpreter.scenario import Event
+
+    crash = Event(0, "crash", {})
+    script = tuple(attrs.evolve(e, index=25_000 + e.index) for e in prep.scenario.events)
+    events = tuple(attrs.evolve(crash, index=i) for i in range(25_000)) + script
+    count = _Count()
+    rep = run_prepared(prep, events=events, on_step=count)
+    assert rep.ok, rep.differences
+    assert count.n == len(rep.steps)
+    assert rep.steps == run_prepared(prep, events=script).steps
+
+
+def test_checkpoint_size_is_the_live_state_not_the_history() -> None:
+    from loopc.interpreter.engine import Engine
+
+    sizes = []
+    for n in (10, 10_000):
+        prep = _loop_prep(n, 0)
+        eng = Engine(prep.program)
+        eng.start({})
+        assert eng.status == "succeeded"
+        sizes.append(len(json.dumps(eng.checkpoint())))
+    assert sizes[1] < sizes[0] + 64, sizes  # only counters grow (more digits)
+
+
+@pytest.mark.parametrize("name", [Path(p).stem for p in golden_scenarios(SCENARIO_DIR)])
+def test_restore_from_a_checkpoint_after_every_event(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A checkpoint after every event (the amortised policy switched off),
+    a crash after every event: restore + tail gives the journal of the
+    uninterrupted Run, under the invariant monitor."""
+    from loopc.interpreter.monitor import Monitor
+    from loopc.interpreter.runner import Durable, prepare_file, run_prepared
+
+    prep = prepare_file(str(Path(SCENARIO_DIR) / f"{name}.yaml"))
+    assert not isinstance(prep, list)
+    want = run_prepared(prep)
+    monkeypatch.setattr(Durable, "RECORD_CHARS", 10**12)
+    got = run_prepared(prep, crash_after_every=True, on_step=Monitor())
+    assert got.ok, got.differences
+    assert got.steps == want.steps
+    assert (got.status, got.output, got.state, got.attempts, got.visits) == \
+        (want.status, want.output, want.state, want.attempts, want.visits)
+
+
+def test_replay_after_a_checkpoint_is_still_verified() -> None:
+    """Every step re-executed after the checkpoint is compared with the
+    journal: a tampered tail diverges."""
+    from loopc.interpreter.engine import Engine, JournalDivergence
+    from loopc.interpreter.runner import prepare_file, restore
+
+    prep = prepare_file(str(Path(SCENARIO_DIR) / "callback_basic.yaml"))
+    assert not isinstance(prep, list)
+    eng = Engine(prep.program)
+    eng.start(prep.scenario.input)
+    ck = json.loads(json.dumps(eng.checkpoint()))
+    act, _ = eng.find_open("ask", None, None, ("awaiting",))
+    assert act is not None
+    eng.callback(act, act.attempt, output={"answer": "a", "tone": "calm"})
+    tail = json.loads(json.dumps(eng.steps[ck["steps"]:]))
+    assert restore(prep.program, ck, tail).status == "succeeded"
+    tail[-1][-1]["output"] = {"answer": "forged", "tone": "calm"}
+    with pytest.raises(JournalDivergence):
+        restore(prep.program, ck, tail)
+    with pytest.raises(JournalDivergence):
+        restore(prep.program, {**ck, "digest": "sha256:0"}, tail)
+    with pytest.raises(JournalDivergence):
+        restore(prep.program, {**ck, "acts": [["x"]]}, tail)

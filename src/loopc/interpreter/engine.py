@@ -36,7 +36,8 @@ from loopc.interpreter.values import (WORK_ITEM_KEYS, apply_defaults, check_cont
                                       contract_problems, is_id, is_scope)
 from loopc.ir.evaluator import EvaluationError, evaluate, render
 
-__all__ = ["Engine", "JournalDivergence", "World", "NoWorld", "Act", "TERMINAL_ITEM", "Budget", "DEFAULT_BUDGET"]
+__all__ = ["Engine", "JournalDivergence", "World", "NoWorld", "Act", "TERMINAL_ITEM", "Budget", "DEFAULT_BUDGET",
+           "CHECKPOINT_VERSION"]
 
 Frame = tuple  # (kind, owner, owner activation id, key)
 TERMINAL_ITEM = ("succeeded", "failed", "timed_out", "blocked", "cancelled")
@@ -161,11 +162,12 @@ class _Group:
 
 class _FanOut:
     __slots__ = ("owner", "act", "join", "join_act", "ctx", "items", "order", "status", "env", "envelopes",
-                 "in_flight", "max", "closed")
+                 "in_flight", "max", "closed", "input")
 
     def __init__(self, owner: str, act: str, join: str | None, join_act: str | None, ctx: tuple,
-                 items: list[dict[str, Any]], maxc: int) -> None:
+                 items: list[dict[str, Any]], maxc: int, inp: Mapping[str, Any]) -> None:
         self.owner, self.act, self.join, self.join_act, self.ctx = owner, act, join, join_act, ctx
+        self.input = inp  # the fan_out activation's input (that activation is finished)
         self.items = {it["key"]: it for it in items}
         self.order = [it["key"] for it in items]
         self.status = {k: "pending" for k in self.order}
@@ -221,6 +223,7 @@ class Engine:
         self.world: World = _JournalWorld(self.expected, world or World()) if self.expected else (world or World())
         self.on_step = on_step
         self.steps: list[list[dict[str, Any]]] = []
+        self.base = 0  # steps committed before this engine's memory (restored from a checkpoint)
         self._cur: list[dict[str, Any]] = []
         self._seq = 0
         self.now = Decimal(0)
@@ -234,8 +237,11 @@ class Engine:
         self.error: Any = None
         self.final: tuple[str, Any] | None = None
         self.ready: deque[tuple[Any, ...]] = deque()
-        self.acts: dict[str, Act] = {}
+        self.acts: dict[str, Act] = {}  # live activations only: a finished one is dropped
         self.open: dict[str, Act] = {}
+        self.latest: dict[str, Act] = {}  # node -> its latest activation (find_open's reasons)
+        self.latest_item: dict[tuple[str, str], Act] = {}  # (node, item key) -> latest activation
+        self.attempt_counts: dict[str, int] = {}  # node -> attempts started (1 per activation without retry)
         self.visits: dict[str, int] = {}
         self.groups: dict[tuple[str, ...], _Group] = {}
         self.fanouts: dict[str, _FanOut] = {}
@@ -267,7 +273,7 @@ class Engine:
         if not recs:
             return
         idx = len(self.steps)
-        step = idx + 1
+        step = self.base + idx + 1
         if step > self.budget.steps and not self._over_budget:
             raise _Budget(f"the Run would commit step {step:,}, over its budget of {self.budget.steps:,} steps")
         self._cur = []
@@ -282,7 +288,9 @@ class Engine:
             self.on_step(self)
 
     def records(self) -> list[dict[str, Any]]:
-        """The journal as a flat, sequence-ordered list of records."""
+        """The journal as a flat, sequence-ordered list of records (those
+        this engine committed or re-executed: after a restore, the steps
+        since its checkpoint)."""
         return [r for s in self.steps for r in s]
 
     def _set_now(self, t: Decimal) -> None:
@@ -297,6 +305,115 @@ class Engine:
     @property
     def live(self) -> bool:
         return bool(self.open or self.ready)
+
+    # ------------------------------------------------------------------ checkpoints
+    def checkpoint(self) -> dict[str, Any]:
+        """The engine state between steps, as plain JSON data (a
+        *checkpoint*; docs/conformance.md#crash-resume-and-replay): what
+        :meth:`restore` needs to continue the Run without re-executing the
+        journal before it.  Its size is the live state of the Run (open
+        activations, scopes, timers, queues), not its history: finished
+        activations are not kept (only each node's latest, for the reasons
+        an outside event is refused).  Raises ``ValueError`` in the middle
+        of a step."""
+        if self._cur:
+            raise ValueError("a checkpoint is taken between steps")
+        acts: dict[str, Act] = {}
+        for a in (*self.acts.values(), *self.latest.values(), *self.latest_item.values()):
+            acts.setdefault(a.id, a)
+        return {
+            "checkpoint": CHECKPOINT_VERSION, "digest": self.p.digest, "steps": self.base + len(self.steps),
+            "seq": self._seq, "now": str(self.now), "run": self.run_id, "input": self.input, "state": self.state,
+            "versions": self.versions, "status": self.status, "output": self.output, "error": self.error,
+            "final": list(self.final) if self.final is not None else None, "overBudget": self._over_budget,
+            "ready": [_task_out(t) for t in self.ready],
+            "acts": [[a.id, a.node.id, a.seq, _ctx_out(a.ctx), a.input, a.status, a.attempt, a.effect, a.agent,
+                      a.lease, a.timers, a.request, a.deliveries, a.kind] for a in acts.values()],
+            "live": list(self.acts), "open": list(self.open), "watching": list(self.watching),
+            "latest": {n: a.id for n, a in self.latest.items()},
+            "latestItem": [[n, k, a.id] for (n, k), a in self.latest_item.items()],
+            "attempts": self.attempt_counts, "visits": self.visits,
+            "groups": [[list(key), [g.owner, g.owner_act, g.kind, g.branches, g.arrivals, g.failed, g.closed, g.join,
+                                    g.join_act, _ctx_out(g.ctx), g.mode]] for key, g in self.groups.items()],
+            "fanouts": [[fo.owner, fo.act, fo.join, fo.join_act, _ctx_out(fo.ctx), list(fo.items.values()), fo.order,
+                         fo.status, fo.env, fo.envelopes, fo.in_flight, fo.max, fo.closed, fo.input]
+                        for fo in self.fanouts.values()],
+            "loops": [[lp.act, lp.node, lp.iteration, lp.n, lp.state, _ctx_out(lp.ctx), lp.closed, lp.traversals]
+                      for lp in self.loops.values()],
+            "timers": [[str(due), n, tid] for due, n, tid in self.timers
+                       if tid in self.timer_info and self.timer_info[tid][3]],
+            "timerInfo": {tid: info for tid, info in self.timer_info.items() if info[3]},
+            "leases": self.leases, "queues": {k: list(q) for k, q in self.queues.items()},
+            "deliveries": self.node_deliveries, "counters": self.counters,
+            "effects": {e: list(v) for e, v in self.effects.items()},
+        }
+
+    @classmethod
+    def restore(cls, program: Program, ck: Mapping[str, Any], world: World | None = None, *,
+                expected: list[list[dict[str, Any]]] | None = None,
+                on_step: Callable[["Engine"], None] | None = None, budget: Budget = DEFAULT_BUDGET) -> "Engine":
+        """An engine in the state of checkpoint ``ck`` (:meth:`checkpoint`,
+        possibly through JSON text).  ``expected`` are the committed steps
+        after the checkpoint: re-executing them is compared record by
+        record, as in a resume.  Raises :class:`JournalDivergence` when
+        ``ck`` is not a checkpoint of this artifact."""
+        if not isinstance(ck, Mapping) or ck.get("checkpoint") != CHECKPOINT_VERSION \
+                or ck.get("digest") != program.digest:
+            raise JournalDivergence("the checkpoint is not one of this artifact's Runs")
+        eng = cls(program, world, expected=expected, on_step=on_step, budget=budget)
+        try:
+            eng._load(ck)
+        except (KeyError, IndexError, TypeError, ValueError, ArithmeticError) as exc:
+            raise JournalDivergence(f"the checkpoint is damaged: {type(exc).__name__}: {exc}") from None
+        return eng
+
+    def _load(self, ck: Mapping[str, Any]) -> None:
+        nodes = self.p.nodes
+        self.base, self._seq = int(ck["steps"]), int(ck["seq"])
+        self._set_now(Decimal(ck["now"]))
+        self.run_id, self.input, self.state, self.versions = ck["run"], ck["input"], ck["state"], ck["versions"]
+        self.status, self.output, self.error = ck["status"], ck["output"], ck["error"]
+        self.final = tuple(ck["final"]) if ck["final"] is not None else None  # type: ignore[assignment]
+        self._over_budget = bool(ck["overBudget"])
+        self.ready = deque(_task_in(t) for t in ck["ready"])
+        table: dict[str, Act] = {}
+        for (aid, node, seq, ctx, inp, status, attempt, effect, agent, lease, timers, request, deliveries,
+             kind) in ck["acts"]:
+            a = Act(aid, nodes[node], seq, _ctx_in(ctx), inp)
+            a.status, a.attempt, a.effect, a.agent, a.lease = status, attempt, effect, agent, lease
+            a.timers, a.request, a.deliveries, a.kind = timers, request, deliveries, kind
+            table[aid] = a
+        self.acts = {aid: table[aid] for aid in ck["live"]}
+        self.open = {aid: table[aid] for aid in ck["open"]}
+        self.watching = {aid: table[aid] for aid in ck["watching"]}
+        self.latest = {n: table[aid] for n, aid in ck["latest"].items()}
+        self.latest_item = {(n, k): table[aid] for n, k, aid in ck["latestItem"]}
+        self.attempt_counts, self.visits = ck["attempts"], ck["visits"]
+        self.groups = {}
+        for key, (owner, owner_act, kind, branches, arrivals, failed, closed, join, join_act, ctx,
+                  mode) in ck["groups"]:
+            g = _Group(owner, owner_act, kind, branches, join, join_act, _ctx_in(ctx), mode)
+            g.arrivals, g.failed, g.closed = arrivals, failed, closed
+            self.groups[tuple(key)] = g
+        self.fanouts = {}
+        for (owner, act, join, join_act, ctx, items, order, status, env, envelopes, in_flight, maxc, closed,
+             inp) in ck["fanouts"]:
+            fo = _FanOut(owner, act, join, join_act, _ctx_in(ctx), items, maxc, inp)
+            fo.order, fo.status, fo.env, fo.envelopes = order, status, env, envelopes
+            fo.in_flight, fo.closed = in_flight, closed
+            self.fanouts[act] = fo
+        self.loops = {}
+        for act, node, iteration, n, state, ctx, closed, traversals in ck["loops"]:
+            lp = _Loop(act, node, n, state, _ctx_in(ctx))
+            lp.iteration, lp.closed, lp.traversals = iteration, closed, traversals
+            self.loops[act] = lp
+        self.timers = [(Decimal(due), n, tid) for due, n, tid in ck["timers"]]
+        heapq.heapify(self.timers)
+        self.timer_info = ck["timerInfo"]
+        self.leases = ck["leases"]
+        self.queues = {k: deque(q) for k, q in ck["queues"].items()}
+        self.node_deliveries, self.counters = ck["deliveries"], ck["counters"]
+        self.effects = {e: (v[0], v[1]) for e, v in ck["effects"].items()}
 
     # ------------------------------------------------------------------ failures
     def _input(self, fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
@@ -369,21 +486,22 @@ class Engine:
             return None, f"no node '{node}'"
         if self.terminal:
             return None, f"the Run is {self.status}"
-        cands = [a for a in self.acts.values() if a.node.id == node and (item is None or _item_of(a) == item)]
-        if not cands:
+        last = self.latest_item.get((node, item)) if item is not None else self.latest.get(node)
+        if last is None:
             return None, (f"no activation of '{node}' for item '{item}'" if item is not None
                           else f"'{node}' has not been activated")
         if attempt is not None:
-            a = cands[-1]
+            a = last
             if not self._addressable(a, kinds):
                 return None, f"{a.id} of '{node}' is not awaiting this ({a.status})"
             if a.attempt != attempt:
                 return None, f"attempt {attempt} of {a.id} is superseded (current attempt {a.attempt})"
             return a, None
-        for a in cands:
-            if self._addressable(a, kinds):
+        for a in self.open.values():  # activation order
+            if a.node.id == node and (item is None or _item_of(a) == item) and self._addressable(a, kinds):
                 return a, None
-        last = cands[-1]
+        if last.id not in self.open and self._addressable(last, kinds):
+            return last, None
         return None, f"no open {'callback' if 'awaiting' in kinds else 'request'} on '{node}' ({last.id} is {last.status})"
 
     def _addressable(self, a: Act, kinds: tuple[str, ...]) -> bool:
@@ -545,6 +663,12 @@ class Engine:
         a = Act(aid, node, self.counters["act"], ctx, inp)
         self.acts[aid] = a
         self.open[aid] = a
+        self.latest[node.id] = a
+        item = _item_of(a)
+        if item is not None:
+            self.latest_item[(node.id, item)] = a
+        if node.op not in ("send_message", "wait", "request_approval"):
+            self.attempt_counts[node.id] = self.attempt_counts.get(node.id, 0) + 1
         self.visits[node.id] = self.visits.get(node.id, 0) + 1
         self._rec("activation.started", act=aid, node=node.id, input=inp, lineage=[list(f) for f in ctx])
         return a
@@ -552,6 +676,9 @@ class Engine:
     def _finish(self, a: Act, status: str) -> None:
         a.status = status
         self.open.pop(a.id, None)
+        self.acts.pop(a.id, None)
+        if a.effect is not None:
+            self.effects.pop(a.effect, None)
         self.watching.pop(a.id, None)
         for t in a.timers:
             info = self.timer_info.get(t)
@@ -863,7 +990,7 @@ class Engine:
             ja.status = "joining"
             join_act = ja.id
         self._finish(a, "done")
-        fo = _FanOut(a.node.id, a.id, join, join_act, a.ctx, items, int(cfg.max_concurrency))
+        fo = _FanOut(a.node.id, a.id, join, join_act, a.ctx, items, int(cfg.max_concurrency), a.input)
         self.fanouts[a.id] = fo
         self._rec("activation.completed", act=a.id, node=a.node.id, port="item", output=None)
         self._rec("scope.opened", scopeKind="fan_out", owner=a.node.id, act=a.id,
@@ -912,8 +1039,7 @@ class Engine:
         fo.env[k] = {**it, "dependencies": deps}
         self._rec("item.started", item=f"{fo.act}/{k}", key=k)
         node = self.p.nodes[fo.owner]
-        owner_act = self.acts[fo.act]
-        self._emit(node, "item", fo.ctx + (("fan_out", fo.owner, fo.act, k),), owner_act.input, {})
+        self._emit(node, "item", fo.ctx + (("fan_out", fo.owner, fo.act, k),), fo.input, {})
 
     def _item_record(self, fo: _FanOut, k: str, status: str, value: Any, error: Any, blocked_by: list[str]) -> None:
         fo.status[k] = status
@@ -1029,6 +1155,7 @@ class Engine:
 
     def _start_attempt(self, a: Act) -> None:
         a.attempt += 1
+        self.attempt_counts[a.node.id] = self.attempt_counts.get(a.node.id, 0) + 1
         self._rec("attempt.started", act=a.id, attempt=a.attempt)
         cfg = a.node.config
         env = self._env(a.ctx, a.input, {})
@@ -1044,6 +1171,8 @@ class Engine:
             return
         a.request = req
         eff = self._next("eff")
+        if a.effect is not None:
+            self.effects.pop(a.effect, None)
         a.effect = eff
         self.effects[eff] = (a.id, a.attempt)
         self._rec("effect.reserved", act=a.id, attempt=a.attempt, effect=eff,
@@ -1172,8 +1301,8 @@ class Engine:
 
     # ------------------------------------------------------------------ delivery
     def _deliver(self, aid: str, attempt: int) -> None:
-        a = self.acts[aid]
-        if a.status != "delivering" or a.attempt != attempt:
+        a = self.acts.get(aid)
+        if a is None or a.status != "delivering" or a.attempt != attempt:
             return
         nid = a.node.id
         eff = self._transport_effect(a)
@@ -1235,8 +1364,8 @@ class Engine:
         self._rec("agent.released", act=a.id, agent=agent)
         q = self.queues.get(agent)
         while q:
-            nxt = self.acts[q.popleft()]
-            if nxt.status != "queued":
+            nxt = self.acts.get(q.popleft())
+            if nxt is None or nxt.status != "queued":
                 continue
             self.leases[agent] = nxt.id
             nxt.lease = True
@@ -1251,7 +1380,11 @@ class Engine:
         satisfies ``pred`` (queued arrivals at node ``spare`` stay queued)."""
         keep: deque[tuple[Any, ...]] = deque()
         for t in self.ready:
-            ctx = t[3] if t[0] == "arrive" else self.acts[t[1]].ctx
+            if t[0] == "arrive":
+                ctx = t[3]
+            else:
+                owner = self.acts.get(t[1])
+                ctx = owner.ctx if owner is not None else ()  # a finished activation's delivery is a no-op
             if not pred(ctx) or (spare is not None and t[0] == "arrive" and t[1] == spare):
                 keep.append(t)
         self.ready.clear()
@@ -1289,6 +1422,30 @@ class _Fail(Exception):
 
 class _Budget(Exception):
     """The Run is over its :class:`Budget` (the message is the detail)."""
+
+
+#: Version of the :meth:`Engine.checkpoint` shape.
+CHECKPOINT_VERSION = 1
+
+
+def _ctx_out(ctx: tuple) -> list[list[Any]]:
+    return [list(f) for f in ctx]
+
+
+def _ctx_in(ctx: list[list[Any]]) -> tuple:
+    return tuple(tuple(f) for f in ctx)
+
+
+def _task_out(t: tuple[Any, ...]) -> list[Any]:
+    if t[0] == "arrive":
+        return ["arrive", t[1], t[2], _ctx_out(t[3]), *t[4:]]
+    return list(t)
+
+
+def _task_in(t: list[Any]) -> tuple[Any, ...]:
+    if t[0] == "arrive":
+        return ("arrive", t[1], t[2], _ctx_in(t[3]), *t[4:])
+    return tuple(t)
 
 
 def _truthy(v: Any) -> bool:

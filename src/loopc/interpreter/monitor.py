@@ -37,19 +37,27 @@ class Monitor:
         self._reset()
 
     def _reset(self) -> None:
-        self.seen_steps = 0
+        self.seen_steps = 0  # steps of the Run checked (journal positions, across restores)
         self.arrivals: set[tuple[str, str]] = set()
         self.versions: dict[str, int] = {}
         self.effects: dict[tuple[str, int], str] = {}
         self.last_seq = 0
 
     def __call__(self, eng: Any) -> None:
-        if eng is not self._eng:  # a resumed Run re-executes from step 1: check it all again
+        if eng is not self._eng:
             self._eng = eng
-            self._reset()
+            if eng.base == 0:  # a Run resumed from its journal re-executes from step 1: check it all again
+                self._reset()
+            elif self.seen_steps < eng.base:  # installed after the checkpoint: start there
+                self._reset()
+                self.seen_steps = eng.base
+                self.last_seq = eng.steps[0][0]["seq"] - 1 if eng.steps else eng._seq
+            # restored from a checkpoint: the steps up to it were checked; re-executed ones are
+            # identical to the journal (compared by the engine), so only new steps are read
         self.checks += 1
-        new = eng.steps[self.seen_steps:]
-        self.seen_steps = len(eng.steps)
+        total = eng.base + len(eng.steps)
+        new = eng.steps[max(0, self.seen_steps - eng.base):] if total > self.seen_steps else []
+        self.seen_steps = max(self.seen_steps, total)
         for step in new:
             for r in step:
                 self._record(eng, r)

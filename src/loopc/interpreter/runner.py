@@ -27,7 +27,7 @@ from loopc.interpreter.values import contract_problems
 
 __all__ = ["Prepared", "Report", "ScenarioWorld", "prepare", "prepare_file", "run_prepared", "run_file",
            "dump_journal", "parse_journal", "resume", "replay", "JournalError", "verify_artifact",
-           "INPUT_KINDS", "strip_markers", "Budget", "DEFAULT_BUDGET"]
+           "INPUT_KINDS", "strip_markers", "Budget", "DEFAULT_BUDGET", "restore", "Durable"]
 
 #: Journal record kinds that are outside inputs (each starts its own step).
 INPUT_KINDS = ("run.started", "callback.accepted", "callback.failed", "decision.recorded", "clock.advanced",
@@ -179,15 +179,17 @@ def prepare_file(path: str) -> Prepared | list[ScenarioProblem]:
 # Journal text and the resume / replay drivers
 # ---------------------------------------------------------------------------
 
-def dump_journal(steps: list[list[dict[str, Any]]]) -> str:
-    """One JSON line per committed step: ``{"step": n, "records": [...]}``."""
-    return "".join(json.dumps({"step": i + 1, "records": s}, sort_keys=True, separators=(",", ":"),
+def dump_journal(steps: list[list[dict[str, Any]]], first: int = 1) -> str:
+    """One JSON line per committed step: ``{"step": n, "records": [...]}``,
+    numbered from ``first`` (a journal's tail after a checkpoint)."""
+    return "".join(json.dumps({"step": i + first, "records": s}, sort_keys=True, separators=(",", ":"),
                               ensure_ascii=False) + "\n" for i, s in enumerate(steps))
 
 
-def parse_journal(text: str) -> list[list[dict[str, Any]]]:
-    """Committed steps of a journal text; a torn (unparsable or incomplete)
-    last line is dropped — that step never committed."""
+def parse_journal(text: str, first: int = 1) -> list[list[dict[str, Any]]]:
+    """Committed steps of a journal text whose first line is step ``first``;
+    a torn (unparsable or incomplete) last line is dropped — that step never
+    committed."""
     lines = text.split("\n")
     steps: list[list[dict[str, Any]]] = []
     for i, line in enumerate(lines):
@@ -202,8 +204,9 @@ def parse_journal(text: str) -> list[list[dict[str, Any]]]:
             raise JournalError(f"journal line {i + 1} is corrupt") from None
         if last:
             break
-        if not isinstance(obj, dict) or obj.get("step") != len(steps) + 1 or not isinstance(obj.get("records"), list):
-            raise JournalError(f"journal line {i + 1} is not step {len(steps) + 1}")
+        want = len(steps) + first
+        if not isinstance(obj, dict) or obj.get("step") != want or not isinstance(obj.get("records"), list):
+            raise JournalError(f"journal line {i + 1} is not step {want}")
         steps.append(obj["records"])
     return steps
 
@@ -217,15 +220,39 @@ def resume(program: Program, steps: list[list[dict[str, Any]]], world: World | N
     ``budget`` must be the Run's own (a smaller one diverges where it stops
     the Run earlier)."""
     eng = engine_cls(program, world, expected=steps, on_step=on_step, budget=budget)
+    return _reapply(eng, steps)
+
+
+def restore(program: Program, checkpoint: Mapping[str, Any], steps: list[list[dict[str, Any]]],
+            world: World | None = None, *, engine_cls: type[Engine] = Engine,
+            on_step: Callable[[Engine], None] | None = None, budget: Budget = DEFAULT_BUDGET) -> Engine:
+    """Rebuild a Run from its last checkpoint (:meth:`Engine.checkpoint`) and
+    the committed steps after it (``steps``, the journal's tail): restore
+    the engine state, re-apply the tail's inputs and compare every step it
+    re-executes with the journal, as :func:`resume` does for a whole
+    journal.  Costs what the tail costs, not the Run's history."""
+    eng = engine_cls.restore(program, checkpoint, world, expected=steps, on_step=on_step, budget=budget)
+    return _reapply(eng, steps)
+
+
+def _reapply(eng: Engine, steps: list[list[dict[str, Any]]]) -> Engine:
+    """Re-apply the journaled inputs of ``steps`` (committed after the
+    engine's state) in order; each re-executed step is checked against its
+    committed one by the engine (``expected``)."""
     if not steps:
+        eng.expected = []
         return eng
+    base = eng.base
     for idx, step in enumerate(steps):
+        if not isinstance(step, list) or not step or not isinstance(step[0], dict):
+            raise JournalDivergence(f"step {base + idx + 1} is not a list of records")
         r = step[0]
-        k = r["kind"]
+        k = r.get("kind")
         if k not in INPUT_KINDS:
             continue
         if len(eng.steps) != idx:
-            raise JournalDivergence(f"step {idx + 1} is an input but re-execution is at step {len(eng.steps) + 1}")
+            raise JournalDivergence(f"step {base + idx + 1} is an input but re-execution is at step "
+                                    f"{base + len(eng.steps) + 1}")
         at = parse_instant(r["at"])
         if k == "run.started":
             eng.start(r["input"], at)
@@ -238,7 +265,7 @@ def resume(program: Program, steps: list[list[dict[str, Any]]], world: World | N
         else:
             act = eng.acts.get(r["act"])
             if act is None:
-                raise JournalDivergence(f"step {idx + 1} addresses unknown activation {r['act']}")
+                raise JournalDivergence(f"step {base + idx + 1} addresses unknown activation {r['act']}")
             eng._set_now(at)
             if k == "callback.accepted":
                 eng.callback(act, r["attempt"], output=r["output"], work_items=r.get("workItems"), event=r.get("event"))
@@ -247,7 +274,8 @@ def resume(program: Program, steps: list[list[dict[str, Any]]], world: World | N
             else:
                 eng.decide(act, r["attempt"], r["decision"] == "approved", r["by"], r.get("comment"), r.get("event"))
     if len(eng.steps) < len(steps):
-        raise JournalDivergence(f"re-execution stopped at step {len(eng.steps)} of {len(steps)} committed")
+        raise JournalDivergence(f"re-execution stopped at step {base + len(eng.steps)} of {base + len(steps)} "
+                                "committed")
     eng.expected = []
     return eng
 
@@ -269,12 +297,58 @@ def strip_markers(journal: list[dict[str, Any]]) -> list[dict[str, Any]]:
 # Running a scenario
 # ---------------------------------------------------------------------------
 
+class Durable:
+    """What survives a crash of a Run in :func:`run_prepared`: the committed
+    steps (the journal) and the last checkpoint of engine state, as text.
+
+    A checkpoint is written after an outside input once the journal since
+    the previous one is about as large as a checkpoint (``RECORD_CHARS``
+    characters per record against the checkpoint's length), so writing
+    them costs at most about as much as writing the journal, and a
+    recovery reads one checkpoint and a journal tail of about the same
+    size: it costs the live state of the Run, not its history."""
+
+    #: A journal record's weight against a checkpoint's characters.
+    RECORD_CHARS = 100
+
+    def __init__(self) -> None:
+        self.steps: list[list[dict[str, Any]]] = []
+        self.checkpoint: str | None = None
+        self.checkpoint_steps = 0
+        self.checkpoint_seq = 0
+        self.checkpoints = 0
+
+    def sync(self, eng: Engine) -> None:
+        """Record the steps ``eng`` committed since the last sync."""
+        have = len(self.steps) - eng.base
+        if have < len(eng.steps):
+            self.steps.extend(eng.steps[have:])
+
+    def maybe_checkpoint(self, eng: Engine) -> None:
+        self.sync(eng)
+        since = eng._seq - self.checkpoint_seq
+        if since <= 0 or eng._cur:
+            return
+        if self.checkpoint is not None and since * self.RECORD_CHARS < len(self.checkpoint):
+            return
+        self.checkpoint = json.dumps(eng.checkpoint(), separators=(",", ":"), ensure_ascii=False)
+        self.checkpoint_steps = len(self.steps)
+        self.checkpoint_seq = eng._seq
+        self.checkpoints += 1
+
+    def recover(self, program: Program, eng: Engine, world: World, **kw: Any) -> Engine:
+        """Drop ``eng``; a new engine from the last checkpoint and the
+        journal after it, both read back from text."""
+        self.sync(eng)
+        first = self.checkpoint_steps + 1
+        tail = parse_journal(dump_journal(self.steps[self.checkpoint_steps:], first), first)
+        if self.checkpoint is None:
+            return resume(program, tail, world, **kw)
+        return restore(program, json.loads(self.checkpoint), tail, world, **kw)
+
+
 def _count_attempts(eng: Engine) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for a in eng.acts.values():
-        n = a.attempt if a.node.op in ("send_message", "wait", "request_approval") else 1
-        out[a.node.id] = out.get(a.node.id, 0) + n
-    return out
+    return dict(eng.attempt_counts)
 
 
 def run_prepared(prep: Prepared, *, crash_after_every: bool = False, engine_cls: type[Engine] = Engine,
@@ -289,34 +363,37 @@ def run_prepared(prep: Prepared, *, crash_after_every: bool = False, engine_cls:
     rep = Report()
     markers: list[dict[str, Any]] = []
     eng = engine_cls(prep.program, world, on_step=on_step, budget=budget)
+    store = Durable()
 
     def crash() -> None:
         nonlocal eng
-        text = dump_journal(eng.steps)
-        seq = sum(len(s) for s in eng.steps)
-        eng = resume(prep.program, parse_journal(text), world, engine_cls=engine_cls, on_step=on_step,
-                     budget=budget)
+        seq = eng._seq
+        eng = store.recover(prep.program, eng, world, engine_cls=engine_cls, on_step=on_step, budget=budget)
         markers.append({"kind": "run.recovered", "marker": True, "afterSeq": seq, "at": format_instant(clock.now),
-                        "steps": len(eng.steps)})
+                        "steps": len(store.steps)})
 
     try:
         eng.start(sc.input, clock.now)
+        store.maybe_checkpoint(eng)
         evs = sc.events if events is None else events
         for ev in evs:
             entry = _apply(eng, ev, clock, crash, rep)
             rep.events.append(entry)
             if crash_after_every and ev.kind != "crash":
                 crash()
+            elif ev.kind != "crash":
+                store.maybe_checkpoint(eng)
     except JournalDivergence as exc:
         rep.differences.append(f"journal divergence on resume: {exc}")
+    store.sync(eng)
     rep.status = eng.status
     rep.output = eng.output
     rep.error = eng.error
     rep.state = dict(eng.state)
     rep.visits = dict(sorted(eng.visits.items()))
     rep.attempts = dict(sorted(_count_attempts(eng).items()))
-    rep.steps = eng.steps
-    rep.journal = _splice(eng.records(), markers)
+    rep.steps = store.steps
+    rep.journal = _splice([r for s in store.steps for r in s], markers)
     _compare(sc.expect, rep)
     return rep
 
