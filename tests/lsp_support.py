@@ -206,7 +206,7 @@ class RawSession:
             with self._lock:
                 self._buf += chunk
                 while True:
-                    m = re.match(rb"Content-Length: (\d+)\r\n(?:[^\r\n]*\r\n)*\r\n", self._buf)
+                    m = re.match(rb"Content-Length: (\d+)\r\n(?:[^\r\n]+\r\n)*\r\n", self._buf)
                     if m is None or len(self._buf) < m.end() + int(m.group(1)):
                         break
                     n = int(m.group(1))

@@ -29,6 +29,7 @@ import sys
 import time
 import traceback
 from typing import Any, Callable
+from urllib.parse import unquote
 
 import attrs
 from lsprotocol import types as lsp
@@ -133,6 +134,18 @@ class LoopcProtocol(LanguageServerProtocol):
             return
         super()._send_handler_result(future, msg_id=msg_id)
 
+    @lsp_method(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: lsp.DidChangeTextDocumentParams) -> Any:  # type: ignore[override]
+        """pygls's ``didChange`` for an open document; one for a document
+        that is not open (a client bug, or a change racing a close) is
+        ignored with a warning in the log, not a server error shown to the
+        user."""
+        uri = params.text_document.uri
+        if self._workspace is None or unquote(uri) not in self._workspace.text_documents:
+            log.warning("loopc: ignored a change of %s, which is not open", uri)
+            return None
+        return (yield from super().lsp_text_document__did_change(params))
+
     def structure_message(self, data: dict[str, Any]) -> Any:
         """A JSON-RPC message whose ``params`` do not fit its method
         (docs/editors.md#malformed-messages): a request (it has an ``id``)
@@ -149,6 +162,15 @@ class LoopcProtocol(LanguageServerProtocol):
             if "jsonrpc" not in data or "error" in data or not isinstance(method, str):
                 raise
             raw_id = data.get("id")
+            if self.get_message_type(method) is None and method not in self.fm.features:
+                # a method the server does not know: a notification is ignored, a request
+                # answered -32601 Method not found — whatever its params (docs/editors.md#logs)
+                log.debug("ignored unknown method %r", method)
+                if "id" in data:
+                    msg_id = raw_id if isinstance(raw_id, (int, str)) and not isinstance(raw_id, bool) else None
+                    send_error_response(self.writer, lsp.ErrorCodes.MethodNotFound.value,
+                                        f"Method not found: {method}", msg_id)
+                return _ANSWERED
             if "id" not in data:
                 send_message(self.writer, {"jsonrpc": "2.0", "method": "window/showMessage", "params": {
                     "type": lsp.MessageType.Error.value,
@@ -295,8 +317,8 @@ class LoopcServer(LanguageServer):
         return self._executor
 
     def _open_doc(self, uri: str) -> Any:
-        if not self._has_workspace() or uri not in self.workspace.text_documents:
-            return None
+        if not self._has_workspace() or unquote(uri) not in self.workspace.text_documents:
+            return None  # (pygls keys documents by the percent-decoded URI)
         try:
             return self.workspace.get_text_document(uri)
         except Exception:  # noqa: BLE001
@@ -533,8 +555,8 @@ class LoopcServer(LanguageServer):
             if ws is not None and ws.diagnostics is not None and ws.diagnostics.refresh_support:
                 self.workspace_diagnostic_refresh(None)
             return
-        for uri in list(self.workspace.text_documents):
-            self.schedule(uri)
+        for doc in list(self.workspace.text_documents.values()):
+            self.schedule(doc.uri)
 
     def supports(self, path: str) -> bool:
         """Whether the client's capability at the dotted attribute ``path``
@@ -725,7 +747,9 @@ MAX_HEADER_LINE = 64 * 1024
 #: JSON text can hold it: outside a string ``Content-Length`` is not JSON,
 #: inside one a raw CR is not allowed — so a body that contains it was
 #: framed with a wrong ``Content-Length``.
-_HEADER = re.compile(rb"Content-Length:[ \t]*[0-9]+\r\n")
+_HEADER = re.compile(rb"Content-Length:[ \t]*([0-9]+)\r\n")
+#: Any other header field of the base protocol (``Content-Type: ...``).
+_FIELD = re.compile(rb"[A-Za-z0-9-]+:[^\r\n]*\r\n")
 
 
 class _ProtocolIn:
@@ -741,7 +765,11 @@ class _ProtocolIn:
       tail of a body (the claim was too short) is split off that tail; the
       broken message itself gets the -32700 Parse error answer and the next
       message is read normally;
-    * header lines are read in bounded pieces (:data:`MAX_HEADER_LINE`).
+    * a ``Content-Length`` header that another one interrupts before its
+      blank line, or that is followed by something other than header
+      fields, is dropped: the stream resumes at the next header;
+    * no header line is read whole beyond :data:`MAX_HEADER_LINE`, and junk
+      between messages is skipped in bounded memory.
 
     pygls reads through :meth:`readline` and :meth:`read` from one thread at
     a time."""
@@ -750,6 +778,7 @@ class _ProtocolIn:
         self.raw = raw
         self._buf = bytearray()
         self._eof = False
+        self._blank = False
 
     def _fill(self) -> bool:
         """Read what is available (at least one byte unless at end of input)."""
@@ -764,18 +793,45 @@ class _ProtocolIn:
         return True
 
     def readline(self, *args: Any) -> bytes:
+        """The next header block, normalised for pygls's reader loop: the
+        ``Content-Length: N`` line, then (on the next call) the blank line.
+        Bytes before a ``Content-Length`` header (the tail of a body framed
+        too short, garbage) are skipped; so are other header fields
+        (``Content-Type``); a header block that another ``Content-Length``
+        line interrupts before its blank line restarts there; a block that
+        runs into anything else is dropped and the search goes on.  End of
+        input: ``b""``."""
+        if self._blank:
+            self._blank = False
+            return b"\r\n"
         while True:
-            nl = self._buf.find(b"\n", 0, MAX_HEADER_LINE)
-            if nl >= 0 or len(self._buf) >= MAX_HEADER_LINE or not self._fill():
-                break
-        if nl < 0:
-            nl = min(len(self._buf), MAX_HEADER_LINE) - 1
-        line = bytes(self._buf[: nl + 1])
-        m = _HEADER.search(line, 1)
-        if m is not None and not line.startswith(b"Content-"):
-            line = line[: m.start()]  # the tail of a body framed too short: junk before the header
-        del self._buf[: len(line)]
-        return line
+            m = _HEADER.search(self._buf)
+            if m is None:
+                if len(self._buf) > 64:
+                    del self._buf[: len(self._buf) - 64]  # junk: keep only what may start a header
+                if not self._fill():
+                    return b""
+                continue
+            length = m.group(1)
+            pos = m.end() - m.start()
+            del self._buf[: m.start()]
+            while True:  # the rest of the header block, up to its blank line
+                nl = self._buf.find(b"\n", pos, pos + MAX_HEADER_LINE)
+                if nl < 0:
+                    if len(self._buf) - pos >= MAX_HEADER_LINE:
+                        break  # a header line too long: not a header block
+                    if not self._fill():
+                        return b""
+                    continue
+                line = bytes(self._buf[pos: nl + 1])
+                if line == b"\r\n":
+                    del self._buf[: nl + 1]
+                    self._blank = True
+                    return b"Content-Length: " + length + b"\r\n"
+                if _HEADER.fullmatch(line) or not _FIELD.fullmatch(line):
+                    break  # another Content-Length, or not a header field: restart the search there
+                pos = nl + 1
+            del self._buf[: pos]
 
     def read(self, n: int = -1) -> bytes:
         if n is None or n < 0 or n > MAX_MESSAGE_BYTES:
