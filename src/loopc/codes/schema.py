@@ -142,8 +142,47 @@ state:
 """
 
 
-def _wait(config: str) -> str:
-    return _plan(_WAIT % config + END, _WAIT_EDGES, entry="nap", head=_WAIT_HEAD)
+def _timer(config: str) -> str:
+    """A plan whose entry is the timer wait ``nap`` configured by ``config``."""
+    return _plan(_WAIT % config + END, _WAIT_EDGES, entry="nap", head="input: {}\noutput: {}\n")
+
+
+_GATE = """  - id: split
+    type: fork
+    fork:
+      branches: [gate, open]
+""" + _WAIT + """  - id: open
+    type: set_variable
+    setVariable:
+      assign: {ready: true}
+  - id: both
+    type: join
+    join: {forkId: split, mode: all}
+"""
+_GATE_EDGES = """edges:
+  - id: e_gate
+    from: {node: split, port: gate}
+    to: {node: nap}
+  - id: e_open
+    from: {node: split, port: open}
+    to: {node: open}
+  - id: e_nap
+    from: {node: nap, port: completed}
+    to: {node: both}
+  - id: e_set
+    from: {node: open, port: completed}
+    to: {node: both}
+  - id: e_done
+    from: {node: both, port: completed}
+    to: {node: done}
+"""
+
+
+def _gate(config: str) -> str:
+    """A fork of the condition wait ``nap`` (configured by ``config``) and
+    the set_variable ``open`` that writes what it watches, joined: the
+    smallest plan in which a state wait is correct (no LP4603)."""
+    return _plan(_GATE % config + END, _GATE_EDGES, entry="split", head=_WAIT_HEAD)
 
 
 _LOOP = """  - id: poll
@@ -390,8 +429,8 @@ register(
          "level (a dedented `callbackOutput`) is reported as belonging under the configuration "
          "key, once: the configuration is not also said to miss it; the fix indents it when it "
          "directly follows a block configuration.",
-         OK.replace("input: {}", "input:\n  topic: {type: string, requird: true}"),
-         OK.replace("input: {}", "input:\n  topic: {type: string, required: true}")),
+         OK.replace("input: {}", "input:\n  topic: {type: string, requird: false}"),
+         OK.replace("input: {}", "input:\n  topic: {type: string, required: false}")),
     Code("LP2008", "schema.legacy_trigger", "Triggers are not part of plan source",
          "`trigger`/`triggers` belong to the Binding that starts a plan, not to the PlanVersion "
          "source. Remove the key and configure the schedule on the Binding.",
@@ -498,8 +537,8 @@ register(
          "`set_variable` writes it. Until it has one, what the field starts as is unknown: "
          "nothing that rests on it (an optional source, LP3307; the wait rule of a race, LP4601; "
          "LP4604) is reported.",
-         OK.replace("output: {}", "output: {}\nstate:\n  attempts: {type: number}"),
-         OK.replace("output: {}", "output: {}\nstate:\n  attempts: {type: number, default: 0}")),
+         _set("1").replace("score: {type: number, default: 0}", "score: {type: number}"),
+         _set("1")),
     Code("LP2027", "schema.reserved_callback_field", "callbackOutput declares a compiler-owned field",
          "`workScope` and `workItems` are compiler-owned outputs of a callback node, added when "
          "the node declares `sendMessage.workScope` / `sendMessage.workItems`; `callbackOutput` "
@@ -507,8 +546,8 @@ register(
          _callback(_CB_OUTPUT + "        workScope: {type: scope, required: true}\n"), CALLBACK_OK),
     Code("LP2028", "schema.invalid_expr", "Expression is not a string",
          "`when`, `wait.condition` and `{expr: ...}` take an expression string.",
-         _wait("      condition: [run.state.ready]\n"),
-         _wait("      condition: \"run.state.ready == true\"\n")),
+         _gate("      condition: [run.state.ready]\n"),
+         _gate("      condition: \"run.state.ready == true\"\n")),
     # -- nodes ---------------------------------------------------------------
     Code("LP2030", "schema.duplicate_node_id", "Duplicate node id",
          "Node ids are unique. The diagnostic sits on the second definition and points at the first; "
@@ -529,8 +568,8 @@ register(
          "(`type: set_variable` with a `wait:` config → `type: wait`). The fix renames the config "
          "key only when its keys make a config of the declared type; when they fit neither, no fix "
          "is offered.",
-         _wait("      duration: PT5M\n").replace("    wait:\n", "    sendMessage:\n"),
-         _wait("      duration: PT5M\n")),
+         _timer("      duration: PT5M\n").replace("    wait:\n", "    sendMessage:\n"),
+         _timer("      duration: PT5M\n")),
     Code("LP2033", "schema.missing_config", "Node without its configuration",
          "Every node carries its configuration mapping under the key named for its type.",
          _plan("  - id: done\n    type: end\n"), OK),
@@ -573,11 +612,11 @@ register(
     Code("LP2050", "schema.wait_mode", "wait needs exactly one of condition and duration",
          "A wait either resumes on a Run-state change (`condition`) or is a pure timer "
          "(`duration`): exactly one of the two.",
-         _wait("      condition: \"run.state.ready == true\"\n      duration: PT5M\n"),
-         _wait("      condition: \"run.state.ready == true\"\n")),
+         _gate("      condition: \"run.state.ready == true\"\n      duration: PT5M\n"),
+         _gate("      condition: \"run.state.ready == true\"\n")),
     Code("LP2051", "schema.timeout_without_condition", "timeout on a timer wait",
          "`timeout` (which enables the `timed_out` port) applies only to a wait with a `condition`.",
-         _wait("      duration: PT5M\n      timeout: PT1H\n"), _wait("      duration: PT5M\n")),
+         _timer("      duration: PT5M\n      timeout: PT1H\n"), _timer("      duration: PT5M\n")),
     Code("LP2055", "schema.switch_no_cases", "switch without cases",
          "A switch has at least one case besides its default.",
          _switch(cases="      cases: []\n"),
