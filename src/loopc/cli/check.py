@@ -379,12 +379,12 @@ def run(
     color: str = "auto",
 ) -> None:
     """The body of ``loopc check`` (see the module docstring); exits."""
-    from loopc.cli.config import load_or_exit
+    from loopc.cli.config import config_or_exit
 
     shard_kn = _parse_shard(shard)
     if jobs is not None and jobs < 1:
         raise click.BadParameter("must be at least 1", param_hint="-j/--jobs")
-    config = load_or_exit().with_overrides(warnings_as_errors=warnings_as_errors, exclude=exclude, include=include)
+    config = config_or_exit(warnings_as_errors=warnings_as_errors, exclude=exclude, include=include)
     notes: list[str] = []
     files = collect(paths, config, stdin_filename=stdin_filename, shard=shard_kn, note=notes.append)
     for n in notes:

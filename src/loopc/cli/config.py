@@ -12,8 +12,9 @@ folder with ``.git``).  When one folder holds both, ``.loopc.toml`` wins and
 from __future__ import annotations
 
 import os
+import re
 import sys
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -83,16 +84,116 @@ def _read(path: str) -> tuple[dict[str, Any], list[str]]:
         return {}, [f"{shown}: invalid TOML: {escape_text(str(exc))}"]
 
 
+_HEADER_RE = re.compile(r"""\s*\[\[?\s*([A-Za-z0-9_.\-"' ]+?)\s*\]\]?\s*(?:#.*)?\Z""")
+
+
+def _locator(text: str, in_pyproject: bool) -> Callable[[str, "int | None"], "str | None"]:
+    """``locate(key, index)`` for :func:`loopc.lint.config.from_mapping`:
+    ``"line:column"`` (1-based, code points) of ``key`` in the loopc table
+    of ``text`` (the top level of ``.loopc.toml``, ``[tool.loopc]`` of
+    ``pyproject.toml``), or of the ``index``-th string of its array value;
+    ``None`` when it is not written in a form this scanner follows (one
+    ``key = [...]`` line, possibly continued, of basic or literal strings)."""
+    lines = text.split("\n")
+    inside = not in_pyproject
+    region: list[int] = []
+    for n, line in enumerate(lines):
+        m = _HEADER_RE.match(line)
+        if m is not None:
+            inside = in_pyproject and m.group(1).replace(" ", "") in ("tool.loopc", '"tool"."loopc"')
+            continue
+        if inside:
+            region.append(n)
+
+    def locate(key: str, index: int | None) -> str | None:
+        kre = re.compile(r"\s*(?:" + re.escape(key) + "|\"" + re.escape(key) + "\"|'" + re.escape(key) + r"')\s*=\s*")
+        for n in region:
+            m = kre.match(lines[n])
+            if m is None:
+                continue
+            if index is None:
+                return f"{n + 1}:{len(lines[n]) - len(lines[n].lstrip()) + 1}"
+            return _nth_string(lines, n, m.end(), index)
+        return None
+
+    return locate
+
+
+def _nth_string(lines: list[str], n: int, col: int, index: int) -> str | None:
+    """``"line:column"`` of the ``index``-th string of the array starting
+    at ``lines[n][col]``, or ``None``."""
+    depth = 0
+    count = 0
+    while n < len(lines):
+        line = lines[n]
+        while col < len(line):
+            ch = line[col]
+            if ch == "#":
+                break
+            if ch == "[":
+                depth += 1
+            elif ch == "]":
+                depth -= 1
+                if depth <= 0:
+                    return None
+            elif ch in "\"'":
+                if depth == 0:
+                    return None
+                if count == index:
+                    return f"{n + 1}:{col + 1}"
+                count += 1
+                end = col + 1
+                while end < len(line) and line[end] != ch:
+                    end += 2 if ch == '"' and line[end] == "\\" else 1
+                if end >= len(line):
+                    return None  # a multi-line string: not followed
+                col = end
+            elif depth == 0 and not ch.isspace():
+                return None
+            col += 1
+        n += 1
+        col = 0
+    return None
+
+
 def load_config(start: str | None = None) -> tuple[Any, list[str]]:
     """The effective :class:`loopc.lint.LintConfig` and its problems
-    (messages; the CLI exits 2 when there are any)."""
+    (messages; the CLI exits 2 when there are any), each located at its
+    entry (``.loopc.toml:2:12: 'exclude' pattern '!': ...``) when the file
+    writes it on a ``key = [...]`` line."""
+    from loopc.boundedio import read_bounded
     from loopc.lint.config import LintConfig, from_mapping
 
     path, table, problems = find_config(start)
     if path is None:
         return LintConfig(), problems
-    cfg, more = from_mapping(table, os.path.relpath(path))
+    locate = None
+    try:
+        text = read_bounded(path, MAX_CONFIG_BYTES)[:MAX_CONFIG_BYTES].decode("utf-8", "replace")
+        locate = _locator(text, os.path.basename(path) == "pyproject.toml")
+    except OSError:
+        pass
+    cfg, more = from_mapping(table, os.path.relpath(path), locate)
     return cfg, problems + more
+
+
+def config_or_exit(
+    *, exclude: tuple[str, ...] = (), include: tuple[str, ...] = (), warnings_as_errors: bool | None = None
+) -> Any:
+    """:func:`load_or_exit` with the command line's ``--exclude``,
+    ``--include`` and ``--warnings-as-errors`` layered on top; a pattern
+    that is not gitignore syntax is a one-line usage error, exit 2
+    (``loopc: --exclude '!': a lone '!' negates nothing ...``)."""
+    from loopc.cli.textsafe import escape_text
+    from loopc.lint.config import pattern_problem
+
+    bad = [(opt, p, why) for opt, pats in (("--exclude", exclude), ("--include", include))
+           for p in pats for why in (pattern_problem(p),) if why is not None]
+    for opt, p, why in bad:
+        click.echo(f"loopc: {opt} '{escape_text(p, inline=True)}': {escape_text(why, inline=True)}", err=True)
+    if bad:
+        sys.exit(2)
+    return load_or_exit().with_overrides(warnings_as_errors=warnings_as_errors, exclude=exclude, include=include)
 
 
 def load_or_exit() -> Any:

@@ -160,14 +160,14 @@ def inventory_cmd(
     rejected with an error, 2 when a path is unreadable or the configuration
     is invalid (2 wins)."""
     from loopc.cli.check import collect, render
-    from loopc.cli.config import load_or_exit
+    from loopc.cli.config import config_or_exit
     from loopc.cli.formats.json import dumps
     from loopc.cli.textsafe import escape_lines, escape_text
     from loopc.plan.inventory import inventory
 
     if "-" in paths:
         raise click.UsageError("inventory reads files and directories, not stdin ('-')")
-    config = load_or_exit().with_overrides(exclude=exclude, include=include)
+    config = config_or_exit(exclude=exclude, include=include)
     catalog = _catalog(catalog_path)
     notes: list[str] = []
     found = collect(paths, config, stdin_filename=None, shard=None, note=notes.append)

@@ -80,12 +80,25 @@ def plan_like(data: bytes) -> bool:
     return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
 
 
-def _spec(patterns: Sequence[str]) -> Any:
+def _spec(patterns: Sequence[str], *, skip_invalid: bool = False) -> Any:
+    """The :mod:`pathspec` matcher of ``patterns`` (``None`` for none).
+    ``skip_invalid`` (a ``.gitignore``, where git itself ignores a line it
+    cannot read, such as a lone ``!``): drop such lines; otherwise they were
+    refused before (configuration and command line,
+    :func:`loopc.lint.config.pattern_problem`) and a ``ValueError`` here is
+    a caller's bug."""
     if not patterns:
         return None
     import pathspec
 
-    return pathspec.GitIgnoreSpec.from_lines(list(patterns))
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(list(patterns))
+    except ValueError:
+        if not skip_invalid:
+            raise
+    from loopc.lint.config import pattern_problem
+
+    return pathspec.GitIgnoreSpec.from_lines([p for p in patterns if pattern_problem(p) is None])
 
 
 def _rel(path: str) -> str:
@@ -106,7 +119,7 @@ class _Ignores:
             gi = os.path.join(directory, ".gitignore")
             try:  # bounded, never blocking on a FIFO or device
                 data = read_bounded(gi, GITIGNORE_BYTES)[:GITIGNORE_BYTES]
-                spec = _spec(data.decode("utf-8", "replace").splitlines())
+                spec = _spec(data.decode("utf-8", "replace").splitlines(), skip_invalid=True)
             except OSError:
                 pass
             self._cache[directory] = spec

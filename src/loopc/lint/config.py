@@ -16,14 +16,19 @@ Keys (TOML, kebab-case)::
 
 Codes may be given as ``LP4603`` or as their slug (``wait.condition_static``).
 Errors cannot be disabled or downgraded: an error means the plan cannot
-compile.  Problems are returned as messages, never raised.
+compile.  A code named in both ``disable`` and ``error`` is a problem (a
+code is either dropped or raised, never silently one of them), and so is a
+pattern :mod:`pathspec` cannot read as gitignore syntax (:func:`pattern_problem`).
+Problems are returned as messages, never raised; each starts with its
+location, ``source`` or ``source:line:column`` when the caller can locate
+the entry (``locate``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import attrs
 
@@ -81,6 +86,29 @@ class LintConfig:
         return "\n".join(lines) + "\n"
 
 
+def pattern_problem(pattern: str) -> str | None:
+    """Why ``pattern`` is not a gitignore-style pattern (as :mod:`pathspec`
+    reads ``include``/``exclude`` and ``--include``/``--exclude``), or
+    ``None`` when it is one: ``'!'`` alone negates nothing, a trailing
+    ``\\`` escapes nothing; any other refusal of the library is quoted."""
+    if pattern == "!":
+        return "a lone '!' negates nothing (write '!' followed by the pattern to re-include)"
+    if pattern.endswith("\\") and (len(pattern) - len(pattern.rstrip("\\"))) % 2 == 1:
+        return "a trailing '\\' escapes nothing (write '\\\\' for a backslash)"
+    import pathspec
+
+    try:
+        pathspec.GitIgnoreSpec.from_lines([pattern])
+    except Exception as exc:  # noqa: BLE001 - GitIgnorePatternError (a ValueError) or any other refusal
+        return f"not a gitignore pattern ({exc})"
+    return None
+
+
+#: ``locate(key, index)`` -> ``"line:column"`` of entry ``index`` of ``key``
+#: (``index`` ``None``: the key itself) in the configuration file, or ``None``.
+Locator = Callable[[str, "int | None"], "str | None"]
+
+
 def _code_index() -> dict[str, Any]:
     from loopc import codes
 
@@ -91,47 +119,76 @@ def _code_index() -> dict[str, Any]:
     return out
 
 
-def from_mapping(data: Mapping[str, Any], source: str = "defaults") -> tuple[LintConfig, list[str]]:
+def from_mapping(
+    data: Mapping[str, Any], source: str = "defaults", locate: Locator | None = None
+) -> tuple[LintConfig, list[str]]:
     """Build a :class:`LintConfig` from a parsed TOML table.
 
     Returns ``(config, problems)``; each problem is a human-readable message
     (unknown key, wrong type, unknown code, an error code in ``disable`` or
-    ``error``).  Invalid entries are dropped from the returned configuration.
+    ``error``, a code in both, a pattern that is not gitignore syntax)
+    starting with ``source`` — ``source:line:column`` when ``locate`` finds
+    the entry.  Invalid entries are dropped from the returned configuration.
     """
     problems: list[str] = []
     idx = _code_index()
     values: dict[str, Any] = {}
+    where_code: dict[tuple[str, str], int] = {}
+
+    def at(key: str, index: int | None = None) -> str:
+        pos = locate(key, index) if locate is not None else None
+        return f"{source}:{pos}" if pos else source
+
     for key, value in data.items():
         if key not in KEYS:
             alt = key.replace("_", "-")
             hint = f" (did you mean '{alt}'?)" if alt in KEYS else ""
-            problems.append(f"{source}: unknown key '{key}'{hint}; known keys: {', '.join(KEYS)}")
+            problems.append(f"{at(key)}: unknown key '{key}'{hint}; known keys: {', '.join(KEYS)}")
             continue
         if key == "warnings-as-errors":
             if not isinstance(value, bool):
-                problems.append(f"{source}: '{key}' must be true or false")
+                problems.append(f"{at(key)}: '{key}' must be true or false")
                 continue
             values["warnings_as_errors"] = value
             continue
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            problems.append(f"{source}: '{key}' must be a list of strings")
+            problems.append(f"{at(key)}: '{key}' must be a list of strings")
             continue
         if key in ("include", "exclude"):
-            values[key] = tuple(value)
+            kept = []
+            for i, v in enumerate(value):
+                why = pattern_problem(v)
+                if why is None:
+                    kept.append(v)
+                else:
+                    problems.append(f"{at(key, i)}: '{key}' pattern '{v}': {why}")
+            values[key] = tuple(kept)
             continue
         codes_out: list[str] = []
-        for v in value:
+        for i, v in enumerate(value):
             entry = idx.get(v.upper()) or idx.get(v)
             if entry is None:
-                problems.append(f"{source}: '{key}' names unknown diagnostic code '{v}'")
+                problems.append(f"{at(key, i)}: '{key}' names unknown diagnostic code '{v}'")
             elif entry.severity.value == "error" and key == "disable":
                 problems.append(
-                    f"{source}: 'disable' names {entry.code} ({entry.name}), an error: errors cannot be "
+                    f"{at(key, i)}: 'disable' names {entry.code} ({entry.name}), an error: errors cannot be "
                     "disabled or downgraded (an error means the plan cannot compile)"
                 )
             elif entry.severity.value == "error":
                 continue  # already an error: raising it is a no-op
             else:
                 codes_out.append(entry.code)
+                where_code.setdefault((key, entry.code), i)
         values[key] = tuple(sorted(set(codes_out)))
+    for code in sorted(set(values.get("disable", ())) & set(values.get("error", ()))):
+        name = idx[code].name
+        problems.append(
+            f"{at('error', where_code[('error', code)])}: 'error' names {code} ({name}), which 'disable' "
+            f"(at {at('disable', where_code[('disable', code)])}) names too: a code is either disabled or "
+            "raised to an error; remove it from one of them"
+        )
+    if problems and "disable" in values and "error" in values:
+        both = set(values["disable"]) & set(values["error"])
+        values["disable"] = tuple(c for c in values["disable"] if c not in both)
+        values["error"] = tuple(c for c in values["error"] if c not in both)
     return LintConfig(**values, source=source), problems
