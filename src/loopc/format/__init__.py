@@ -287,13 +287,32 @@ def _loaded(body: str) -> Any:
     return pre
 
 
+#: white space at the end of a line (ruamel.yaml's pure-Python scanner
+#: refuses a tab there, which libyaml and loopc accept)
+_TRAILING = re.compile(r"[ \t]+(?=\r\n|\r|\n|\Z)")
+
+
+def _one_line(exc: BaseException) -> str:
+    """``type: problem (line L, column C)`` of a ruamel.yaml error, on one
+    line."""
+    problem = getattr(exc, "problem", None)
+    mark = getattr(exc, "problem_mark", None)
+    text = " ".join(str(problem if problem else exc).split())
+    if mark is not None and getattr(mark, "line", None) is not None:
+        text += f" (line {mark.line + 1}, column {mark.column + 1})"
+    return f"{type(exc).__name__}: {text}"
+
+
 def _format(body: str, pre: Any) -> tuple[str, Any]:
     """``(out, post)``: the checked formatting of ``body`` (BOM-less; ``pre``
     its compile result) and the compile result of ``out`` (``pre`` when
     nothing changes).  Raises :class:`FormatError`."""
     root = pre.check.document.root
     try:
-        out = _layout(body, root)
+        try:
+            out = _layout(body, root)
+        except Exception:  # noqa: BLE001 - e.g. a tab after `key:`: retry without trailing white space
+            out = _layout(_TRAILING.sub("", body), root)  # the net below still compares with ``body``
         problem, post = (None, pre) if out == body else _problem(body, pre, out)
         if problem is not None and problem.startswith("formatting would change the value"):
             # a trailing space of a block scalar's line is content: keep
@@ -303,7 +322,7 @@ def _format(body: str, pre: Any) -> tuple[str, Any]:
             if again is None:
                 out, problem, post = kept, None, again_post
     except Exception as exc:  # noqa: BLE001 - any ruamel failure means: leave the file alone
-        raise FormatError(f"cannot round-trip this YAML: {type(exc).__name__}: {exc}", "cannot round-trip") from None
+        raise FormatError(f"cannot round-trip this YAML: {_one_line(exc)}", "cannot round-trip") from None
     if problem is not None:
         raise FormatError(f"{problem}; left unchanged", "refused by the safety net")
     return out, post
@@ -367,8 +386,10 @@ def format_range(text: str, start: int, end: int) -> str:
     others as they are.  When the result would not be safe on its own (a
     mixed indentation, a comment that moves between pieces: the same safety
     net as :func:`format_source`), the whole formatted document.  Offsets
-    count a leading BOM, as the editor's text does.  Raises
-    :class:`FormatError` as :func:`format_source` does."""
+    count a leading BOM, as the editor's text does.  :func:`format_source`
+    of the result is :func:`format_source` of ``text`` (a property test
+    holds it).  Raises :class:`FormatError` exactly when
+    :func:`format_source` does (docs/api.md#formatting-a-plan)."""
     bom = text.startswith("\ufeff")
     body = text[1:] if bom else text
     shift = 1 if bom else 0
