@@ -12,7 +12,12 @@ Medians (CPU time via ``time.process_time`` and wall time via
 * ``golden`` / ``golden crash-every-event`` — every golden scenario once,
   and with a crash (journal dump, parse, resume) after every event;
 * ``resume every prefix`` — the test-suite's resume-from-every-journal-prefix
-  sweep over all golden scenarios.
+  sweep over all golden scenarios;
+* ``crash x50 after loop 10000`` — the loop above, then 50 ``crash`` events
+  (each restores from the last checkpoint and re-executes the journal after
+  it);
+* ``crash x25000 callback`` — 25,000 ``crash`` events on the one-callback
+  golden plan, then its script.
 
 Options: ``--repeat N``, ``--json PATH``.  The numbers depend on the
 machine; benchmarks/README.md records one run.
@@ -153,6 +158,24 @@ def main() -> int:
             t.test_resume_from_every_journal_prefix(p)
 
     out["resume every prefix"] = measure(prefixes, max(3, args.repeat // 2))
+    from loopc.interpreter.runner import prepare
+    from loopc.interpreter.scenario import load_scenario
+
+    def scenario_prep(plan: str, body: str) -> Any:
+        sc = load_scenario("plan: p.yaml\n" + body, "s.yaml")
+        assert not isinstance(sc, list), sc
+        p = prepare(sc, plan.encode(), "p.yaml")
+        assert not isinstance(p, list), p
+        return p
+
+    crash50 = scenario_prep(loop_plan(10_000), "events:\n" + "  - crash: {}\n" * 50
+                            + "expect: {status: succeeded, output: {count: 10000}}\n")
+    out["crash x50 after loop 10000"] = measure(lambda: run_prepared(crash50), max(3, args.repeat // 2))
+    callback_plan = (Path(SCENARIO_DIR) / "plans" / "callback.yaml").read_text(encoding="utf-8")
+    crash25k = scenario_prep(callback_plan, "input: {question: q, agent: agt_ana, room: {kind: channel, scopeId: chn_room}}\n"
+                             "events:\n" + "  - crash: {}\n" * 25_000
+                             + "  - callback: {node: ask, output: {answer: a, tone: calm}}\nexpect: {status: succeeded}\n")
+    out["crash x25000 callback"] = measure(lambda: run_prepared(crash25k), max(3, args.repeat // 2))
     for k, v in out.items():
         extra = f"  {v['activations_per_s_cpu']:,.0f} activations/s" if "activations_per_s_cpu" in v else ""
         print(f"{k:<28} cpu median {v['cpu_median_s'] * 1000:9.1f} ms  p95 {v['cpu_p95_s'] * 1000:9.1f} ms"

@@ -345,3 +345,23 @@ def test_replay_after_a_checkpoint_is_still_verified() -> None:
         restore(prep.program, {**ck, "digest": "sha256:0"}, tail)
     with pytest.raises(JournalDivergence):
         restore(prep.program, {**ck, "acts": [["x"]]}, tail)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_nested_loops_end_under_the_default_budget_in_bounded_memory(tmp_path: Path) -> None:
+    """Under the default budget the 10,000 x 10,000 loops stop at 1,000,000
+    activations: in a process limited to 4 GiB of address space (the Run
+    holds its journal, about 2 KB per activation here; no timing assert)."""
+    import resource
+    import subprocess
+
+    sc = scenario(tmp_path, "nested_loops.yaml", "expect: {status: failed, error: {code: runtime.budget_exceeded}}\n")
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    res = subprocess.run([sys.executable, "-m", "loopc", "run", str(sc)], capture_output=True, text=True,
+                         preexec_fn=limit, timeout=850)
+    assert res.returncode == 0, (res.stdout, res.stderr[-2000:])
+    assert "PASS" in res.stdout
