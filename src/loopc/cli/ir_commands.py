@@ -13,6 +13,12 @@
 
 Unreadable input files (and an unwritable OUT) exit 2.  ``FILE`` may be
 ``-`` for stdin.  Warnings go to stderr and do not change the exit code.
+The diagnostics shown are those ``loopc check`` shows, minus its gate:
+inline ``# loopc: disable=CODE -- reason`` suppressions and the
+configuration's ``disable`` drop warnings (with the LP19xx findings about
+the suppressions themselves), while ``error = [...]`` and
+``warnings-as-errors`` stay ``check``'s (:func:`_shown_diagnostics`); the
+artifact and digest never depend on either (docs/ci.md#suppressing-a-warning).
 """
 from __future__ import annotations
 
@@ -40,16 +46,37 @@ def _compile(path: str) -> Any:
     return compile_source(data, path=None if path == "-" else path)
 
 
+def _shown_diagnostics(path: str, res: Any) -> tuple[Any, ...]:
+    """The compile's diagnostics after the lint layer with the working
+    directory's configuration (exit 2 when it is invalid), its
+    severity-raising left out: suppressed and disabled warnings dropped,
+    errors kept."""
+    import attrs
+
+    from loopc.cli.config import load_or_exit
+    from loopc.diagnostics import Diagnostic
+    from loopc.pipeline.check import linted
+
+    if res.check is None or not res.diagnostics:
+        return tuple(res.diagnostics)
+    config = attrs.evolve(load_or_exit(), error=(), warnings_as_errors=False)
+    kept = linted(res.check, config, None if path == "-" else path).diagnostics
+    # the lowering's own findings (budgets: not in the check) are kept as they are
+    later = [d for d in res.diagnostics if d not in res.check.diagnostics]
+    return tuple(sorted([*kept, *later], key=Diagnostic.sort_key))
+
+
 def _report(path: str, res: Any, color: str = "never") -> None:
     from loopc.cli.color import use_color
     from loopc.cli.formats.text import source_lines, write_text
 
-    if not res.diagnostics:
+    diags = _shown_diagnostics(path, res)
+    if not diags:
         return
     doc = getattr(res.check, "document", None)
     lines = source_lines(doc.text) if doc is not None else None
     sys.stdout.flush()
-    write_text(sys.stderr, path, res.diagnostics, lines, color=use_color(color, sys.stderr))
+    write_text(sys.stderr, path, diags, lines, color=use_color(color, sys.stderr))
     sys.stderr.flush()
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "cap_result",
     "check_file",
     "check_source",
+    "linted",
     "yaml_budget_bytes",
 ]
 
@@ -152,17 +153,25 @@ def check_source(
     res = _check(src, path)
     if not lint:
         return cap_result(res, max_diagnostics)
+    return cap_result(linted(res, config, path), max_diagnostics)
+
+
+def linted(res: CheckResult, config: LintConfig | None = None, path: str | None = None) -> CheckResult:
+    """``res`` (an unlinted, uncapped check) after the lint layer: inline
+    suppressions of its document, then ``config`` (docs/ci.md); the
+    suppression findings (LP19xx) located and given ``path``; ``ok`` from
+    the resulting severities.  What ``check_source`` returns with ``lint``;
+    the CLI's ``compile`` and ``digest`` report a compile's check through it."""
     from loopc.lint import apply_lint
 
     diags = apply_lint(res.diagnostics, res.document, config)
     if diags == res.diagnostics:
-        return cap_result(res, max_diagnostics)
-    # locate and attach the path to the suppression findings (LP19xx)
+        return res
     merged = Reporter()
     merged.extend(diags)
     diags = finish(merged.diagnostics, res.document.text if res.document is not None else None, path)
     ok = not any(d.severity is Severity.ERROR for d in diags)
-    return cap_result(attrs.evolve(res, ok=ok, diagnostics=diags), max_diagnostics)
+    return attrs.evolve(res, ok=ok, diagnostics=diags)
 
 
 def cap_result(res: CheckResult, max_diagnostics: int | None) -> CheckResult:
