@@ -225,11 +225,18 @@ def test_all_match_branches_are_optional() -> None:
 def test_legacy_roots_have_a_dedicated_code_and_fix() -> None:
     _, _, plan, scopes = pipeline(fixture("ref_root_not_here_output_ok"))
     ctx = ContextBuilder(plan, scopes).node_config(plan.nodes["page"])
-    for root, repl in (("inputs", "input"), ("state", "run.state"), ("event", None), ("steps", None),
-                       ("ctx", None)):
-        r = resolve_path(ctx, (root, "x"))
+    # the rewrite is offered for the current roots whose path types here:
+    # safe when exactly one does, a guess when several do, none when none does
+    for root, field, repl, safe in (
+        ("inputs", "severity", "run.input", True),  # only the Plan input has it
+        ("inputs", "summary", "input", False),  # the node's input and the Plan input both have it
+        ("inputs", "x", None, False),
+        ("state", "x", None, False),  # the plan declares no Run state
+        ("event", "x", None, False), ("steps", "x", None, False), ("ctx", "x", None, False),
+    ):
+        r = resolve_path(ctx, (root, field))
         assert isinstance(r, PathProblem) and r.code == "LP3203"
-        assert (r.replace[2] if r.replace else None) == repl
+        assert (r.replace[2] if r.replace else None) == repl and r.safe is safe, (root, field)
     diags = pipeline(fixture("ref_legacy_root_state"))[0]
     fix = diags[0].fix
     assert fix is not None and fix.edits[0].new_text == "run.state"
