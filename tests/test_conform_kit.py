@@ -98,7 +98,7 @@ def test_integers_reported_as_doubles_conform() -> None:
 # ---------------------------------------------------------------- every divergence, field level
 
 def test_every_divergence_is_reported_with_its_pointer() -> None:
-    sc = _json(TIMER, mode="two_wrong_fields")
+    sc = _json("--no-crash-variants", TIMER, mode="two_wrong_fields")
     ats = [d["at"] for d in sc["divergences"]]
     last = sc["records"] - 1
     from loopc.interpreter.runner import run_file
@@ -111,7 +111,7 @@ def test_every_divergence_is_reported_with_its_pointer() -> None:
 
 
 def test_an_extra_record_is_one_divergence_not_a_shifted_tail() -> None:
-    sc = _json(TIMER, mode="extra_record")
+    sc = _json("--no-crash-variants", TIMER, mode="extra_record")
     assert len(sc["divergences"]) == 1, sc["divergences"]
     assert sc["divergences"][0]["at"] == "/journal/2"
     assert "not in the reference journal" in sc["divergence"]
@@ -195,3 +195,66 @@ def test_json_equal_is_reflexive_and_survives_a_round_trip(v: object) -> None:
 def test_diff_is_empty_exactly_when_equal_and_symmetric_in_count(a: object, b: object) -> None:
     assert (diff(a, b) == []) == json_equal(a, b) == json_equal(b, a)
     assert len(diff(a, b)) == len(diff(b, a))
+
+
+# ---------------------------------------------------------------- protocol 2: crash points, keys, verifier
+
+CALLBACK = os.path.join(GOLDEN_DIR, "callback_basic.yaml")
+
+
+def test_a_runtime_that_ignores_the_crash_point_is_caught() -> None:
+    sc = _json("--no-verifier", CALLBACK, mode="ignores_crashes")
+    d = sc["divergences"]
+    assert [x["variant"] for x in d] == ["afterEffectSubmit"], d
+    assert "submitted 1 time(s), expected 2" in d[0]["message"] and d[0]["at"] == "/deliveries"
+
+
+def test_a_re_delivery_with_a_new_key_is_caught() -> None:
+    sc = _json("--no-verifier", CALLBACK, mode="key_changes_on_redelivery")
+    d = sc["divergences"][0]
+    assert d["at"] == "/deliveries/1/key" and d["variant"] == "afterEffectSubmit", d
+    assert "every submission of an effect carries the same key" in d["message"]
+
+
+def test_the_crash_variant_can_be_turned_off() -> None:
+    code, out, _ = _conform("--no-verifier", "--no-crash-variants", CALLBACK, mode="ignores_crashes")
+    assert code == 0, out
+
+
+def test_a_runtime_that_accepts_corrupt_artifacts_is_caught() -> None:
+    code, out, _ = _conform("--format", "json", TIMER, mode="accepts_everything")
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["diverging"] == 0 and doc["verifier"]["accepted"] == 3, doc["verifier"]
+    assert [c["case"] for c in doc["verifier"]["cases"]] == ["digest_mismatch", "unknown_version",
+                                                             "semantically_corrupt"]
+
+
+def test_the_reference_refuses_every_verifier_case_and_says_why() -> None:
+    from loopc.interpreter.conform import verifier_cases
+    from loopc.interpreter.protocol import Session
+    from loopc.interpreter.runner import prepare_file
+
+    prep = prepare_file(TIMER)
+    assert not isinstance(prep, list)
+    whys = []
+    for _case, _what, text in verifier_cases(prep.artifact_bytes):
+        got = Session().load({"protocol": 2, "artifact": text, "input": {}})
+        assert got["ok"] is False, got
+        whys.append(got["error"])
+    assert "digest mismatch" in whys[0] and "unsupported artifactVersion" in whys[1] and "does not enter port" in whys[2]
+
+
+def test_a_load_reply_without_the_protocol_version_diverges() -> None:
+    sc = _json("--no-verifier", "--no-crash-variants", TIMER, mode="protocol_v1")
+    assert sc["divergences"][0]["message"] == ("load reply: not as the protocol schema says (loadReply): "
+                                               "'protocol' is a required property")
+
+
+def test_the_reference_refuses_another_protocol_version() -> None:
+    from loopc.interpreter.protocol import Session
+
+    for v in (None, 1, 3, "2"):
+        req = {"artifact": "{}", "input": {}} if v is None else {"protocol": v, "artifact": "{}", "input": {}}
+        got = Session().load(req)
+        assert got["ok"] is False and "this runtime speaks 2" in got["error"], got

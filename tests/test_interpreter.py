@@ -258,11 +258,11 @@ def test_unverified_artifact_is_refused() -> None:
     text = prep.artifact_bytes.decode()
     digest = json.loads(text)["digest"]
     tampered = text.replace(digest, "sha256:" + "0" * 64)
-    out = Session().load({"artifact": tampered, "input": {}})
+    out = Session().load({"protocol": 2, "artifact": tampered, "input": {}})
     assert out["ok"] is False and "digest" in out["error"]
     stale = text.replace('"PT1H"', '"PT2H"')
-    assert Session().load({"artifact": stale, "input": {}})["ok"] is False
-    assert Session().load({"artifact": text, "input": {}})["ok"] is True
+    assert Session().load({"protocol": 2, "artifact": stale, "input": {}})["ok"] is False
+    assert Session().load({"protocol": 2, "artifact": text, "input": {}})["ok"] is True
 
 
 def test_malformed_single_scenario_json_is_one_object(tmp_path: Path) -> None:

@@ -129,7 +129,7 @@ def test_protocol_refuses_an_advance_that_moves_the_clock_backwards() -> None:
 
     art = loopc.compile_source((ROOT / "examples" / "all_match_switch.yaml").read_bytes())
     s = Session()
-    assert s.load({"artifact": art.bytes.decode(), "input": {}}) == {"ok": True}
+    assert s.load({"protocol": 2, "artifact": art.bytes.decode(), "input": {}}) == {"ok": True, "protocol": 2}
     ok = s.event({"index": 0, "event": {"advance": "PT1H"}, "to": "2026-01-01T01:00:00Z"})
     assert ok == {"applied": True, "reason": None}
     assert s.eng is not None

@@ -59,7 +59,7 @@ def test_interpreter_refuses_unverified_artifacts(name: str) -> None:
     raw = BROKEN[name]
     art, why = verify_artifact(raw)
     assert art is None and why == verify(raw).message
-    got = Session().load({"artifact": raw.decode("utf-8"), "input": {}})
+    got = Session().load({"protocol": 2, "artifact": raw.decode("utf-8"), "input": {}})
     assert got["ok"] is False and got["error"] == f"artifact refused: {why}"
 
 

@@ -172,10 +172,15 @@ def register(cli: click.Group) -> None:
                   help="Seconds the runtime has for each complete reply line.")
     @click.option("--reply-limit", "reply_limit", default="64MiB", show_default=True, metavar="SIZE",
                   help="Longest reply line accepted (bytes, or with KiB, MiB, GiB).")
+    @click.option("--crash-variants/--no-crash-variants", "crash_variants", default=True, show_default=True,
+                  help="Also run every scenario with a crash inside each delivery step (afterEffectSubmit).")
+    @click.option("--verifier/--no-verifier", "verifier", default=True, show_default=True,
+                  help="Check that the runtime refuses artifacts that do not verify.")
     @budget_options
     @click.argument("paths", nargs=-1)
     def conform_cmd(runtime: str | None, list_only: bool, fmt: str, timeout: str, reply_limit: str,
-                    max_activations: int, max_journal_records: int, max_steps: int, paths: tuple[str, ...]) -> None:
+                    crash_variants: bool, verifier: bool, max_activations: int, max_journal_records: int,
+                    max_steps: int, paths: tuple[str, ...]) -> None:
         """Check an external runtime against the reference interpreter.
 
         Without SCENARIO arguments, runs the golden scenarios shipped with
@@ -186,8 +191,9 @@ def register(cli: click.Group) -> None:
         from loopc.cli.formats.json import dumps, utf8_json
         from loopc.cli.textsafe import escape_text
         from loopc.conformance import SCENARIO_DIR, scenario_name, scenarios
-        from loopc.interpreter.conform import RuntimeError_, RuntimeProcess, conform_file
+        from loopc.interpreter.conform import RuntimeError_, RuntimeProcess, conform_file, verifier_suite
         from loopc.interpreter.kitio import parse_size
+        from loopc.interpreter.runner import Prepared, prepare_file
 
         def usage(msg: str) -> NoReturn:
             click.echo(f"loopc: {escape_text(msg)}", err=True)
@@ -233,20 +239,30 @@ def register(cli: click.Group) -> None:
             sys.exit(2)
         out: list[dict[str, Any]] = []
         bad = malformed = 0
-        for path, err in items:
-            if err is not None:
-                click.echo(f"loopc: {escape_text(path)}: {err}", err=True)
-                malformed += 1
-                continue
+        first: Prepared | None = None
+
+        def live() -> RuntimeProcess:
+            nonlocal proc
             if proc.dead is not None or proc.proc.poll() is not None:
-                # the runtime died or was stopped on an earlier scenario: start a fresh one
+                # the runtime died or was stopped on an earlier request: start a fresh one
                 proc.kill()
                 try:
                     proc = RuntimeProcess(argv, **bounds)
                 except RuntimeError_ as exc:
                     click.echo(f"loopc: {escape_text(str(exc))}", err=True)
                     sys.exit(2)
-            res = conform_file(path, argv, proc, budget=_budget(max_activations, max_journal_records, max_steps))
+            return proc
+
+        for path, err in items:
+            if err is not None:
+                click.echo(f"loopc: {escape_text(path)}: {err}", err=True)
+                malformed += 1
+                continue
+            res = conform_file(path, argv, live(), budget=_budget(max_activations, max_journal_records, max_steps),
+                               crash_variants=crash_variants)
+            if first is None and not isinstance(res, list):
+                prep = prepare_file(path)
+                first = prep if isinstance(prep, Prepared) else None
             if isinstance(res, list):
                 malformed += 1
                 for prob in res:
@@ -259,10 +275,21 @@ def register(cli: click.Group) -> None:
                 click.echo(f"{'OK  ' if res['conforms'] else 'DIFF'} {escape_text(path)}")
                 for d in res["divergences"]:
                     click.echo(f"  - {escape_text(str(d['message']))}")
+        cases = verifier_suite(first, live()) if verifier and first is not None else []
+        accepted = sum(1 for c in cases if not c["refused"])
+        if fmt == "text":
+            for c in cases:
+                click.echo(f"{'OK  ' if c['refused'] else 'DIFF'} verifier: {c['case']} ({escape_text(c['what'])})")
+                if c["divergence"]:
+                    click.echo(f"  - {escape_text(str(c['divergence']))}")
         proc.close()
         if fmt == "json":
-            doc = {"scenarios": out, "conforming": len(out) - bad, "diverging": bad}
+            doc: dict[str, Any] = {"scenarios": out, "conforming": len(out) - bad, "diverging": bad}
+            if cases:
+                doc["verifier"] = {"cases": cases, "refused": len(cases) - accepted, "accepted": accepted}
             click.echo(json_text(utf8_json(doc)))
         else:
-            click.echo(f"{len(out) - bad} conforming, {bad} diverging" + (f", {malformed} malformed" if malformed else ""))
-        sys.exit(2 if malformed else 1 if bad else 0)
+            tail = f"; verifier: {len(cases) - accepted} of {len(cases)} corrupt artifacts refused" if cases else ""
+            click.echo(f"{len(out) - bad} conforming, {bad} diverging" + (f", {malformed} malformed" if malformed else "")
+                       + tail)
+        sys.exit(2 if malformed else 1 if bad or accepted else 0)

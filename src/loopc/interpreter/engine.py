@@ -73,9 +73,12 @@ class JournalDivergence(Exception):
 class World:
     """The outside world the engine talks to: delivery outcomes.  Answers
     depend only on the node and the Run-wide ordinal of the delivery, so a
-    stateless world answers the same after a crash."""
+    stateless world answers the same after a crash.  ``key`` is the
+    effect's identity key (``effect.reserved``'s ``key``), the same on every
+    submission of that effect: the world's dedupe key
+    (docs/conformance.md#effect-identity)."""
 
-    def deliver(self, node: str, ordinal: int, effect: str) -> bool:  # noqa: ARG002
+    def deliver(self, node: str, ordinal: int, effect: str, key: str = "") -> bool:  # noqa: ARG002
         return True
 
     def transport_fault(self, node: str, ordinal: int, effect: str) -> bool:  # noqa: ARG002
@@ -85,7 +88,7 @@ class World:
 class NoWorld(World):
     """Replay with the world removed: any question is an error."""
 
-    def deliver(self, node: str, ordinal: int, effect: str) -> bool:
+    def deliver(self, node: str, ordinal: int, effect: str, key: str = "") -> bool:
         raise JournalDivergence(f"replay asked the world to deliver {effect} ({node}); the journal has no answer")
 
     def transport_fault(self, node: str, ordinal: int, effect: str) -> bool:
@@ -110,10 +113,10 @@ class _JournalWorld(World):
         self.fallback = fallback
         self.last_answered: dict[str, int] = {}
 
-    def deliver(self, node: str, ordinal: int, effect: str) -> bool:
+    def deliver(self, node: str, ordinal: int, effect: str, key: str = "") -> bool:
         if effect in self.delivered:
             return self.delivered[effect]
-        return self.fallback.deliver(node, ordinal, effect)
+        return self.fallback.deliver(node, ordinal, effect, key)
 
     def transport_fault(self, node: str, ordinal: int, effect: str) -> bool:
         key = (effect, ordinal)
@@ -192,6 +195,16 @@ def run_identity(digest: str, input_bytes: bytes) -> str:
     """Run id from the artifact digest and the canonical Plan input."""
     h = hashlib.sha256(digest.encode("ascii") + b"\x00" + input_bytes).hexdigest()
     return "run_" + h[:16]
+
+
+def scenario_run_id(digest: str, input_bytes: bytes, scenario: str) -> str:
+    """A scenario's Run id (docs/conformance.md#run-ids): ``run_`` and the
+    first 16 hex digits of SHA-256 over the UTF-8 bytes of the artifact
+    digest, a NUL, the canonical Plan input (defaults applied), a NUL and
+    the scenario's name (its file name without the extension; a name that
+    is not valid Unicode contributes its original bytes)."""
+    h = hashlib.sha256(digest.encode("ascii") + b"\x00" + input_bytes + b"\x00" + scenario.encode("utf-8", "surrogateescape"))
+    return "run_" + h.hexdigest()[:16]
 
 
 class Engine:
@@ -451,18 +464,19 @@ class Engine:
         self._fail_run(err)
 
     # ------------------------------------------------------------------ inputs
-    def start(self, plan_input: Mapping[str, Any], at: Decimal = Decimal(0)) -> None:
+    def start(self, plan_input: Mapping[str, Any], at: Decimal = Decimal(0), run_id: str | None = None) -> None:
         """Start the Run (step 1: ``run.started``) and run to quiescence.
-        The Run id derives from the artifact digest and the canonical Plan
-        input (defaults applied)."""
-        self._input(self._start, plan_input, at)
+        ``run_id`` is the Run's id (the host's; a scenario's is
+        :func:`scenario_run_id`); without one it derives from the artifact
+        digest and the canonical Plan input (defaults applied)."""
+        self._input(self._start, plan_input, at, run_id)
 
-    def _start(self, plan_input: Mapping[str, Any], at: Decimal) -> None:
+    def _start(self, plan_input: Mapping[str, Any], at: Decimal, run_id: str | None = None) -> None:
         from loopc.ir.canonical import canonical_bytes
 
         self._set_now(at)
         self.input = apply_defaults(plan_input, self.p.input)
-        self.run_id = run_identity(self.p.digest, canonical_bytes(self.input))
+        self.run_id = run_id if run_id is not None else run_identity(self.p.digest, canonical_bytes(self.input))
         self.state = {k: f.default for k, f in self.p.state.items() if f.has_default}
         self.versions = {k: 0 for k in self.state}
         self._rec("run.started", run=self.run_id, digest=self.p.digest, input=dict(self.input), state=dict(self.state))
@@ -1176,7 +1190,7 @@ class Engine:
         a.effect = eff
         self.effects[eff] = (a.id, a.attempt)
         self._rec("effect.reserved", act=a.id, attempt=a.attempt, effect=eff,
-                  key=f"{self.run_id}:{a.id}:{a.attempt}",
+                  key=self.effect_key(a),
                   effectKind="approval" if a.node.op == "request_approval" else "message", request=req)
         agent = req.get("responder")
         if a.node.op == "send_message" and cfg.completion == "callback" and isinstance(agent, str):
@@ -1315,7 +1329,7 @@ class Engine:
             eff = self._transport_effect(a)
         n = self.node_deliveries.get(nid, 0) + 1
         self.node_deliveries[nid] = n
-        ok = self.world.deliver(nid, n, eff)
+        ok = self.world.deliver(nid, n, eff, self.effect_key(a))
         if not ok:
             self._rec("effect.failed", effect=eff, act=a.id, attempt=a.attempt,
                       error={"code": "delivery.failed", "detail": f"delivery {n} of '{nid}' failed"})
@@ -1334,6 +1348,11 @@ class Engine:
             self._complete(a, "completed", out)
         else:
             a.status = "awaiting"
+
+    def effect_key(self, a: Act) -> str:
+        """The identity key of the current attempt's effect:
+        ``<run>:<activation>:<attempt>`` (docs/conformance.md#effect-identity)."""
+        return f"{self.run_id}:{a.id}:{a.attempt}"
 
     def _transport_effect(self, a: Act) -> str:
         """Transport retries reuse the attempt's durable effect identity."""

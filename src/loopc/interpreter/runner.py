@@ -27,7 +27,7 @@ from loopc.interpreter.values import contract_problems
 
 __all__ = ["Prepared", "Report", "ScenarioWorld", "prepare", "prepare_file", "run_prepared", "run_file",
            "dump_journal", "parse_journal", "resume", "replay", "JournalError", "verify_artifact",
-           "INPUT_KINDS", "strip_markers", "Budget", "DEFAULT_BUDGET", "restore", "Durable"]
+           "INPUT_KINDS", "strip_markers", "Budget", "DEFAULT_BUDGET", "restore", "Durable", "run_id_of"]
 
 #: Journal record kinds that are outside inputs (each starts its own step).
 INPUT_KINDS = ("run.started", "callback.accepted", "callback.failed", "decision.recorded", "clock.advanced",
@@ -48,7 +48,7 @@ class ScenarioWorld(World):
         self.deliveries = dict(deliveries)
         self.transport = dict(transport)
 
-    def deliver(self, node: str, ordinal: int, effect: str) -> bool:
+    def deliver(self, node: str, ordinal: int, effect: str, key: str = "") -> bool:
         return ordinal > self.deliveries.get(node, 0)
 
     def transport_fault(self, node: str, ordinal: int, effect: str) -> bool:
@@ -60,6 +60,24 @@ class Prepared:
     scenario: Scenario
     program: Program
     artifact_bytes: bytes
+
+
+def run_id_of(prep: Prepared) -> str | None:
+    """The Run id of a scenario's Run (``loopc run`` and ``conform``'s
+    ``load`` use it; docs/conformance.md#run-ids): derived from the artifact
+    digest, the Plan input with defaults applied and the scenario's name
+    (its file name without the extension), so that every scenario has its
+    own.  ``None`` for a scenario read without a path."""
+    from loopc.interpreter.engine import scenario_run_id
+    from loopc.interpreter.values import apply_defaults
+    from loopc.ir.canonical import canonical_bytes
+
+    path = prep.scenario.path
+    if not path:
+        return None
+    name = os.path.splitext(os.path.basename(path))[0]
+    inp = canonical_bytes(apply_defaults(prep.scenario.input, prep.program.input))
+    return scenario_run_id(prep.program.digest, inp, name)
 
 
 @attrs.define
@@ -255,7 +273,7 @@ def _reapply(eng: Engine, steps: list[list[dict[str, Any]]]) -> Engine:
                                     f"{base + len(eng.steps) + 1}")
         at = parse_instant(r["at"])
         if k == "run.started":
-            eng.start(r["input"], at)
+            eng.start(r["input"], at, run_id=r.get("run"))
         elif k == "clock.advanced":
             eng._set_now(at)
             eng.advance(parse_instant(r["to"]), r["by"], r.get("event"))
@@ -373,7 +391,7 @@ def run_prepared(prep: Prepared, *, crash_after_every: bool = False, engine_cls:
                         "steps": len(store.steps)})
 
     try:
-        eng.start(sc.input, clock.now)
+        eng.start(sc.input, clock.now, run_id=run_id_of(prep))
         store.maybe_checkpoint(eng)
         evs = sc.events if events is None else events
         for ev in evs:
