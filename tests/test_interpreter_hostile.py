@@ -365,3 +365,26 @@ def test_nested_loops_end_under_the_default_budget_in_bounded_memory(tmp_path: P
                          preexec_fn=limit, timeout=850)
     assert res.returncode == 0, (res.stdout, res.stderr[-2000:])
     assert "PASS" in res.stdout
+
+
+@pytest.mark.parametrize("delay, why", [("P99999999D", "3,650 days"), ("P3651D", "3,650 days"),
+                                        ("PT0.0000000001S", "fractional-second digits")])
+def test_durations_past_the_bounds_are_input_problems_not_overflows(tmp_path: Path, delay: str, why: str) -> None:
+    sc = tmp_path / "s.yaml"
+    sc.write_text(f"plan: {Path(SCENARIO_DIR) / 'plans' / 'timer.yaml'}\ninput: {{delay: {delay}}}\n"
+                  "events:\n  - advance: P3650D\nexpect: {status: succeeded}\n")
+    got = _problems(tmp_path, sc.read_text())
+    assert len(got) == 1 and ":2:16: error[scenario.input]" in got[0] and why in got[0], got
+
+
+def test_a_computed_wait_duration_past_the_bounds_fails_the_attempt() -> None:
+    from loopc.interpreter.engine import Engine, _Fail
+    from loopc.interpreter.runner import prepare_file
+
+    prep = prepare_file(str(Path(SCENARIO_DIR) / "timer_due.yaml"))
+    assert not isinstance(prep, list)
+    eng = Engine(prep.program)
+    with pytest.raises(_Fail) as info:
+        eng._seconds("P99999999D", "wait 'pause' duration")
+    assert info.value.err["code"] == "runtime.input_invalid"
+    assert info.value.err["detail"].startswith("wait 'pause' duration: \"P99999999D\" is not a duration (longer")

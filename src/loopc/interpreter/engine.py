@@ -32,6 +32,7 @@ import attrs
 from loopc.interpreter.choice import select_one
 from loopc.interpreter.clock import duration_seconds, format_instant
 from loopc.interpreter.program import Program, ProgramNode
+from loopc.limits import duration_problem
 from loopc.interpreter.values import (WORK_ITEM_KEYS, apply_defaults, check_contract, check_value,
                                       contract_problems, is_id, is_scope)
 from loopc.ir.evaluator import EvaluationError, evaluate, render
@@ -1282,6 +1283,11 @@ class Engine:
             self._timer(a, "timeout", self._seconds(d, f"wait '{nid}' timeout"))
 
     def _seconds(self, d: Any, where: str) -> Decimal:
+        why = duration_problem(d) if isinstance(d, str) else None
+        if why is not None:  # a computed duration past the language's bounds: no timer beyond year 9999
+            from loopc.ir.evaluator import _show
+
+            raise _Fail({"code": "runtime.input_invalid", "detail": f"{where}: {_show(d)} is not a duration ({why})"})
         try:
             return duration_seconds(d)
         except EvaluationError as exc:

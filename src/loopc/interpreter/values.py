@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-from loopc.ir.evaluator import EvaluationError, datetime_value, duration_value
+from loopc.ir.evaluator import EvaluationError, datetime_value
+from loopc.limits import duration_problem
 
 __all__ = ["check_contract", "check_value", "contract_problems", "apply_defaults", "is_id", "is_scope",
            "WORK_ITEM_KEYS", "close_match", "KEY"]
@@ -53,11 +54,8 @@ def check_value(v: Any, f: Any, where: str) -> str | None:
             ok = _num(v)
         elif t == "boolean":
             ok = isinstance(v, bool)
-        elif t == "duration":
-            try:
-                duration_value(v)
-            except EvaluationError:
-                ok = False
+        elif t == "duration":  # the language's bounds (docs/language.md#bounds), not only the form
+            ok = duration_problem(v) is None
         elif t == "datetime":
             try:
                 datetime_value(v)
@@ -178,7 +176,9 @@ def contract_problems(value: Any, contract: Mapping[str, Any], where: str = "inp
             r = check_value(v, f, shown)
             if r is None:
                 continue
-            if f.type == "enum" and isinstance(v, str):
+            if f.type == "duration" and isinstance(v, str):
+                r = f"{shown} '{v if len(v) <= 40 else v[:20] + '…'}' is not a duration: {duration_problem(v)}"
+            elif f.type == "enum" and isinstance(v, str):
                 r = f"{shown} is '{v}', not one of: {', '.join(f.values or ())}" + _hint(v, f.values)
             elif f.type == "scope" and isinstance(v, dict) and isinstance(v.get("kind"), str) \
                     and v["kind"] not in _SCOPE_KINDS:
