@@ -131,13 +131,13 @@ def test_newest_version_wins_stale_results_dropped() -> None:
 
 
 def test_push_debounce_is_adaptive() -> None:
-    """Unset, the debounce follows the document's last check time within
+    """Unset, the debounce is half the document's last check time within
     [10, 150] ms (a small plan re-checks after 10 ms); a set ``debounce``
     is used as is."""
     s = parse_settings({})
     assert s.debounce_ms is None and s.to_json()["debounce"] == "adaptive"
     assert s.debounce_for(2.0) == MIN_ADAPTIVE_MS
-    assert s.debounce_for(60.0) == 60.0
+    assert s.debounce_for(60.0) == 30.0
     assert s.debounce_for(1800.0) == DEFAULT_DEBOUNCE_MS
     assert s.debounce_for(None) == DEFAULT_DEBOUNCE_MS
     assert parse_settings({"debounce": 300}).debounce_for(2.0) == 300
