@@ -68,6 +68,31 @@ def docs_url(code: str) -> str:
     return f"{docs_base_url()}/diagnostics.md#{code.lower()}"
 
 
+def value_text(value: Any) -> str:
+    """A data value as a plan author writes it, for messages, hover and
+    ``loopc explain`` (JSON/YAML spelling, never Python's): ``true``,
+    ``false``, ``null``; numbers as JSON writes them; a string YAML
+    single-quoted (``'pending'``, a ``'`` doubled); lists and mappings as
+    JSON flow (``["a", 1]``, ``{"k": true}``).  Never raises: anything else
+    is its ``str``."""
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, (list, tuple, dict)):
+        import json
+
+        try:
+            return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+        except (TypeError, ValueError):
+            return str(value)
+    return str(value)
+
+
 class Severity(str, enum.Enum):
     """Severity of a finding; only ``error`` blocks publish (docs/api.md#diagnostic)."""
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from loopc import limits as _limits
 from loopc.compiler.spelling import not_an_enum_value
+from loopc.diagnostics import value_text
 
 MAX_SAFE_INTEGER = _limits.MAX_SAFE_INTEGER
 SCOPE_KINDS = ("channel", "thread", "dm", "task")
@@ -177,9 +178,9 @@ def scope_problem(v: Any) -> str | None:
         missing = "kind" if "kind" not in v else "scopeId"
         return f"a scope needs '{missing}'"
     if v["kind"] not in SCOPE_KINDS:
-        return f"scope kind must be one of {', '.join(SCOPE_KINDS)}, not {v['kind']!r}"
+        return f"scope kind must be one of {', '.join(SCOPE_KINDS)}, not {value_text(v['kind'])}"
     if not is_canonical_id(v["scopeId"]):
-        return f"scopeId {v['scopeId']!r} is not a canonical id (like 'tsk_api')"
+        return f"scopeId {value_text(v['scopeId'])} is not a canonical id (like 'tsk_api')"
     return None
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from loopc.compiler.symbols import Occurrence, RenameError, Symbol, SymbolIndex
+from loopc.diagnostics import value_text
 from loopc.lsp.analysis import Analysis
 
 FIX_ALL_KIND = "source.fixAll.loopc"
@@ -111,7 +112,7 @@ def describe_symbol(plan: Any, sym: Symbol) -> str | None:
         if fs.required:
             flags.append("required")
         if fs.has_default:
-            flags.append(f"default `{fs.default!r}`")
+            flags.append(f"default `{value_text(fs.default)}`")
         text = f"**field `{sym.name}`**: {T.describe(T.type_of_field(fs))}" + (f" ({', '.join(flags)})" if flags else "")
         text += f"\n\nof {where}"
         if fs.description:
