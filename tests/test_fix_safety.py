@@ -27,6 +27,11 @@ from loopc.lint.fixes import is_safe
 from loopc.pipeline.check import check_unsuppressed
 from loopc.pipeline.fixsafety import error_identities, prove_fix
 
+#: ~35 s of CPU (a minute on a loaded 2-core machine): in the full run, not
+#: the fast tier (`pytest -m "not slow"`), which keeps the pinned cases of
+#: tests/test_safe_fixes.py
+pytestmark = pytest.mark.slow
+
 BASES = sorted((ROOT / "examples").glob("*.yaml")) + sorted((ROOT / "golden").glob("*/*/source.yaml"))
 FIXTURES = sorted(p for p in (ROOT / "tests" / "fixtures").rglob("*") if p.suffix in (".yaml", ".yml"))
 #: copies per generator and plan, at most (evenly spread over all it makes)
