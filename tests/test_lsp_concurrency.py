@@ -256,3 +256,24 @@ def test_exits_when_the_client_process_dies() -> None:
             s.proc.kill()
         s.close()
     assert s.stderr == b""
+
+
+def test_percent_encoded_uri_is_found_open() -> None:
+    """pygls keys open documents by the percent-decoded URI; a document
+    whose URI has escapes (a CJK file name) is still diagnosed and
+    answered (it was "not open" for every feature)."""
+    uri = "file:///work/project/%E6%97%A5%E6%9C%AC.yaml"
+    s = RawSession()
+    try:
+        _init(s)
+        s.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri, "languageId": "yaml", "version": 1, "text": BAD}}})
+        s.send({"jsonrpc": "2.0", "id": 2, "method": "textDocument/diagnostic",
+                "params": {"textDocument": {"uri": uri}}})
+        assert [d["code"] for d in s.reply(2)["result"]["items"]]
+        p = pos_of(BAD, "id: ask", "utf-16", delta=5)
+        s.send({"jsonrpc": "2.0", "id": 3, "method": "textDocument/hover", "params": {
+            "textDocument": {"uri": uri}, "position": {"line": p.line, "character": p.character}}})
+        assert "send_message" in s.reply(3)["result"]["contents"]["value"]
+    finally:
+        assert s.close() == 0
