@@ -73,6 +73,18 @@ def template_errors_one_line(n: int) -> str:
     return _end_detail('"' + "{{ input.y }}" * n + '"')
 
 
+def template_errors_many_nodes(n: int) -> str:
+    """n template errors spread over end nodes, at most 3,000 per detail
+    (each under the 64 KiB template limit): n diagnostics, all reported
+    and located (the linear-time case of issue 21: 13,000)."""
+    per = 3000
+    nodes = "".join(
+        f"  - id: f{i}\n    type: end\n    input: {{x: {{type: string, required: true}}}}\n"
+        f"    end: {{status: failed, code: bad, detail: \"{'{{ input.y }}' * min(per, n - i * per)}\"}}\n"
+        for i in range((n + per - 1) // per))
+    return H + "input: {}\noutput: {}\nentry: f0\nnodes:\n" + nodes + "edges: []\n"
+
+
 def template_errors_wide(n: int) -> str:
     """n template errors on one line of CJK and emoji (display widths)."""
     return _end_detail('"' + "漢字😀{{ input.y }}" * n + '"')
@@ -311,6 +323,8 @@ class Case(NamedTuple):
 CASES: tuple[Case, ...] = (
     Case("template_errors_one_line", "linear diagnostics: caret rendering", template_errors_one_line,
          (50, 1_000), (4_000, 20_000, 75_000), _capped(1, "LP3204")),
+    Case("template_errors_many_nodes", "linear diagnostics: many located findings", template_errors_many_nodes,
+         (50, 3_500), (13_000,), _capped(1, "LP3204")),
     Case("template_errors_wide", "linear diagnostics: caret rendering (wide characters)", template_errors_wide,
          (50, 500), (4_000, 20_000, 45_000), _capped(1, "LP3204")),
     Case("dup_keys_flow", "linear diagnostics: duplicate keys", dup_keys_flow,

@@ -129,7 +129,8 @@ class Span:
             return self
         start = index.offset(self.line - 1, self.column - 1)
         end = max(start, index.offset(self.end_line - 1, self.end_column - 1))
-        return attrs.evolve(self, start=start, end=end)
+        # the constructor, not attrs.evolve: a check locates every diagnostic
+        return Span(self.line, self.column, self.end_line, self.end_column, start, end)
 
     def to_json(self) -> dict[str, Any]:
         """``line``/``column``/``endLine``/``endColumn`` of the JSON output."""

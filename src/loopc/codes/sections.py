@@ -9,6 +9,8 @@ a section and that every anchor exists in docs/reference.md.
 """
 from __future__ import annotations
 
+import functools
+
 __all__ = ["LOCATED", "SECTIONS", "section"]
 
 _RANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -62,9 +64,12 @@ SECTIONS: dict[str, str] = {c: anchor for anchor, codes in _RANGES for c in code
 LOCATED: frozenset[str] = frozenset(("LP2006", "LP2007", "LP2012", "LP2015", "LP2016"))
 
 
+@functools.lru_cache(maxsize=None)
 def section(code: str) -> str | None:
     """Anchor of the reference section that ``code`` enforces, or ``None``
-    when neither the registry entry nor the table names one."""
+    when neither the registry entry nor the table names one.  Cached per
+    code (the registry is fixed once loaded; a check asks once per
+    diagnostic)."""
     from loopc.codes import get
 
     try:

@@ -239,20 +239,10 @@ class Reporter:
         rel = tuple(
             Related(m, span_of(loc), loc.pointer if isinstance(loc, YNode) else "")
             for m, loc in related
-        )
-        d = Diagnostic(
-            code=code,
-            name=entry.name,
-            severity=sev,
-            message=message,
-            span=span_of(at),
-            pointer=pointer,
-            node=node,
-            edge=edge,
-            related=rel,
-            fix=fix,
-            section=section or code_section(code) or "",
-        )
+        ) if related else ()
+        # positional: a source with 100,000 findings reports 100,000 times
+        d = Diagnostic(code, entry.name, sev, message, span_of(at), pointer, node, edge, rel, fix, None,
+                       section or code_section(code) or "")
         return self.add(d, key=key)
 
     @property
@@ -278,18 +268,20 @@ def finish(diags: Iterable[Diagnostic], text: str | None, path: str | None,
     out: list[Diagnostic] = []
     lines = index
     for d in diags:
+        span, related, fix = d.span, d.related, d.fix
         if text is not None and _needs_offsets(d):
             if lines is None:
                 from loopc.lineindex import LineIndex
 
                 lines = LineIndex(text)
-            d = _locate(d, lines)
-        if d.path != path:
-            d = attrs.evolve(d, path=path)
-        if not d.section:
-            sec = code_section(d.code)
-            if sec:
-                d = attrs.evolve(d, section=sec)
+            span, related, fix = _located(d, lines)
+        section = d.section or code_section(d.code) or ""
+        if span is not d.span or related is not d.related or fix is not d.fix or d.path != path \
+                or section != d.section:
+            # one constructor call per diagnostic, not an attrs.evolve per change:
+            # a source with 100,000 findings spends its time here (issue 21)
+            d = Diagnostic(d.code, d.name, d.severity, d.message, span, d.pointer, d.node, d.edge, related, fix,
+                           path, section)
         out.append(d)
     out.sort(key=Diagnostic.sort_key)
     return tuple(out)
@@ -304,12 +296,14 @@ def _needs_offsets(d: Diagnostic) -> bool:
             or (d.fix is not None and any(_unlocated(e.span) for e in d.fix.edits)))
 
 
-def _locate(d: Diagnostic, index: object) -> Diagnostic:
+def _located(d: Diagnostic, index: object) -> tuple[Span | None, tuple[Related, ...], Fix | None]:
+    """The span, related locations and fix of ``d`` with code-point offsets."""
     span = d.span.located(index) if d.span is not None else None
-    related = tuple(attrs.evolve(r, span=r.span.located(index)) if r.span is not None and _unlocated(r.span) else r
-                    for r in d.related)
+    related = d.related
+    if related and any(_unlocated(r.span) for r in related):
+        related = tuple(Related(r.message, r.span.located(index), r.pointer) if r.span is not None
+                        and _unlocated(r.span) else r for r in related)
     fix = d.fix
     if fix is not None and any(_unlocated(e.span) for e in fix.edits):
-        fix = attrs.evolve(fix, edits=tuple(attrs.evolve(e, span=e.span.located(index))
-                                            for e in fix.edits))
-    return attrs.evolve(d, span=span, related=related, fix=fix)
+        fix = attrs.evolve(fix, edits=tuple(attrs.evolve(e, span=e.span.located(index)) for e in fix.edits))
+    return span, related, fix

@@ -11,7 +11,8 @@ checks, in order:
    keys, no ``NaN``/``Infinity``, no unpaired surrogate (an escape such as
    ``"\\ud800"`` not part of a pair); numbers are IEEE 754 doubles (an
    integer token beyond ±(2^53−1) is read as a double, a number beyond the
-   double range is rejected);
+   double range is rejected, and so is one no compiler emits: over 64
+   characters or 17 significant digits, :mod:`loopc.limits`);
 2. ``artifactVersion`` names a known version N and ``compilerVersion`` is
    ``loop.plan.compiler/vN``;
 3. envelope nesting ≤ 256;
@@ -36,6 +37,7 @@ import re
 from typing import Any, Iterator, Mapping
 
 
+from loopc import limits as _limits
 from loopc.kinds import config_instr_values as _kind_config_instr_values
 from loopc.kinds import config_instrs as _kind_config_instrs
 from loopc.kinds import wire_source_ports
@@ -82,25 +84,60 @@ def _constant(name: str) -> Any:
     raise DecodeError("", f"{name} is not a JSON number")
 
 
+class _NumberProblem(ValueError):
+    """A number token out of the compiler's bounds (located by :func:`parse_json`)."""
+
+    def __init__(self, token: str, why: str) -> None:
+        super().__init__(why)
+        self.token = token
+        self.why = why
+
+
 def _int(s: str) -> int | float:
     """JSON numbers are IEEE 754 doubles (RFC 8785 §3.2.2.3): an integer token
     beyond ±(2^53−1) — how RFC 8785 prints a large integral double — is read
-    as that double."""
+    as that double; it must then be one a compiler can emit (the bounds of
+    :mod:`loopc.limits`: at most 64 characters and 17 significant digits)."""
     if len(s) < 16:
         return int(s)
-    if len(s) > 400:  # beyond every double (and Python's int-conversion digit limit)
-        raise DecodeError("", f"number {s[:20]}… ({len(s)} digits) is out of range")
+    if len(s) > _limits.MAX_NUMBER_CHARS:  # before any conversion (Python's int-conversion digit limit)
+        raise _NumberProblem(s, _limits.number_text_problem(s) or "out of range")
     v = int(s)
     if -MAX_SAFE_INT <= v <= MAX_SAFE_INT:
         return v
+    digits = s.lstrip("-").rstrip("0")
+    if len(digits) > _limits.MAX_SIGNIFICANT_DIGITS:
+        raise _NumberProblem(s, f"integer {s} is outside ±(2^53−1) and has {len(digits)} significant digits: "
+                                f"not a double (at most {_limits.MAX_SIGNIFICANT_DIGITS}), so no compiler emits it")
     return _float(s)
 
 
 def _float(s: str) -> float:
+    """A decimal token within the compiler's bounds (:func:`loopc.limits.number_text_problem`:
+    at most 64 characters and 17 significant digits, which every double's
+    shortest form fits) and the double range: not rounding to infinity, nor
+    to zero unless it is zero."""
+    why = _limits.number_text_problem(s)
+    if why is not None:
+        raise _NumberProblem(s, why)
     v = float(s)
     if v in (float("inf"), float("-inf")):
-        raise DecodeError("", f"number {s} is out of range")
+        raise _NumberProblem(s, f"number {s} is out of range")
+    if v == 0.0 and s.lstrip("-").split("e")[0].split("E")[0].strip("0.") != "":
+        raise _NumberProblem(s, f"number {s} is not zero but rounds to zero: out of range (a compiler writes 0)")
     return v
+
+
+def _located_number(text: str, exc: _NumberProblem) -> DecodeError:
+    """``exc`` as a :class:`DecodeError` naming the line and column of its
+    token (its first occurrence as a number: not inside a string)."""
+    for m in re.finditer(re.escape(exc.token) + r"(?![0-9.eE+-])", text):
+        i = m.start()
+        if i == 0 or text[i - 1] in ":[, \t\r\n":
+            line = text.count("\n", 0, i) + 1
+            col = i - (text.rfind("\n", 0, i) + 1) + 1
+            return DecodeError("", f"{exc.why} (at line {line} column {col})")
+    return DecodeError("", exc.why)
 
 
 def parse_json(data: bytes | str) -> Any:
@@ -128,6 +165,8 @@ def parse_json(data: bytes | str) -> Any:
                            parse_int=_int, parse_float=_float)
     except DecodeError:
         raise
+    except _NumberProblem as exc:
+        raise _located_number(text, exc) from None
     except RecursionError:
         raise DecodeError("", f"artifact nests deeper than {MAX_ENVELOPE_NESTING}") from None
     except json.JSONDecodeError as exc:

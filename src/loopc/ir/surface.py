@@ -441,7 +441,11 @@ def _validate(value: Any, version: int, spec: Spec, track: bool) -> int:
                     raise SurfaceError(p, _newer(f"'{v}'", since, version))
                 used = max(used, since)
             if s.pattern is not None and not s.regex.fullmatch(v):  # type: ignore[union-attr]
-                raise SurfaceError(p, f"'{v}' does not match {s.pattern}")
+                raise SurfaceError(p, f"'{_short(v)}' does not match {s.pattern}")
+            if s.check is not None:
+                why = s.check(v)
+                if why is not None:
+                    raise SurfaceError(p, f"'{_short(v)}' is out of bounds: {why}")
             continue
         if type(s) is MapOf:
             if not isinstance(v, dict):
@@ -543,6 +547,11 @@ def _plan(s: Spec, version: int) -> list[Any]:
     return plan
 
 
+def _short(v: str) -> str:
+    """A string value as a message quotes it: at most 40 characters."""
+    return v if len(v) <= 40 else f"{v[:30]}… ({len(v):,} characters)"
+
+
 def _leaf_fn(s: Spec, version: int) -> Callable[[Any], int]:
     """A checker for a scalar spec: the version the value needs, or raises."""
     if type(s) is Int:
@@ -564,7 +573,7 @@ def _leaf(s: Spec, version: int) -> tuple[int, Any]:
     when the value is not a scalar."""
     if type(s) is Ref:
         s = DEFS[s.name]
-    if type(s) is Str and s.max_len is None:
+    if type(s) is Str and s.max_len is None and s.check is None:
         if s.enum is not None:
             if s.pattern is None:
                 return _L_ENUM, {k: sv for k, sv in s.enum.items() if sv <= version}

@@ -43,6 +43,8 @@ from typing import Any, Iterator, Mapping
 
 import attrs
 
+from loopc import limits as _limits
+
 from loopc.ir.model import (
     Artifact, Binary, Edge, FieldSchema, Instr, JoinConfig, Lit, LoopConfig, MakeArray, MakeObject, Nary, Node,
     Ref, ScopeRef, SetVariableConfig, SwitchConfig, Template, TypeDesc, Unary, WaitConfig,
@@ -171,7 +173,6 @@ def _esc(k: str) -> str:
 
 
 _STRINGY = frozenset(("string", "enum", "duration", "datetime", "channel", "member", "agent"))
-_DURATION = re.compile(r"P(?:[0-9]+D)?(?:T(?:[0-9]+H)?(?:[0-9]+M)?(?:[0-9]+(?:\.[0-9]+)?S)?)?\Z")
 _DATETIME = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})\Z")
 _ORDERED = frozenset(("string", "enum", "number", "duration", "datetime", "unknown", "null"))
@@ -196,8 +197,10 @@ def _value_fits(kind: str, depth: int, value: Any) -> str | None:
         if kind in _STRINGY:
             if not isinstance(v, str):
                 return f"expected a {kind} string, found {_jkind(v)}"
-            if kind == "duration" and not _DURATION.match(v):
-                return f"'{v[:40]}' is not an ISO 8601 duration"
+            if kind == "duration":
+                why = _limits.duration_problem(v)  # the compiler's bounds, one source
+                if why is not None:
+                    return f"'{v[:40]}' is not an accepted duration: {why}"
             if kind == "datetime" and not _DATETIME.match(v):
                 return f"'{v[:40]}' is not an RFC 3339 datetime"
         elif kind == "number":

@@ -15,6 +15,8 @@ from typing import Any, Callable, Mapping
 
 import attrs
 
+from loopc import limits as _limits
+
 __all__ = [
     "Spec",
     "Str",
@@ -56,11 +58,16 @@ class Spec:
 
 @attrs.frozen
 class Str(Spec):
-    """A string; ``enum`` maps allowed values to the version introducing them."""
+    """A string; ``enum`` maps allowed values to the version introducing them.
+    ``check`` (optional) says why a string that matches ``pattern`` is still
+    out of bounds, or ``None``: the bounds the compiler applies to the same
+    value (a duration's length and total, :func:`loopc.limits.duration_problem`),
+    so the verifier accepts exactly what a compiler can emit."""
 
     pattern: str | None = None
     enum: Mapping[str, int] | None = None
     max_len: int | None = None
+    check: Callable[[str], "str | None"] | None = None
 
     @property
     def regex(self) -> "re.Pattern[str] | None":
@@ -182,7 +189,11 @@ def _compiled(p: str) -> "re.Pattern[str]":
 ID = Str(pattern=r"^[a-z][a-z0-9_]{0,63}$")
 PORT = Str(pattern=r"^[a-z][a-z0-9_]{0,63}$")
 FIELD_KEY = r"^[a-z][A-Za-z0-9_]{0,63}$"
-DURATION = Str(pattern=r"^P(?:[0-9]+D)?(?:T(?:[0-9]+H)?(?:[0-9]+M)?(?:[0-9]+(?:\.[0-9]+)?S)?)?$")
+#: An ISO 8601 duration within the compiler's bounds (at most 64 characters,
+#: 9 fraction digits, 3,650 days: :mod:`loopc.limits`, the one source).
+DURATION = Str(
+    pattern=r"^P(?:[0-9]+D)?(?:T(?:[0-9]+H)?(?:[0-9]+M)?(?:[0-9]+(?:\.[0-9]+)?S)?)?$", check=_limits.duration_problem
+)
 DIGEST = Str(pattern=r"^sha256:[0-9a-f]{64}$")
 TEXT = Str()
 #: FieldSchema types (docs/reference.md#types) in the order messages list
