@@ -388,3 +388,34 @@ def test_a_computed_wait_duration_past_the_bounds_fails_the_attempt() -> None:
         eng._seconds("P99999999D", "wait 'pause' duration")
     assert info.value.err["code"] == "runtime.input_invalid"
     assert info.value.err["detail"].startswith("wait 'pause' duration: \"P99999999D\" is not a duration (longer")
+
+
+def test_an_engine_defect_is_a_reported_failure_not_a_traceback() -> None:
+    from loopc.interpreter.engine import Engine
+    from loopc.interpreter.runner import prepare_file, run_prepared
+
+    class Broken(Engine):
+        def _deliver(self, aid: str, attempt: int) -> None:
+            raise TypeError("planted")
+
+    prep = prepare_file(str(Path(SCENARIO_DIR) / "callback_basic.yaml"))
+    assert not isinstance(prep, list)
+    rep = run_prepared(prep, engine_cls=Broken)
+    assert not rep.ok and any("internal error in the reference interpreter" in d and "TypeError: planted" in d
+                              for d in rep.differences), rep.differences
+    json.loads(json.dumps(rep.to_json()))
+
+
+@pytest.mark.parametrize("output, fail", [([1, 2], None), ("x", None), (None, "boom"), (None, {"code": 5}),
+                                          (None, {"code": "x", "detail": 7})])
+def test_callback_of_the_wrong_shape_is_refused_through_the_api(output, fail) -> None:  # noqa: ANN001
+    from loopc.interpreter.engine import Engine
+    from loopc.interpreter.runner import prepare_file
+
+    prep = prepare_file(str(Path(SCENARIO_DIR) / "callback_basic.yaml"))
+    assert not isinstance(prep, list)
+    eng = Engine(prep.program)
+    eng.start(prep.scenario.input)
+    act, _ = eng.find_open("ask", None, None, ("awaiting",))
+    assert act is not None
+    assert isinstance(eng.check_callback(act, output, fail, None), str)

@@ -530,8 +530,13 @@ class Engine:
             return f"{act.id} is {act.status}"
         if act.node.op != "send_message" or act.node.config.completion != "callback":
             return f"'{act.node.id}' does not take callbacks"
-        if fail is not None:
+        if fail is not None:  # the scenario format guarantees these shapes; the API and protocol do not
+            if not (isinstance(fail, dict) and isinstance(fail.get("code"), str)
+                    and isinstance(fail.get("detail", ""), str)):
+                return "fail must be {code, detail} with string values"
             return None
+        if output is not None and not isinstance(output, dict):
+            return "output must be an object"
         cfg = act.node.config
         out = dict(output or {})
         contract = dict(act.node.callback_output or {})

@@ -374,7 +374,10 @@ def run_prepared(prep: Prepared, *, crash_after_every: bool = False, engine_cls:
                  events: tuple[Event, ...] | None = None, budget: Budget = DEFAULT_BUDGET) -> Report:
     """Execute the scenario and compare its expectations.  ``budget`` bounds
     the Run (docs/conformance.md#budgets): going over fails it with
-    ``runtime.budget_exceeded``."""
+    ``runtime.budget_exceeded``.  Never raises on a scenario: a journal
+    divergence on resume, or an unexpected error inside the engine (a
+    defect), is a difference in the report; only ``AssertionError`` from
+    ``on_step`` (the invariant monitor) propagates."""
     sc = prep.scenario
     world = ScenarioWorld(sc.deliveries, sc.transport)
     clock = VirtualClock()
@@ -403,6 +406,11 @@ def run_prepared(prep: Prepared, *, crash_after_every: bool = False, engine_cls:
                 store.maybe_checkpoint(eng)
     except JournalDivergence as exc:
         rep.differences.append(f"journal divergence on resume: {exc}")
+    except AssertionError:  # the invariant monitor (InvariantViolation) and test hooks
+        raise
+    except Exception as exc:  # noqa: BLE001 - a defect of the interpreter is a reported failure, not a traceback
+        rep.differences.append(f"internal error in the reference interpreter (a loopc defect, please report it): "
+                               f"{type(exc).__name__}: {exc}")
     store.sync(eng)
     rep.status = eng.status
     rep.output = eng.output
