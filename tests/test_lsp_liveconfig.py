@@ -10,6 +10,8 @@ neither refresh nor dynamic watch) and Neovim 0.11 with refresh support."""
 from __future__ import annotations
 
 import asyncio
+import atexit
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -45,6 +47,7 @@ PROFILES = [
 ]
 
 _root = Path(tempfile.mkdtemp(prefix="loopc-liveconfig-"))
+atexit.register(shutil.rmtree, _root, True)
 _count = [0]
 
 
