@@ -260,8 +260,11 @@ class Cache:
     def _read(self, key: str, path: str) -> tuple | None:
         from loopc.boundedio import read_bounded
 
+        path_ = self._file(key)
         try:
-            raw = read_bounded(self._file(key), MAX_ENTRY_BYTES)  # regular files only, never blocks
+            if os.stat(path_).st_size > MAX_ENTRY_BYTES:  # not read at all (a sparse or planted giant)
+                return None
+            raw = read_bounded(path_, MAX_ENTRY_BYTES)  # regular files only, never blocks; still bounded
         except OSError:
             return None
         if len(raw) > MAX_ENTRY_BYTES:
