@@ -97,3 +97,17 @@ def test_diff_unreadable_path_is_2(repo: Path) -> None:
     (repo / "ok.yaml").write_text(BARE)
     assert run("--diff", "ok.yaml", "missing.yaml").exit_code == 2
     assert run("--diff", "--exit-zero", "missing.yaml").exit_code == 2
+
+
+def test_fix_without_unsafe_fixes_says_what_they_would_apply(repo: Path) -> None:
+    """"0 file(s) changed" with only a guess left does not read as "nothing
+    can be fixed": --fix and --diff name how many fixes --unsafe-fixes
+    would apply (trial finding); with --unsafe-fixes, no such line."""
+    (repo / "p.yaml").write_text(MISSPELT)
+    for flags in (("--fix",), ("--diff",)):
+        r = run(*flags, "p.yaml")
+        assert "1 more fix(es) available with --unsafe-fixes" in r.stderr, r.stderr
+    r = run("--fix", "--unsafe-fixes", "p.yaml")
+    assert "available with --unsafe-fixes" not in r.stderr
+    (repo / "q.yaml").write_text(EXAMPLE)
+    assert "available with --unsafe-fixes" not in run("--fix", "q.yaml").stderr

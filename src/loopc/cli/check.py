@@ -260,6 +260,22 @@ def not_a_plan(path: str, data: bytes, config: Any) -> FileResult:
     return FileResult(path, diagnostics=apply_lint([d], None, config), text=_decode(data))
 
 
+def _unsafe_hint(files: Sequence[FileResult], unsafe_fixes: bool) -> None:
+    """After ``--fix``/``--diff`` without ``--unsafe-fixes``: say how many of
+    the remaining diagnostics carry a fix that only ``--unsafe-fixes``
+    applies (docs/ci.md#fixes), so "0 file(s) changed" does not read as
+    "nothing can be fixed"."""
+    if unsafe_fixes:
+        return
+    from loopc.diagnostics import Applicability
+
+    n = sum(1 for f in files for d in f.diagnostics
+            if d.fix is not None and d.fix.edits and d.fix.applicability is not Applicability.SAFE)
+    if n:
+        click.echo(f"{n} more fix(es) available with --unsafe-fixes (guesses: review what they change)",
+                   err=True)
+
+
 def _summary(files: Sequence[FileResult]) -> dict[str, int]:
     from loopc.diagnostics import Severity
 
@@ -467,10 +483,12 @@ def run(
             _emit(fmt, files, sys.stderr, color)
             s = _summary(files)
             click.echo(f"{changed} file(s) would be changed by {kind}", err=True)
+            _unsafe_hint(files, unsafe_fixes)
             if s["unreadable"]:
                 sys.exit(2)
             sys.exit(0 if exit_zero or not (changed or s["errors"]) else 1)
         click.echo(f"fixed {fixed_total} issue(s) in {changed} file(s)", err=True)
+        _unsafe_hint(files, unsafe_fixes)
 
     for f in files:
         f.cap(max_diagnostics or None)
