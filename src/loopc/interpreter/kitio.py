@@ -74,7 +74,10 @@ def _finite_float(text: str) -> float:
 
 
 def _bounded_int(text: str) -> int:
-    v = int(text)  # Python refuses > 4,300 digits with ValueError
+    digits = len(text) - text.startswith("-")
+    if digits > 309:  # beyond any finite double (about 1.8e308): refused before conversion
+        raise ValueError(f"an integer of {digits:,} digits is beyond the IEEE double range")
+    v = int(text)
     try:
         float(v)
     except OverflowError:
