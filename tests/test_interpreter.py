@@ -286,3 +286,13 @@ def test_json_scenario_and_null_event_bodies(tmp_path: Path) -> None:
     obj = json.loads(res.output)
     assert [e["applied"] for e in obj["events"]] == [True, True, True, True]
     assert [r["kind"] for r in obj["journal"]].count("run.cancelled") == 1
+
+
+def test_a_plan_given_as_a_scenario_is_one_problem() -> None:
+    """``loopc run plan.yaml`` (a plan, not a scenario) is one
+    scenario.not_a_scenario at its apiVersion, exit 2, not one unknown or
+    missing key per section (new-user trial finding)."""
+    r = CliRunner().invoke(cli, ["run", str(ROOT / "examples" / "fork_all_join.yaml")])
+    assert r.exit_code == 2, r.output
+    lines = [ln for ln in r.output.splitlines() if "error[" in ln]
+    assert len(lines) == 1 and "error[scenario.not_a_scenario]" in lines[0] and ":1:13:" in lines[0], r.output

@@ -121,6 +121,12 @@ def load_scenario(src: str | bytes, path: str | None = None) -> Scenario | list[
         return problems
     if doc is None or doc.root is None:
         return [ScenarioProblem(name, Span(1, 1, 1, 2), "the scenario is empty")]
+    api = doc.root.get("apiVersion") if isinstance(doc.root, YMap) else None
+    if isinstance(api, YScalar) and isinstance(api.value, str) and api.value.startswith("loop.plan/"):
+        # a plan given where a scenario is expected: one problem, not one per key
+        return [ScenarioProblem(name, api.span, f"this is a plan ({api.value}), not a scenario: loopc run "
+                                "takes a scenario that names its plan (docs/conformance.md#scenario-format); "
+                                "to check a plan, run loopc check", "scenario.not_a_scenario")]
     v = _Validator(name)
     sc = v.scenario(doc.root)
     if v.problems or sc is None:
