@@ -30,6 +30,8 @@ chance; plans come from ``random.Random`` instances hypothesis supplies.
 """
 from __future__ import annotations
 
+import pytest
+
 import random
 
 import networkx as nx
@@ -80,6 +82,7 @@ def test_well_nested_plans_are_accepted_and_safe(rng: random.Random) -> None:
 
 @settings(max_examples=260, **PROFILE)
 @given(st.randoms(use_true_random=False))
+@pytest.mark.slow
 def test_no_false_accepts_on_broken_plans(rng: random.Random) -> None:
     src, mutations = broken(rng)
     f = sound_front(src)
@@ -106,6 +109,7 @@ def _reduced_and_full(src: str) -> tuple[Result, Result]:
 
 @settings(max_examples=40, **PROFILE)
 @given(st.randoms(use_true_random=False), st.booleans())
+@pytest.mark.slow
 def test_partial_order_reduction_agrees_with_full_exploration(rng: random.Random, good: bool) -> None:
     src = well_nested(rng, budget=9) if good else broken(rng, budget=9)[0]
     por, full = _reduced_and_full(src)
@@ -114,6 +118,7 @@ def test_partial_order_reduction_agrees_with_full_exploration(rng: random.Random
 
 @settings(max_examples=200, **PROFILE)
 @given(st.randoms(use_true_random=False))
+@pytest.mark.slow
 def test_no_false_accepts_on_run_state_plans(rng: random.Random) -> None:
     """Plans that write, wait on and read Run state (writer/waiter forks,
     one writer per approval decision, writes before forks and in loops):

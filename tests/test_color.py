@@ -51,6 +51,7 @@ def test_closed_or_odd_streams_are_not_terminals() -> None:
     assert use_color("auto", object(), {}) is False
 
 
+@pytest.mark.slow
 def test_colour_only_adds_escape_codes() -> None:
     """On every repository plan (and a broken one): the coloured text minus
     its SGR codes is the plain text, and the plain text has none."""

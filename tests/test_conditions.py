@@ -3,6 +3,8 @@ case it calls never-matching, covered or the cases it calls exhaustive are
 so for every concrete value (checked by brute force over a dense sample)."""
 from __future__ import annotations
 
+import pytest
+
 from fractions import Fraction
 
 from hypothesis import given, settings
@@ -96,6 +98,7 @@ def _domain_values(key: str, dom, sample: list) -> list:
 
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(st.lists(cond, min_size=1, max_size=4), st.fixed_dictionaries(DOMAINS))
+@pytest.mark.slow
 def test_claims_hold_for_every_value_of_the_declared_domains(conds: list[str], doms: dict) -> None:
     """With domains, the claims hold for every value the declared types
     allow (and a domain the literals do not fit is ignored, so the claims

@@ -39,6 +39,7 @@ def _json(*args: str, mode: str) -> dict:
 # ---------------------------------------------------------------- time and size bounds
 
 @pytest.mark.timeout(60)  # a hang guard, not a speed test
+@pytest.mark.slow
 def test_half_a_line_then_silence_is_stopped_at_the_timeout() -> None:
     sc = _json("--timeout", "5", TIMER, mode="half_line")
     assert sc["conforms"] is False
@@ -46,6 +47,7 @@ def test_half_a_line_then_silence_is_stopped_at_the_timeout() -> None:
 
 
 @pytest.mark.timeout(60)
+@pytest.mark.slow
 def test_a_runtime_that_stops_answering_is_stopped_and_the_next_scenario_gets_a_fresh_one() -> None:
     code, out, _ = _conform("--timeout", "5", TIMER, TIMER, mode="mute_after_load")
     assert code == 1 and out.count("no complete answer to event") == 2, out
@@ -63,6 +65,7 @@ def test_an_endless_reply_line_is_refused_at_the_size_limit() -> None:
     ("huge_int", "an integer of 5,000 digits is beyond the IEEE double range"),
     ("not_utf8", "not UTF-8"),
 ])
+@pytest.mark.slow
 def test_replies_outside_i_json_are_divergences(mode: str, words: str) -> None:
     sc = _json(TIMER, mode=mode)
     assert words in sc["divergence"], sc

@@ -25,6 +25,7 @@ def _all_spans(d: Diagnostic) -> list[Span | None]:
     return spans
 
 
+@pytest.mark.slow
 def test_every_fixture_span_has_consistent_offsets() -> None:
     """Over every rule fixture: each span's ``start``/``end`` are code-point
     offsets that the line index maps back to the span's line and column."""

@@ -3,6 +3,8 @@ run, and README's Quick start holds exactly two commands."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import re
 from pathlib import Path
 
@@ -72,3 +74,20 @@ def test_readme_pre_commit_snippet_is_a_valid_config(tmp_path: Path) -> None:
     cfg.write_text(block, encoding="utf-8")
     hooks = [h["id"] for r in load_config(str(cfg))["repos"] for h in r["hooks"]]
     assert hooks == ["loopc-check", "loopc-fmt"]
+
+
+@pytest.mark.slow
+def test_readme_test_counts_are_current() -> None:
+    """The README's "about N tests" and the fast tier's "about M tests"
+    (``pytest -m "not slow"``) stay within 15% of what pytest collects."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    full, fast = (int(n.replace(",", "")) for n in re.findall(r"about ([\d,]+)\s+tests", text)[:2])
+
+    def collected(*args: str) -> int:
+        out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *args],
+                             cwd=ROOT, capture_output=True, text=True, timeout=600).stdout
+        return sum(int(m) for m in re.findall(r"^tests/\S+: (\d+)$", out, re.M))
+
+    for claimed, args in ((full, ()), (fast, ("-m", "not slow"))):
+        n = collected(*args)
+        assert abs(n - claimed) <= 0.15 * n, (claimed, n, args)

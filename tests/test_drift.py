@@ -49,6 +49,7 @@ def _valid_plans() -> list[Path]:
     return [p for p in PLANS if _compiled(p).check.ok]
 
 
+@pytest.mark.slow
 def test_the_drift_tests_cover_every_near_miss() -> None:
     near_misses = [p for p in PLANS if p.stem.endswith("_ok")]
     assert near_misses, "no near-miss fixtures found"
@@ -57,6 +58,7 @@ def test_the_drift_tests_cover_every_near_miss() -> None:
 
 
 @pytest.mark.parametrize("path", PLANS, ids=IDS)
+@pytest.mark.slow
 def test_every_valid_plan_validates_against_the_source_schema(path: Path) -> None:
     if not _compiled(path).check.ok:
         pytest.skip("not a valid plan")
@@ -104,6 +106,7 @@ def test_minimal_valid_plans_validate_against_the_source_schema(name: str) -> No
 
 
 @pytest.mark.parametrize("path", PLANS, ids=IDS)
+@pytest.mark.slow
 def test_every_emitted_artifact_passes_the_strict_decoder(path: Path) -> None:
     res = _compiled(path)
     if not res.ok:

@@ -68,6 +68,7 @@ GEN = _generate()
 
 
 @pytest.mark.parametrize("name", ["typical_plan", "hundred_node_plan", "near_budget_plan", "max_budget_plan"])
+@pytest.mark.slow
 def test_generated_plan_checks_clean(name: str) -> None:
     src = getattr(GEN, name)()
     res = loopc.check_source(src)
@@ -75,6 +76,7 @@ def test_generated_plan_checks_clean(name: str) -> None:
     assert not any(d.code == "LP5999" for d in res.diagnostics)
 
 
+@pytest.mark.slow
 def test_generated_plan_shapes() -> None:
     near = GEN.stats(GEN.near_budget_plan())
     assert 450 <= near["nodes"] <= 512 and 1300 <= near["edges"] <= 2048

@@ -82,6 +82,7 @@ RAN: set[str] = set()
 
 
 @pytest.mark.parametrize("path", BASES, ids=[str(p.relative_to(ROOT)) for p in BASES])
+@pytest.mark.slow
 def test_every_safe_fix_on_one_defect_copies_is_proven(path: pathlib.Path) -> None:
     text = path.read_text(encoding="utf-8")
     failures = _prove_all(text, str(path.relative_to(ROOT)), SEEN)
@@ -91,6 +92,7 @@ def test_every_safe_fix_on_one_defect_copies_is_proven(path: pathlib.Path) -> No
     assert not failures, "\n".join(failures[:10])
 
 
+@pytest.mark.slow
 def test_every_safe_fix_on_the_fixtures_is_proven() -> None:
     failures: list[str] = []
     for p in FIXTURES:
@@ -103,6 +105,7 @@ def test_every_safe_fix_on_the_fixtures_is_proven() -> None:
     assert not failures, "\n".join(failures[:10])
 
 
+@pytest.mark.slow
 def test_the_corpus_exercises_every_safe_fix() -> None:
     """Runs after the proofs above (file order): each code that can carry a
     safe fix was proven at least once, and the corpus is not trivially small."""

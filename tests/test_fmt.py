@@ -89,6 +89,7 @@ def misformat(text: str) -> str:
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=[str(p.relative_to(ROOT)) for p in SOURCES])
+@pytest.mark.slow
 def test_fmt_never_changes_the_meaning(path: Path) -> None:
     text = _loads(path)
     if text is None:

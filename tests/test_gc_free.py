@@ -67,6 +67,7 @@ def _sources() -> Iterator[Any]:
 
 
 @pytest.mark.parametrize("path", list(_sources()))
+@pytest.mark.slow
 def test_discarded_results_leave_no_cycles(path: Path) -> None:
     data = path.read_bytes()
     assert _cyclic_garbage(lambda: loopc.check_source(data, path=str(path))) == []

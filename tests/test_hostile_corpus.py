@@ -294,6 +294,7 @@ def _args(tmp_path: Path, cmd: tuple[str, ...]) -> list[str]:
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("cmd", _OUTPUT_COMMANDS, ids=[" ".join(c) for c in _OUTPUT_COMMANDS])
+@pytest.mark.slow
 def test_full_device_and_closed_pipe(tmp_path: Path, cmd: tuple[str, ...]) -> None:
     args = [sys.executable, "-m", "loopc", *_args(tmp_path, cmd)]
     with open("/dev/full", "w") as full:

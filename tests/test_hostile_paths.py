@@ -259,6 +259,7 @@ def _run_to(args: list[str], target: str, stdin: bytes | None = None) -> subproc
 
 
 @pytest.mark.timeout(600)
+@pytest.mark.slow
 def test_every_command_with_full_or_closed_stdout(tmp_path: Path) -> None:
     cmds = _cmds(tmp_path)
     failures = []
@@ -292,6 +293,7 @@ def test_head_of_a_long_listing_is_quiet() -> None:
 
 @pytest.mark.skipif(sys.platform != "linux", reason="needs byte file names")
 @pytest.mark.timeout(300)
+@pytest.mark.slow
 def test_hostile_file_names_in_every_command(tmp_path: Path) -> None:
     base = os.fsencode(str(tmp_path)) + b"/bad\xff\x1b[31m\n"
     plan = base + b".yaml"

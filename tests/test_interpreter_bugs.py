@@ -73,6 +73,7 @@ def test_at_least_six_planted_bugs() -> None:
     assert len(BUGS) >= 6
 
 
+@pytest.mark.slow
 def test_conform_reference_runtime_passes(tmp_path, monkeypatch) -> None:
     """No path: the kit's scenarios (package data), from any directory."""
     monkeypatch.chdir(tmp_path)

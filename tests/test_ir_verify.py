@@ -43,6 +43,7 @@ def _rejected(d: dict[str, Any], code: str, pointer: str | None = None, contains
     return res
 
 
+@pytest.mark.slow
 def test_every_compiled_artifact_verifies() -> None:
     files = sorted({*ROOT.glob("golden/**/source.yaml"), *ROOT.glob("examples/*.yaml"),
                     *ROOT.glob("tests/fixtures/**/*.yaml")})

@@ -8,6 +8,8 @@ server exits when the client process named in ``initialize`` dies.
 Ordering and responses are asserted, never durations."""
 from __future__ import annotations
 
+import pytest
+
 import asyncio
 import importlib.util
 import subprocess
@@ -53,6 +55,7 @@ def _hover(client: LanguageClient, uri: str, text: str, needle: str, encoding: s
 
 @MARKS[0]
 @MARKS[1]
+@pytest.mark.slow
 async def test_small_plan_answered_while_a_big_plan_is_checked(client: LanguageClient) -> None:
     """A hover on a small, already checked plan is answered while the
     check of a 508-node plan is still running (its diagnostics not yet

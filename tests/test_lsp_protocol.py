@@ -5,6 +5,8 @@ memory stays flat over 100,000 edits, refused requests and cancellations
 are quiet (docs/editors.md#document-sync, #malformed-messages)."""
 from __future__ import annotations
 
+import pytest
+
 import asyncio
 import gc
 import json
@@ -216,6 +218,7 @@ class _Sink:
         pass
 
 
+@pytest.mark.slow
 def test_memory_flat_over_many_edits() -> None:
     """pygls 2.1 keeps a Future per notification in
     ``protocol._request_futures`` and never pops it (45.8 → 122 MB over

@@ -356,6 +356,7 @@ def _corpus() -> list:
     return _CORPUS
 
 
+@pytest.mark.slow
 def test_no_related_note_has_an_empty_message() -> None:
     """Every related location says what it is (a note with no text is shown
     as a bare position by every format)."""

@@ -436,12 +436,14 @@ def test_byte_mutations(rnd: random.Random) -> None:
 
 @_settings(400)
 @given(_RND)
+@pytest.mark.slow
 def test_text_mutations(rnd: random.Random) -> None:
     check_invariants(mutate_text(CORPUS[rnd.randrange(len(CORPUS))], rnd))
 
 
 @_settings(250)
 @given(_RND)
+@pytest.mark.slow
 def test_tree_mutations(rnd: random.Random) -> None:
     src = dump_random(mutate_tree(_load(rnd.choice(_SMALL)), rnd), rnd)
     check_invariants(src)

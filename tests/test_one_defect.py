@@ -394,6 +394,7 @@ def test_an_unconnected_node_is_one_diagnostic(path: pathlib.Path) -> None:
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+@pytest.mark.slow
 def test_a_key_with_two_letters_swapped_is_one_diagnostic(path: pathlib.Path) -> None:
     """Any key of the syntax with two adjacent letters swapped (``ot``,
     ``di``, ``prot``) is one LP2007 with the did-you-mean: the key is not
@@ -416,6 +417,7 @@ def _apply(src: str, fix: object) -> str:
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+@pytest.mark.slow
 def test_a_wrong_node_type_is_one_diagnostic_at_the_type(path: pathlib.Path) -> None:
     """A node whose ``type`` names another kind while its config is a valid
     config of its own kind is one LP2032 at the ``type``, whose fix gives the
@@ -582,6 +584,7 @@ def test_a_single_equals_in_an_expression_is_one_diagnostic_with_the_fix(path: p
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=IDS)
+@pytest.mark.slow
 def test_a_yaml_1_1_boolean_has_the_safe_fix(path: pathlib.Path) -> None:
     """``required: yes`` (a string under YAML 1.2), and any plain boolean
     written as a YAML 1.1 word where a boolean is required (a default, a bound

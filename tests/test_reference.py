@@ -60,6 +60,7 @@ def test_no_design_document_citations_in_the_code_registry() -> None:
     assert not hits, hits
 
 
+@pytest.mark.slow
 def test_no_design_document_citations_in_emitted_messages() -> None:
     sources = sorted((ROOT / "tests" / "fixtures").rglob("*.yaml")) + sorted((ROOT / "golden").rglob("*.yaml"))
     hits = []

@@ -80,6 +80,7 @@ def _serve(prep, crashes: tuple[str, ...]) -> tuple[list[tuple[str, object]], di
 
 
 @pytest.mark.parametrize("crashes", [(), ("afterEffectSubmit",)], ids=["plain", "afterEffectSubmit"])
+@pytest.mark.slow
 def test_every_reference_reply_validates_and_a_crash_inside_a_delivery_changes_no_journal(crashes) -> None:
     for path in SCENARIOS:
         prep = _prep(path)

@@ -453,6 +453,7 @@ def test_failed_end_shared_by_scopes_gets_the_common_prefix() -> None:
     assert kinds(sm2, "x") == ["fork f:a"] and sm2.context_known("x")
 
 
+@pytest.mark.slow
 def test_analyzer_proves_the_map_and_lowering_emits_it_on_every_accepted_plan() -> None:
     """On every example, golden and fixture the analyzer accepts, its
     scope-typing proof arrives at the map's stack for every reachable node

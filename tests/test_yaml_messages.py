@@ -334,6 +334,7 @@ def _parses(src: str) -> bool:
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+@pytest.mark.slow
 def test_one_line_re_indented_is_one_lp1001_at_that_line(path: pathlib.Path) -> None:
     """A key or `- ` item line of the example moved by ±1 or ±2 columns:
     where the result no longer parses, exactly one LP1001, at the moved line
