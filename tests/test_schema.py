@@ -533,3 +533,17 @@ def test_schema_pass_on_a_near_budget_plan() -> None:
     doc = yamlload.load(src, r)
     plan = schema.build_plan(doc, r)  # type: ignore[arg-type]
     assert r.diagnostics == [] and plan is not None and len(plan.nodes) == 501
+
+
+def test_a_decimal_rounding_to_zero_is_out_of_range() -> None:
+    """``1e-400`` is not zero but every runtime reads 0: LP2017, like an
+    integer beyond 2^53 (docs/language.md#numbers-and-durations-bounds);
+    ``0e5``, ``0.0`` and ``1e-300`` are fine."""
+    import loopc
+
+    base = (Path(__file__).parent / "fixtures" / "schema" / "invalid_number_ok.yaml").read_text()
+    for text, bad in (("1e-400", True), ("-2.5e-999", True), ("0e5", False), ("0.0", False), ("1e-300", False)):
+        src = base.replace("default: 0}", f"default: {text}}}", 1)
+        assert src != base
+        got = [d.code for d in loopc.check_source(src).diagnostics]
+        assert got == (["LP2017"] if bad else []), (text, got)

@@ -62,6 +62,19 @@ def number_text_problem(text: str) -> str | None:
     return None
 
 
+def underflow_problem(text: str, value: object) -> str | None:
+    """Why the decimal literal ``text`` that converted to ``value`` is out of
+    range because it is not zero but rounds to zero in a double (``1e-400``),
+    or ``None``.  Out of range like an integer beyond ±(2^53−1): every
+    runtime would read 0 (docs/language.md#numbers-and-durations-bounds)."""
+    if value != 0 or value.__class__ is not float:
+        return None
+    m = _DECIMAL_RE.match(text)
+    if m is None or not any(c in "123456789" for c in (m.group("int") or "") + (m.group("frac") or "")):
+        return None
+    return f"number {_shown(text)} is not zero but rounds to zero in a double: out of range"
+
+
 def duration_parts(s: str) -> tuple[int, int, int, int, str] | None:
     """(days, hours, minutes, whole seconds, fraction digits) of a
     well-formed duration whose text fits :data:`MAX_DURATION_CHARS`, else

@@ -47,7 +47,7 @@ from loopc.compiler.model import (
 )
 from loopc.compiler.ports import source_ports, target_ports
 from loopc.compiler.report import Entity, Reporter, decl, decl_key, edge_entity, node_entity, presence
-from loopc.limits import number_text_problem
+from loopc.limits import number_text_problem, underflow_problem
 from loopc.compiler.wireforms import (
     ERROR_CODE_RE, IDENT_RE, conform, duration_error, is_duration, number_problem,
 )
@@ -75,7 +75,7 @@ def literal_number_problem(n: YScalar, v: Any) -> str | None:
     :mod:`loopc.limits`), then its value (integer range, finiteness)."""
     raw = n.raw
     if raw and raw[0] in "0123456789-+.":
-        why = number_text_problem(raw)
+        why = number_text_problem(raw) or underflow_problem(raw, v)
         if why is not None:
             return why
     return number_problem(v)

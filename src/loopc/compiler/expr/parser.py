@@ -31,7 +31,7 @@ from typing import Any
 
 import attrs
 
-from loopc.limits import MAX_SAFE_INTEGER, number_text_problem
+from loopc.limits import MAX_SAFE_INTEGER, number_text_problem, underflow_problem
 from loopc.compiler.expr import ast as A
 
 MAX_EXPR_BYTES = 8 * 1024
@@ -236,6 +236,9 @@ def _number(text: str, start: int, end: int) -> int | float:
     f = float(text)
     if f != f or f in (float("inf"), float("-inf")):
         raise _Fail(ExprError(BAD_LITERAL, f"number {text} is not finite", start, end))
+    why = underflow_problem(text, f)
+    if why is not None:
+        raise _Fail(ExprError(BAD_LITERAL, why, start, end))
     return f
 
 
