@@ -47,6 +47,7 @@ def _concrete(formulas):
                     yield [_eval(f, env, {"contains ( input.s , 'q' )": q}) for f in formulas]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(st.lists(cond, min_size=1, max_size=4))
 def test_claims_hold_for_every_concrete_value(conds: list[str]) -> None:

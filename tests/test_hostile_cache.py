@@ -257,6 +257,7 @@ def test_a_stale_format_is_a_miss(repo: Path, tmp_path: Path) -> None:
 
 # --- the codec ---------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_codec_round_trips_every_repository_plan() -> None:
     for p in REPOSITORY_PLANS:
         diags = loopc.check_source(p.read_bytes(), path=str(p), max_diagnostics=None).diagnostics

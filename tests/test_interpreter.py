@@ -106,6 +106,7 @@ def test_replay_without_world_and_shifted_clock(path: str) -> None:
     assert (eng.status, eng.output, eng.state) == (base.status, base.output, base.state)
 
 
+@pytest.mark.slow
 def test_two_hash_seeds_give_identical_results() -> None:
     outs = []
     for seed in ("0", "4242"):

@@ -406,6 +406,7 @@ def test_annotation_mutation_keeps_validity_and_digest(path: Path, seed: int, te
     assert semantic_digest(art) == compiled(path).digest
 
 
+@pytest.mark.slow
 def test_two_hash_seeds_are_byte_identical(tmp_path: Path) -> None:
     script = (
         "import sys, hashlib\n"

@@ -119,6 +119,7 @@ def _mutate(art: Any, rnd: random.Random) -> Any:
 
 @settings(max_examples=400, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@pytest.mark.slow
 @given(st.integers(0, len(ARTIFACTS) - 1), st.randoms(use_true_random=False))
 def test_mutated_artifacts_agree(i: int, rnd: random.Random) -> None:
     _agree(_mutate(ARTIFACTS[i], rnd))

@@ -191,6 +191,7 @@ _start: list[float] = []
 @settings(max_examples=400, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                  HealthCheck.function_scoped_fixture])
+@pytest.mark.slow
 @given(data=inputs())
 def test_generated(target: Target, data: bytes) -> None:
     if not _start:

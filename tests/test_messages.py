@@ -364,6 +364,7 @@ def test_no_related_note_has_an_empty_message() -> None:
     assert bad == []
 
 
+@pytest.mark.slow
 def test_a_slot_is_named_once_before_expects() -> None:
     """``<slot> expects <type>``: the slot is named without a description of
     what it takes, so the type is said once (not "`assignee` (a member)

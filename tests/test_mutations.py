@@ -426,6 +426,7 @@ def test_corpus_is_clean() -> None:
         assert check_invariants(src, twice=False).ok
 
 
+@pytest.mark.slow
 @_settings(400)
 @given(_RND)
 def test_byte_mutations(rnd: random.Random) -> None:

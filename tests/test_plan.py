@@ -43,6 +43,7 @@ def _plan_json(src: bytes | str, **kw: Any) -> dict[str, Any]:
 # -- determinism ------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_byte_identical_plans_across_processes_and_hash_seeds(tmp_path: Path) -> None:
     script = (
         "import json, sys\nfrom loopc.plan.api import plan_file\n"

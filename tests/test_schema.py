@@ -499,6 +499,7 @@ _values = st.recursive(
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(st.sampled_from(_KEYS), _values, max_size=8),
        st.lists(st.dictionaries(st.sampled_from(_KEYS), _values, max_size=6), max_size=4))
+@pytest.mark.slow
 def test_arbitrary_documents_never_crash(root: dict, nodes: list) -> None:
     root.setdefault("nodes", nodes)
     src = json.dumps(root, allow_nan=True).replace("NaN", ".nan").replace("Infinity", ".inf")
