@@ -23,6 +23,7 @@ from typing import Any, Sequence
 import attrs
 import click
 
+from loopc.cli.walk import path_filter_options
 from loopc.cli.color import color_option
 
 #: files below this many cache misses are checked in-process (a pool's
@@ -532,15 +533,7 @@ def run(
     is_flag=True,
     help="With --fix or --diff, apply the unsafe fixes (did-you-mean guesses) too; review the result.",
 )
-@click.option(
-    "--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB (gitignore syntax; repeatable)."
-)
-@click.option(
-    "--include",
-    multiple=True,
-    metavar="GLOB",
-    help="In directories, check the files matching GLOB instead of *.yaml/*.yml (repeatable).",
-)
+@path_filter_options("check")
 @click.option(
     "--stdin-filename", metavar="PATH", default=None, help="Path to report for the source read from stdin ('-')."
 )

@@ -22,6 +22,7 @@ from typing import Any
 import attrs
 import click
 
+from loopc.cli.walk import path_filter_options
 from loopc.cli.color import color_option
 
 PROFILE_CHOICES = ("embedded_before_save", "bounded_atomic", "durable_orchestration")
@@ -141,15 +142,7 @@ def catalog_cmd() -> None:
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--catalog", "catalog_path", metavar="F", help="Complete catalog file replacing the built-in one.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option(
-    "--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB (gitignore syntax; repeatable)."
-)
-@click.option(
-    "--include",
-    multiple=True,
-    metavar="GLOB",
-    help="In directories, take the files matching GLOB instead of *.yaml/*.yml (repeatable).",
-)
+@path_filter_options("take")
 def inventory_cmd(
     paths: tuple[str, ...], catalog_path: str | None, fmt: str, exclude: tuple[str, ...], include: tuple[str, ...]
 ) -> None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import attrs
 
@@ -225,3 +225,24 @@ def shard(entries: Sequence[Entry], k: int, n: int) -> list[Entry]:
     shard, independent of the order the paths were named in."""
     ordered = sorted(entries, key=lambda e: e.path)
     return [e for i, e in enumerate(ordered) if i % n == k - 1]
+
+
+def path_filter_options(verb: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The ``--exclude``/``--include`` options of the commands that walk
+    paths with :func:`loopc.cli.check.collect` (``check``, ``inventory``;
+    docs/ci.md#what-gets-checked); ``verb`` completes the ``--include`` help
+    ("check", "take")."""
+    import click
+
+    def apply(f: Callable[..., Any]) -> Callable[..., Any]:
+        f = click.option(
+            "--include",
+            multiple=True,
+            metavar="GLOB",
+            help=f"In directories, {verb} the files matching GLOB instead of *.yaml/*.yml (repeatable).",
+        )(f)
+        return click.option(
+            "--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB (gitignore syntax; repeatable)."
+        )(f)
+
+    return apply

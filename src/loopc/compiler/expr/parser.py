@@ -493,11 +493,13 @@ def parse_path(text: str) -> tuple[A.Path | None, list[ExprError]]:
     return node, []
 
 
-def _find_close(text: str, i: int) -> int:
-    """Index of the ``}}`` that closes an interpolation whose expression starts
-    at ``i`` (quotes respected), or -1."""
+def _find_close(text: str, i: int) -> tuple[int, int]:
+    """For an interpolation whose expression starts at ``i``: the index of
+    the ``}}`` that closes it and of the first ``{{`` before that (quotes
+    respected, one pass), each -1 when there is none."""
     n = len(text)
     quote = ""
+    reopened = -1
     while i < n:
         c = text[i]
         if quote:
@@ -509,28 +511,11 @@ def _find_close(text: str, i: int) -> int:
         elif c == "'" or c == '"':
             quote = c
         elif c == "}" and i + 1 < n and text[i + 1] == "}":
-            return i
+            return i, reopened
+        elif c == "{" and reopened < 0 and i + 1 < n and text[i + 1] == "{":
+            reopened = i
         i += 1
-    return -1
-
-
-def _find_open(text: str, i: int, end: int) -> int:
-    """Index of the first ``{{`` in ``text[i:end]`` outside quotes, or -1."""
-    quote = ""
-    while i < end:
-        c = text[i]
-        if quote:
-            if c == "\\":
-                i += 2
-                continue
-            if c == quote:
-                quote = ""
-        elif c == "'" or c == '"':
-            quote = c
-        elif c == "{" and i + 1 < end and text[i + 1] == "{":
-            return i
-        i += 1
-    return -1
+    return -1, reopened
 
 
 def parse_template(text: str) -> tuple[A.TemplateAst | None, list[ExprError]]:
@@ -575,13 +560,12 @@ def _parse_template(text: str) -> tuple[A.TemplateAst | None, list[ExprError]]:
             break
         if j > i:
             parts.append(text[i:j])
-        k = _find_close(text, j + 2)
+        k, reopened = _find_close(text, j + 2)
         if k < 0:
             errors.append(ExprError(TEMPLATE_SYNTAX, "'{{' is not closed by '}}' (write a literal "
                                     "'{{' as {{ '{{' }})", j, j + 2))
             break
         inner = text[j + 2:k]
-        reopened = _find_open(text, j + 2, k)
         if reopened >= 0:
             # '{{ a ({{ b }})': the first interpolation is never closed; the
             # second is parsed on its own (one defect, one diagnostic).
