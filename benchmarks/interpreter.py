@@ -90,7 +90,7 @@ edges:
 def _program(src: str) -> Any:
     from loopc.interpreter.program import load_program
     from loopc.interpreter.runner import verify_artifact
-    from loopc.ir.api import compile_source
+    from loopc.pipeline import compile_source
 
     res = compile_source(src)
     assert res.ok, [d.message for d in res.diagnostics]

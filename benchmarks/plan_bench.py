@@ -19,7 +19,7 @@ import generate  # noqa: E402
 from timing import median_seconds  # noqa: E402
 
 from loopc.ir import decode  # noqa: E402
-from loopc.ir.api import compile_source  # noqa: E402
+from loopc.pipeline import compile_source  # noqa: E402
 from loopc.plan.api import plan_source  # noqa: E402
 from loopc.plan.catalog import builtin_catalog  # noqa: E402
 from loopc.plan.derive import derive  # noqa: E402

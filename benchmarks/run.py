@@ -12,7 +12,7 @@ warm-up) of:
 * ``check typical`` — ``check_source`` of the ~30-node plan;
 * ``cli check`` — ``loopc check examples/callback_review.yaml`` end to end in
   a fresh interpreter (process start-up, imports, read, check, render);
-* ``ir compile near`` — :func:`loopc.ir.api.compile_source` of the
+* ``ir compile near`` — :func:`loopc.pipeline.compile_source` of the
   near-budget plan and its ratio to ``compose`` (``n/a`` until importable);
 * ``ir decode+digest`` — decode the compiled artifact's canonical bytes,
   validate it against its version's closed surface, build the typed model
@@ -104,14 +104,17 @@ def _cli_check(path: Path) -> int:
 
 
 # --------------------------------------------------------------------------
-# IR (optional until loopc.ir.api exists)
+# IR (loopc.pipeline; loopc.ir.api on checkouts before the pipeline layer)
 # --------------------------------------------------------------------------
 
 def _ir_compile_fn() -> Callable[[str], Any]:
     try:
-        from loopc.ir.api import compile_source  # type: ignore[attr-defined]
-    except Exception as exc:  # noqa: BLE001 - any import failure means n/a
-        raise NotAvailable(f"loopc.ir.api.compile_source: {type(exc).__name__}: {exc}") from None
+        from loopc.pipeline import compile_source
+    except ImportError:  # a checkout before the pipeline layer
+        try:
+            from loopc.ir.api import compile_source  # type: ignore[no-redef]
+        except Exception as exc:  # noqa: BLE001 - any import failure means n/a
+            raise NotAvailable(f"loopc.ir.api.compile_source: {type(exc).__name__}: {exc}") from None
     return compile_source
 
 

@@ -22,7 +22,7 @@ docs/ir.md).  Principles:
   plan keeps the bytes it had under the oldest envelope that can hold it.
 
 The envelope (version, digest) is added by
-:func:`loopc.ir.api.compile_checked`.
+:func:`loopc.pipeline.compile_checked`.
 """
 from __future__ import annotations
 
@@ -346,7 +346,7 @@ _CUSTOM: dict[str, Callable[[Any, Any], dict[str, Any]]] = {
 def lower_plan(check: Any) -> IRPlan:
     """Lower a clean check result to the typed IR :class:`~loopc.ir.model.Plan`
     (the envelope — version, digest — is added by
-    :func:`loopc.ir.api.compile_checked`).
+    :func:`loopc.pipeline.compile_checked`).
 
     Raises :class:`~loopc.ir.instr.LoweringError` when information lowering
     needs is missing (a pass did not run, an expression was not typed); the
