@@ -161,3 +161,16 @@ async def test_no_edits_for_a_document_that_is_no_plan(client: LanguageClient) -
     open_doc(client, uri, "services:\n  web:    {image: nginx}\n")
     assert await client.text_document_formatting_async(lsp.DocumentFormattingParams(
         text_document=_doc(uri), options=OPTS)) is None
+
+
+async def test_formatting_finds_a_document_with_a_percent_encoded_uri(client: LanguageClient) -> None:
+    """pygls keys open documents by the percent-decoded URI: a plan whose
+    file name is CJK (sent percent-encoded, as editors do) is formatted, not
+    taken for a document that is not open."""
+    encoding = client.profile[2]  # type: ignore[attr-defined]
+    uri = new_uri("%E6%97%A5%E6%9C%AC%20plan")
+    open_doc(client, uri, MESSY)
+    edits = await client.text_document_formatting_async(lsp.DocumentFormattingParams(text_document=_doc(uri),
+                                                                                     options=OPTS))
+    assert edits
+    assert apply(MESSY, edits, encoding) == format_source(MESSY)

@@ -78,11 +78,8 @@ async def format_document(server: Any, uri: str, rng: lsp.Range | None) -> list[
     from loopc.format import FormatError
     from loopc.lsp.server import Refused
 
-    try:
-        doc = server.workspace.get_text_document(uri)
-    except Exception:  # noqa: BLE001 - unknown document: nothing to format
-        return None
-    if uri not in server.workspace.text_documents:
+    doc = server._open_doc(uri)  # by the percent-decoded URI, as every feature looks documents up
+    if doc is None:
         return None
     text, version = doc.source, doc.version
     if not is_plan_text(text):
@@ -93,8 +90,8 @@ async def format_document(server: Any, uri: str, rng: lsp.Range | None) -> list[
         new = await asyncio.to_thread(formatted, text, span)
     except FormatError as exc:
         raise Refused(f"loopc fmt: cannot format this document: {exc}", REQUEST_FAILED) from None
-    now = server.workspace.get_text_document(uri)
-    if now.version != version or now.source != text:
+    now = server._open_doc(uri)
+    if now is None or now.version != version or now.source != text:
         raise Refused("loopc fmt: the document changed while it was formatted", CONTENT_MODIFIED)
     return text_edits(text, new, index)
 
