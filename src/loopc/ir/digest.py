@@ -46,7 +46,7 @@ def _strip(obj: Any, keys: tuple[str, ...]) -> Any:
 
 def _field(fs: Any) -> Any:
     """A FieldSchema without annotations (iterative over ``items`` chains)."""
-    chain = []
+    chain: list[dict[str, Any]] = []
     cur = fs
     while isinstance(cur, dict) and len(chain) < 10_000:
         chain.append(cur)

@@ -385,24 +385,24 @@ def _build(root: Any, memo: dict[Any, Any]) -> Instr:
                 if type(k) is not str:
                     raise _Bad
             push((v,))
-            kids = v[3::2]
+            rest = v[3::2]
         elif op in _BIN:
             if n != 2:
                 raise _Bad
             push((v,))
-            kids = v[2:]
+            rest = v[2:]
         elif op in _UN:
             if n != 1:
                 raise _Bad
             push((v,))
-            kids = v[2:]
+            rest = v[2:]
         elif op == "template" or (op == "array" and n >= 1) or (op in _NARY and n >= 2):
             push((v,))
-            kids = v[2:]
+            rest = v[2:]
         else:
             raise _Bad
-        kids.reverse()
-        stack.extend(kids)
+        rest.reverse()
+        stack.extend(rest)
     return out[0]  # type: ignore[no-any-return]
 
 
@@ -1628,6 +1628,7 @@ def _field_text(fs: FieldSchema, memo: _Memo) -> tuple[str, str, int]:
         if f.description is not None:
             desc = f'"description":{_q(f.description)},'
         if f.items is not None:
+            assert inner is not None  # f.items is cur (memoized) or the previous chain step
             items = f'"items":{inner[0]},'
             items_p = items if inner[1] is inner[0] else f'"items":{inner[1]},'
             depth = max(depth, inner[2] + 1)

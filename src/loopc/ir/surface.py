@@ -433,13 +433,13 @@ def _validate(value: Any, version: int, spec: Spec, track: bool) -> int:
             if not isinstance(v, str):
                 raise SurfaceError(p, f"expected a string, found {_jtype(v)}")
             if s.enum is not None:
-                since = s.enum.get(v)
-                if since is None:
+                enum_since = s.enum.get(v)
+                if enum_since is None:
                     allowed = ", ".join(k for k, sv in s.enum.items() if sv <= version)
                     raise SurfaceError(p, f"'{v}' is not one of {allowed}")
-                if since > version:
-                    raise SurfaceError(p, _newer(f"'{v}'", since, version))
-                used = max(used, since)
+                if enum_since > version:
+                    raise SurfaceError(p, _newer(f"'{v}'", enum_since, version))
+                used = max(used, enum_since)
             if s.pattern is not None and not s.regex.fullmatch(v):  # type: ignore[union-attr]
                 raise SurfaceError(p, f"'{_short(v)}' does not match {s.pattern}")
             if s.check is not None:
@@ -707,7 +707,7 @@ def _accept(value: Any, version: int, spec: Spec) -> tuple[int, bool, int]:
                 if type(v) is not list or len(v) < plan[1] or (plan[2] is not None and len(v) > plan[2]):
                     raise _Reject
                 code, arg = plan[3], plan[4]
-                items = v
+                items: Iterable[Any] = v
             else:
                 if type(v) is not dict:
                     raise _Reject
