@@ -344,6 +344,18 @@ def test_succeeded_end_takes_plan_output_failed_end_its_input() -> None:
     assert info.dest_contracts["e_rejected"] is plan.nodes["rejected_end"].input
 
 
+def test_no_scope_map_still_checks_an_edge_into_a_succeeded_end() -> None:
+    """``check_types`` accepts ``scopes=None``: an edge into a succeeded End
+    is then bound to the Plan output like any other (it used to raise
+    AttributeError reading the missing map; found by mypy)."""
+    src = fixture("bind_missing_field_ok")
+    diags, info, plan, _ = pipeline(src)
+    rep = Reporter()
+    bare = typecheck.check_types(plan, None, rep, yamlload.load(src, Reporter()))
+    assert bare.dest_contracts["e_approved"] is plan.output
+    assert [b.field for b in bare.edge_bindings["e_approved"]] == [b.field for b in info.edge_bindings["e_approved"]]
+
+
 def test_loop_ports_build_the_right_contracts() -> None:
     diags, info, plan, _ = pipeline(fixture("bind_missing_field_init_ok"))
     loop = plan.nodes["polish"]

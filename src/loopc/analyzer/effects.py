@@ -75,7 +75,7 @@ def expr_reads(text: str) -> set[str]:
     try:
         tree, errs = parse_expression(text)
     except Exception:  # noqa: BLE001 - never trust a parser on hostile input
-        tree, errs = None, [True]
+        return _regex_reads(text)
     if tree is None or errs:
         return _regex_reads(text)
     return _paths_reads(n for n in walk(tree) if isinstance(n, Path))
@@ -91,7 +91,7 @@ def template_reads(text: str) -> set[str]:
     try:
         tree, errs = parse_template(text)
     except Exception:  # noqa: BLE001
-        tree, errs = None, [True]
+        return _regex_reads(text)
     if tree is None or errs:
         return _regex_reads(text)
     out: set[str] = set()
@@ -141,8 +141,8 @@ def _path_offsets(text: str, field: str, template: bool) -> tuple[int, int] | No
 
     try:
         if template:
-            tree, errs = parse_template(text)
-            exprs = [it.expr for it in tree.interps] if tree is not None and not errs else []
+            tpl, errs = parse_template(text)
+            exprs = [it.expr for it in tpl.interps] if tpl is not None and not errs else []
         else:
             tree, errs = parse_expression(text)
             exprs = [tree] if tree is not None and not errs else []
@@ -655,7 +655,8 @@ class EffectAnalysis:
             st = self.ns.get(nid, ())
             together: dict[str, bool] = {}  # writer -> concurrent with this wait
             for field in sorted(self.node_eff.get(nid, NO_EFFECTS).wait_reads):
-                conc, other = [], []
+                conc: list[str] = []  # writers concurrent with the wait
+                other: list[str] = []
                 for w in writers.get(field, ()):
                     if in_item[w]:
                         continue  # LP4406

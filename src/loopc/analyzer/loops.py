@@ -44,8 +44,8 @@ def find_cycles(ctx: Ctx) -> tuple[set[str], list[str]]:
     back = ctx.back_edges
     fwd = [e for e in ctx.edges if e.id not in back]
     out_fwd: dict[str, list] = {}
-    for e in fwd:
-        out_fwd.setdefault(e.from_node, []).append(e)
+    for fe in fwd:
+        out_fwd.setdefault(fe.from_node, []).append(fe)
     cut: set[str] = set()
     order = _topo(ctx, fwd, out_fwd, cut)
     if len(order) == len(ctx.reached):

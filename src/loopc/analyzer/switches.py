@@ -134,7 +134,7 @@ def _syntactic(ctx: Ctx, nid: str, node: Any, c: Switch, texts: list[str | None]
     """Identical conditions and constant folding (no parse unless a condition
     could fold)."""
     first = c.mode == "first_match"
-    seen: dict[str, Any] = {}
+    seen: dict[tuple[str, ...], Any] = {}  # condition tokens -> first case with them
     always = None  # first always-true case
     for case, text in zip(c.cases, texts):
         got = _syntax(text) if text is not None else None

@@ -381,7 +381,7 @@ class _PlanChecker:
         if edge.from_port not in self.ctx.source_ports(src) or edge.to_port not in target_ports(dst):
             return
         if (isinstance(dst.config, End) and dst.config.status == "succeeded"
-                and self.scopes.stack(edge.id, edge=True)
+                and self.scopes is not None and self.scopes.stack(edge.id, edge=True)
                 and self.scopes.context_known(edge.id, edge=True)):
             # a succeeded End inside a fork/all_match/fan-out/loop scope is the
             # analyzer's LP4101; completing the Plan output there is no fix

@@ -255,7 +255,7 @@ def walk_fields(root: str, rtype: Type, segments: tuple[str, ...]) -> Resolved |
                 f"`{prefix}` is {T.article(T.describe(T.required_form(cur)))}; it has no field `{name}`",
                 i)
         ft = None
-        for fname, ftype in cur.fields:  # a typed object here (inline ``Type.field``)
+        for fname, ftype in cur.fields or ():  # a typed object here (inline ``Type.field``)
             if fname == name:
                 ft = ftype
                 break

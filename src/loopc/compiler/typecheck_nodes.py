@@ -53,7 +53,6 @@ class _PlanChecker(Protocol):
     reporter: Any
     ctx: Any
     vc: Any
-    compiler: Any
 
     def mapping(self, entries: Mapping[str, Any], holder: YNode | None, contract: Mapping[str, Any],
                 ctx: Any, *, what: str, dest: str, complete: bool,

@@ -471,9 +471,8 @@ class ValueChecker:
         messages name this location."""
         paths = self._paths.get(text)
         if paths is None:
-            roots = tree.interps if tree.__class__ is A.TemplateAst else (tree,)
-            paths = tuple(n for r in roots for n in A.walk(r.expr if r.__class__ is A.Interp else r)
-                          if n.__class__ is A.Path)
+            roots = [ip.expr for ip in tree.interps] if tree.__class__ is A.TemplateAst else [tree]
+            paths = tuple(n for r in roots for n in A.walk(r) if n.__class__ is A.Path)
             self._paths[text] = paths
         types = []
         for p in paths:
@@ -547,9 +546,9 @@ class ValueChecker:
         typed_ast = checked.ast
         if forbid_agent and typed_ast is not None:
             for ip in typed_ast.interps:
-                t = ip.expr.type
-                if t is not None and (t.kind == "agent" or (t.kind == "array" and t.items is not None
-                                                             and t.items.kind == "agent")):
+                it = ip.expr.type
+                if it is not None and (it.kind == "agent" or (it.kind == "array" and it.items is not None
+                                                               and it.items.kind == "agent")):
                     agents.append(ip)
                     drop.add((ip.start, ip.end))
         self._expr_errors(checked.errors, v.src, ctx, frozenset(drop))
@@ -576,17 +575,18 @@ class ValueChecker:
             out = TypedTemplate(typed_ast, t, True)
         elif single:
             ip = typed_ast.parts[0]
-            et = ip.expr.type or T.UNKNOWN  # type: ignore[union-attr]
+            assert isinstance(ip, A.Interp)  # is_single
+            et = ip.expr.type or T.UNKNOWN
             if render:
                 if et.kind not in T.INTERPOLABLE and et.kind not in ("unknown",):
-                    self.report_in(_NON_SCALAR, v.src, ip.start, ip.end,  # type: ignore[union-attr]
+                    self.report_in(_NON_SCALAR, v.src, ip.start, ip.end,
                                    f"cannot interpolate {T.article(T.describe(et))} into {what}: templates "
                                    "render scalars only (string, enum, number, boolean, duration, datetime, "
                                    "member, agent, channel)", ctx)
                     return None
                 out = TypedTemplate(typed_ast, T.STRING, et.kind not in ("string", "enum"))
             else:
-                lit = ip.expr  # type: ignore[union-attr]
+                lit = ip.expr
                 if expected is not None and lit.__class__ is A.Lit and isinstance(lit.value, str) \
                         and expected.kind in T.STRING_SHAPED and expected.kind != "string":
                     # "{{ 'PT2H' }}": the string literal takes the expected type
@@ -602,7 +602,7 @@ class ValueChecker:
                         out = TypedTemplate(typed_ast, T.STRING, True)  # rendered into a string
                     else:
                         self.mismatch(v, expected, et, ctx, code, what,
-                                      self.sub_span(v.src, ip.expr.start, ip.expr.end))  # type: ignore[union-attr]
+                                      self.sub_span(v.src, ip.expr.start, ip.expr.end))
                         return None
                 else:
                     out = TypedTemplate(typed_ast, et, False)
