@@ -5,12 +5,17 @@
 usage errors or unreadable paths — 2 wins; 2 also when standard output
 cannot be written: :mod:`loopc.cli.iofail`), ``loopc config`` in
 :mod:`loopc.cli.config`.  IR commands (``compile``, ``digest``, ``verify``) are registered
-from :mod:`loopc.cli.ir_commands`.  Heavy imports happen inside commands so
-that start-up stays fast.
+from :mod:`loopc.cli.ir_commands`.  Command modules are imported only when
+one of their commands is invoked, completed or listed (``_Group``,
+:func:`register_lazy`) and heavy imports happen inside commands, so that
+start-up stays fast (``loopc check FILE`` imports neither the interpreter
+nor the language server).
 """
 from __future__ import annotations
 
+import importlib
 import sys
+from typing import Sequence
 
 import click
 
@@ -19,7 +24,21 @@ from loopc import __version__
 
 class _Group(click.Group):
     """A group whose command list shows each command's whole first paragraph
-    (wrapped, never cut at "e.g." or at a fixed width with "...")."""
+    (wrapped, never cut at "e.g." or at a fixed width with "..."), and whose
+    commands are imported on first use (:data:`_LAZY`)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(self.commands) | set(_LAZY))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in _LAZY:
+            _load(self, _LAZY[cmd_name])
+        return self.commands.get(cmd_name)
+
+    def load_all(self) -> None:
+        """Import every command module (for code that reads :attr:`commands`)."""
+        for module in dict.fromkeys(_LAZY.values()):
+            _load(self, module)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = []
@@ -88,35 +107,44 @@ def explain(code: str | None, list_codes: bool) -> None:
         click.echo(f"\nFixed:\n{c.fixed}")
 
 
-from loopc.cli import check as _check_cmd  # noqa: E402
-from loopc.cli import completion as _completion_cmd  # noqa: E402
-from loopc.cli import config as _config_cmd  # noqa: E402
-from loopc.cli import fmt as _fmt_cmd  # noqa: E402
-from loopc.cli import graph as _graph_cmd  # noqa: E402
+#: The command modules, imported when one of their commands is needed
+#: (``loopc check FILE`` imports only :mod:`loopc.cli.check`; ``--help`` and
+#: completion import them all).  Each module's ``register(group)`` adds its
+#: commands; a module may register several (``plan_commands``: plan, catalog,
+#: inventory).  Order is the registration order, which ``--help`` does not
+#: depend on (click sorts the listing).
+_LAZY: dict[str, str] = {
+    "check": "loopc.cli.check",
+    "completion": "loopc.cli.completion",
+    "config": "loopc.cli.config",
+    "fmt": "loopc.cli.fmt",
+    "graph": "loopc.cli.graph",
+    "compile": "loopc.cli.ir_commands",
+    "digest": "loopc.cli.ir_commands",
+    "verify": "loopc.cli.ir_commands",
+    "run": "loopc.cli.run_commands",
+    "conform": "loopc.cli.run_commands",
+    "lsp": "loopc.cli.lsp_command",
+    "plan": "loopc.cli.plan_commands",
+    "catalog": "loopc.cli.plan_commands",
+    "inventory": "loopc.cli.plan_commands",
+}
+_LOADED: set[str] = set()
 
-_check_cmd.register(cli)
-_completion_cmd.register(cli)
-_config_cmd.register(cli)
-_fmt_cmd.register(cli)
-_graph_cmd.register(cli)
+
+def register_lazy(names: Sequence[str], module: str) -> None:
+    """Declare that ``module`` (a dotted module name whose ``register(group)``
+    adds commands to a click group) provides the commands ``names``; it is
+    imported only when one of them is invoked, completed or listed."""
+    for name in names:
+        _LAZY[name] = module
 
 
-def _register_optional() -> None:
-    try:
-        from loopc.cli import ir_commands
-    except ImportError:  # pragma: no cover - IR commands not built yet
+def _load(group: click.Group, module: str) -> None:
+    if module in _LOADED:
         return
-    ir_commands.register(cli)
-
-
-_register_optional()
-from loopc.cli import run_commands  # noqa: E402
-
-run_commands.register(cli)
-from loopc.cli import lsp_command as _lsp_command  # noqa: E402
-
-_lsp_command.register(cli)
-__import__("loopc.cli.plan_commands", fromlist=["register"]).register(cli)  # noqa: E402
+    _LOADED.add(module)
+    importlib.import_module(module).register(group)
 
 
 def gc_policy() -> None:

@@ -11,7 +11,7 @@ excerpt shows at most :data:`EXCERPT_WIDTH` code points of its line (a
 window around the column; ``…`` marks what is cut), so the work per
 diagnostic is bounded whatever the line's length.  Display widths come from
 wcwidth by grapheme cluster (CJK and emoji take two columns, a ZWJ sequence
-is one cluster); tabs are kept.  Lines split where positions split them
+is one cluster; wcwidth is imported only for a line that is not ASCII); tabs are kept.  Lines split where positions split them
 (LF, CRLF, CR); NEL, U+2028 and U+2029 inside a line show as ``<U+2028>``
 (and the first ``#`` of ``##[`` as ``<U+0023>``, so no excerpt holds a CI
 runner's command prefix);
@@ -22,8 +22,6 @@ from __future__ import annotations
 import io
 import re
 from typing import IO, Iterable, Sequence
-
-from wcwidth import grapheme_boundary_before, iter_graphemes, wcswidth
 
 from loopc.cli.formats import FileReport, Format, summary
 from loopc.cli.textsafe import UNSAFE, escape_text
@@ -55,6 +53,11 @@ def _cluster_start(src: str, i: int) -> int:
     code points."""
     if i <= 0 or i >= len(src):
         return max(0, min(i, len(src)))
+    pair = src[i - 1:i + 1]
+    if pair.isascii() and pair != "\r\n":
+        return i  # two ASCII code points other than CR LF are two clusters (UAX #29)
+    from wcwidth import grapheme_boundary_before
+
     base = max(0, i - _CLUSTER_LOOKBACK)
     return base + grapheme_boundary_before(src[base:i + 1], i + 1 - base)
 
@@ -64,6 +67,11 @@ def _cluster_end(src: str, i: int) -> int:
     is a boundary), looking ahead at most :data:`_CLUSTER_LOOKBACK`."""
     if i <= 0 or i >= len(src):
         return max(0, min(i, len(src)))
+    pair = src[i - 1:i + 1]
+    if pair.isascii() and pair != "\r\n":
+        return i
+    from wcwidth import iter_graphemes
+
     start = _cluster_start(src, i - 1)
     first = next(iter_graphemes(src, start, min(len(src), i + _CLUSTER_LOOKBACK)), "")
     return max(i, start + len(first))
@@ -89,7 +97,11 @@ def _run_width(run: str) -> int:
     """Display width of a run of safe text: :func:`wcwidth.wcswidth`, which
     measures whole grapheme clusters (a combining mark adds nothing, a ZWJ
     emoji sequence or an East Asian wide character takes two columns)."""
-    return len(run) if run.isascii() else max(0, wcswidth(run))
+    if run.isascii():
+        return len(run)
+    from wcwidth import wcswidth
+
+    return max(0, wcswidth(run))
 
 
 def _width(text: str) -> int:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import pathlib
+import re
 import threading
 from typing import Any
 
@@ -463,9 +464,41 @@ def _parse_expression(text: str) -> tuple[A.Expr | None, list[ExprError]]:
     return _parse_unbounded(text)
 
 
+# A bare dotted path (the usual ``{{ input.topic }}``), whitespace as the
+# grammar ignores it: read without lark, so a plan whose expressions are all
+# plain paths never imports it (start-up of ``loopc check``).  A name that is
+# a keyword (``true``, ``in``...) goes to lark, which rejects it or reads a
+# literal; the tree is the one the lark transformer builds for a path.
+_WS = "[ \t\r\n]*"
+_BARE_PATH = re.compile(f"{_WS}[A-Za-z_][A-Za-z0-9_]*(?:{_WS}\\.{_WS}[A-Za-z_][A-Za-z0-9_]*)*{_WS}")
+_NAME = re.compile("[A-Za-z_][A-Za-z0-9_]*")
+_KEYWORDS = frozenset(("true", "false", "null", "in"))
+
+
+def _bare_path(text: str) -> A.Path | None:
+    """The :class:`~loopc.compiler.expr.ast.Path` of ``text`` when it is
+    nothing but a dotted path of non-keyword names, else ``None``."""
+    if _BARE_PATH.fullmatch(text) is None:
+        return None
+    kids = list(_NAME.finditer(text))
+    names = [k.group() for k in kids]
+    if not _KEYWORDS.isdisjoint(names):
+        return None
+    if len(names) >= 2 and names[0] == "run" and names[1] in ("input", "state"):
+        root, segs = "run." + names[1], tuple(names[2:])
+    else:
+        root, segs = names[0], tuple(names[1:])
+    return A.Path(root=root, segments=segs, start=kids[0].start(), end=kids[-1].end(),
+                  name_starts=tuple(k.start() for k in kids))
+
+
 def _parse_unbounded(text: str) -> tuple[A.Expr | None, list[ExprError]]:
     """Run lark on ``text`` without the byte budget (tests and benchmarks
-    use it to parse very long chains); tree depth is still bounded."""
+    use it to parse very long chains); tree depth is still bounded.  A bare
+    dotted path is read directly (:func:`_bare_path`)."""
+    path = _bare_path(text)
+    if path is not None:
+        return path, []
     try:
         node, _depth = _parser().parse(text)
     except _Fail as f:

@@ -1,0 +1,113 @@
+"""The one-file path of ``loopc check`` imports only what it uses (issue 26,
+item 2): no language server, interpreter, plan, rich or jsonschema modules;
+lark only when an expression is more than a bare dotted path; wcwidth only
+for a non-ASCII source line shown in an excerpt.  The import *set* is
+asserted, never the time (benchmarks/startup.py measures that)."""
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+# Runs the console-script entry point in a fresh interpreter on argv and
+# prints the top-level names (and loopc subpackages) it imported.
+_PROBE = """
+import json, sys
+sys.argv = ["loopc"] + json.loads(sys.argv[1])
+from loopc.cli.main import main
+try:
+    main()
+except SystemExit as e:
+    code = e.code
+else:
+    code = 0
+mods = sorted(sys.modules)
+print(json.dumps({"code": code, "top": sorted({m.split(".")[0] for m in mods}),
+                  "loopc": [m for m in mods if m.startswith("loopc.")]}), file=sys.__stderr__)
+"""
+
+#: Never on the one-file check path, whatever the plan holds.
+NEVER = {"pygls", "lsprotocol", "jsonschema", "rich", "networkx", "cattrs", "pytest", "hypothesis"}
+#: loopc subpackages and modules the check path does not use.
+NEVER_LOOPC = ("loopc.lsp", "loopc.interpreter", "loopc.plan", "loopc.cli.run_commands",
+               "loopc.cli.plan_commands", "loopc.cli.lsp_command", "loopc.cli.graph", "loopc.cli.fmt",
+               "loopc.cli.ir_commands", "loopc.cli.completion", "loopc.format")
+
+
+def _imports(args: list[str], tmp_path: pathlib.Path) -> dict[str, object]:
+    env = {"LOOPC_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+           "PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"}
+    r = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(args)], capture_output=True, text=True,
+                       cwd=tmp_path, env=env, timeout=120)
+    last = r.stderr.strip().splitlines()[-1]
+    out: dict[str, object] = json.loads(last)
+    return out
+
+
+def _check(out: dict[str, object], *, extra: set[str] = set()) -> set[str]:
+    top = set(out["top"])  # type: ignore[call-overload]
+    loopc = out["loopc"]
+    assert not (top & (NEVER | extra)), sorted(top & (NEVER | extra))
+    bad = [m for m in loopc if m.startswith(NEVER_LOOPC)]  # type: ignore[attr-defined]
+    assert not bad, bad
+    return top
+
+
+PATHS_ONLY = ROOT / "examples" / "set_variable_timer.yaml"  # every expression a bare dotted path
+WITH_CONDITION = ROOT / "examples" / "wait_timeout.yaml"  # `condition: "run.state.window_open == true"`
+
+
+@pytest.mark.parametrize("cache", [["--no-cache"], []], ids=["no-cache", "cache"])
+def test_check_of_a_paths_only_plan_imports_neither_lark_nor_wcwidth(tmp_path: pathlib.Path,
+                                                                    cache: list[str]) -> None:
+    out = _imports(["check", *cache, str(PATHS_ONLY)], tmp_path)
+    assert out["code"] == 0
+    top = _check(out, extra={"lark", "wcwidth"})
+    assert "click" in top and "loopc" in top
+    if not cache:  # the second run is a cache hit: no pass runs, so not even the YAML parser is loaded
+        out = _imports(["check", *cache, str(PATHS_ONLY)], tmp_path)
+        assert out["code"] == 0
+        _check(out, extra={"lark", "wcwidth", "ruamel", "_ruamel_yaml"})
+
+
+def test_check_of_a_plan_with_a_condition_imports_lark_but_not_the_rest(tmp_path: pathlib.Path) -> None:
+    out = _imports(["check", "--no-cache", str(WITH_CONDITION)], tmp_path)
+    assert out["code"] == 0
+    top = _check(out, extra={"wcwidth"})
+    assert "lark" in top
+
+
+def test_an_ascii_excerpt_does_not_import_wcwidth_but_a_non_ascii_one_does(tmp_path: pathlib.Path) -> None:
+    src = PATHS_ONLY.read_text("utf-8").replace("entry: remind", "entry: remindd")
+    (tmp_path / "ascii.yaml").write_text(src, "utf-8")
+    out = _imports(["check", "--no-cache", "ascii.yaml"], tmp_path)
+    assert out["code"] == 1
+    _check(out, extra={"lark", "wcwidth"})
+    (tmp_path / "wide.yaml").write_text(src.replace("entry: remindd", "entry: remindé"), "utf-8")
+    out = _imports(["check", "--no-cache", "wide.yaml"], tmp_path)
+    assert out["code"] == 1
+    assert "wcwidth" in _check(out, extra={"lark"})
+
+
+def test_version_imports_no_command_module(tmp_path: pathlib.Path) -> None:
+    out = _imports(["--version"], tmp_path)
+    assert out["code"] == 0
+    loopc = out["loopc"]
+    assert not [m for m in loopc if m.startswith("loopc.cli.") and m not in ("loopc.cli.main", "loopc.cli.iofail")], loopc  # type: ignore[attr-defined]
+
+
+def test_every_command_is_still_listed_and_loads_on_use() -> None:
+    """The lazy group lists every command module's commands and loads a module on first use."""
+    from click.testing import CliRunner
+
+    from loopc.cli.main import _LAZY, cli
+
+    out = CliRunner().invoke(cli, ["--help"]).output
+    for name in _LAZY:
+        assert f"\n  {name} " in out, name
+        assert name in cli.commands
