@@ -9,6 +9,7 @@ import json
 import pathlib
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -39,21 +40,21 @@ NEVER_LOOPC = ("loopc.lsp", "loopc.interpreter", "loopc.plan", "loopc.cli.run_co
                "loopc.cli.ir_commands", "loopc.cli.completion", "loopc.format")
 
 
-def _imports(args: list[str], tmp_path: pathlib.Path) -> dict[str, object]:
+def _imports(args: list[str], tmp_path: pathlib.Path) -> dict[str, Any]:
     env = {"LOOPC_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
            "PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"}
     r = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(args)], capture_output=True, text=True,
                        cwd=tmp_path, env=env, timeout=120)
     last = r.stderr.strip().splitlines()[-1]
-    out: dict[str, object] = json.loads(last)
+    out: dict[str, Any] = json.loads(last)
     return out
 
 
-def _check(out: dict[str, object], *, extra: set[str] = set()) -> set[str]:
-    top = set(out["top"])  # type: ignore[call-overload]
+def _check(out: dict[str, Any], *, extra: frozenset[str] = frozenset()) -> set[str]:
+    top = set(out["top"])
     loopc = out["loopc"]
     assert not (top & (NEVER | extra)), sorted(top & (NEVER | extra))
-    bad = [m for m in loopc if m.startswith(NEVER_LOOPC)]  # type: ignore[attr-defined]
+    bad = [m for m in loopc if m.startswith(NEVER_LOOPC)]
     assert not bad, bad
     return top
 
@@ -67,18 +68,18 @@ def test_check_of_a_paths_only_plan_imports_neither_lark_nor_wcwidth(tmp_path: p
                                                                     cache: list[str]) -> None:
     out = _imports(["check", *cache, str(PATHS_ONLY)], tmp_path)
     assert out["code"] == 0
-    top = _check(out, extra={"lark", "wcwidth"})
+    top = _check(out, extra=frozenset({"lark", "wcwidth"}))
     assert "click" in top and "loopc" in top
     if not cache:  # the second run is a cache hit: no pass runs, so not even the YAML parser is loaded
         out = _imports(["check", *cache, str(PATHS_ONLY)], tmp_path)
         assert out["code"] == 0
-        _check(out, extra={"lark", "wcwidth", "ruamel", "_ruamel_yaml"})
+        _check(out, extra=frozenset({"lark", "wcwidth", "ruamel", "_ruamel_yaml"}))
 
 
 def test_check_of_a_plan_with_a_condition_imports_lark_but_not_the_rest(tmp_path: pathlib.Path) -> None:
     out = _imports(["check", "--no-cache", str(WITH_CONDITION)], tmp_path)
     assert out["code"] == 0
-    top = _check(out, extra={"wcwidth"})
+    top = _check(out, extra=frozenset({"wcwidth"}))
     assert "lark" in top
 
 
@@ -87,18 +88,18 @@ def test_an_ascii_excerpt_does_not_import_wcwidth_but_a_non_ascii_one_does(tmp_p
     (tmp_path / "ascii.yaml").write_text(src, "utf-8")
     out = _imports(["check", "--no-cache", "ascii.yaml"], tmp_path)
     assert out["code"] == 1
-    _check(out, extra={"lark", "wcwidth"})
+    _check(out, extra=frozenset({"lark", "wcwidth"}))
     (tmp_path / "wide.yaml").write_text(src.replace("entry: remindd", "entry: remindé"), "utf-8")
     out = _imports(["check", "--no-cache", "wide.yaml"], tmp_path)
     assert out["code"] == 1
-    assert "wcwidth" in _check(out, extra={"lark"})
+    assert "wcwidth" in _check(out, extra=frozenset({"lark"}))
 
 
 def test_version_imports_no_command_module(tmp_path: pathlib.Path) -> None:
     out = _imports(["--version"], tmp_path)
     assert out["code"] == 0
     loopc = out["loopc"]
-    assert not [m for m in loopc if m.startswith("loopc.cli.") and m not in ("loopc.cli.main", "loopc.cli.iofail")], loopc  # type: ignore[attr-defined]
+    assert not [m for m in loopc if m.startswith("loopc.cli.") and m not in ("loopc.cli.main", "loopc.cli.iofail")], loopc
 
 
 def test_every_command_is_still_listed_and_loads_on_use() -> None:
