@@ -146,7 +146,7 @@ def _artifact_bytes(result: Any) -> bytes:
 
 def _decode_fn() -> tuple[str, Callable[[bytes], Any]]:
     """The project's strict decoder + digest recomputation
-    (:func:`loopc.ir.decoder.verify`, what ``loopc verify`` runs) when it
+    (:func:`loopc.ir.decoder.decode` plus the digest check ``loopc verify`` runs) when it
     exists, else JSON + closed surface validation + digest recomputation
     built from loopc.ir parts."""
     try:

@@ -20,7 +20,8 @@ import pytest
 from ruamel.yaml import YAML
 
 import loopc
-from loopc.ir.decoder import decode, verify
+from loopc.ir.decoder import decode
+from loopc.ir.verifier import verify
 
 from conftest import REPOSITORY_PLANS as PLANS
 from conftest import ROOT

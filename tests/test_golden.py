@@ -30,7 +30,8 @@ import pytest
 
 from loopc.ir import golden, surface
 from loopc.ir.canonical import canonical_bytes
-from loopc.ir.decoder import config_instrs, decode, verify
+from loopc.ir.decoder import config_instrs, decode
+from loopc.ir.verifier import verify
 from loopc.ir.digest import semantic_digest
 from loopc.ir.instr import children
 from loopc.ir.versions import VERSIONS

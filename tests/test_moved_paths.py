@@ -35,9 +35,7 @@ def test_the_deprecated_module_is_gone(module: str) -> None:
         importlib.import_module(module)
 
 
-@pytest.mark.parametrize(
-    ("module", "name"), [(m, n) for m, (_, names) in sorted(REMOVED.items()) for n in names]
-)
+@pytest.mark.parametrize(("module", "name"), [(m, n) for m, (_, names) in sorted(REMOVED.items()) for n in names])
 def test_its_names_live_in_the_pipeline(module: str, name: str) -> None:
     home = importlib.import_module(REMOVED[module][0])
     assert hasattr(home, name), f"{module}.{name} has no home in {home.__name__}"

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from loopc import check_source, codes
-from loopc.codes.sections import SECTIONS, section
+from loopc.codes import section
+from loopc.codes.sections import SECTIONS
 
 from conftest import ROOT
 REFERENCE = (ROOT / "docs" / "reference.md").read_text("utf-8")

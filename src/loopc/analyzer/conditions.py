@@ -34,6 +34,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import attrs
 
+from loopc.analyzer.condtokens import tokens
 from loopc.compiler.expr.ast import And, ArrayLit, Compare, Lit, Not, Or, Path
 
 __all__ = [
@@ -134,8 +135,6 @@ def _free_key(src: str) -> str:
     """Whitespace-normalised text of a free atom without enclosing
     parentheses (``(contains(a, 'q'))`` and ``contains(a,'q')`` are one atom;
     string literals are kept verbatim)."""
-    from loopc.analyzer.switches import tokens
-
     toks = list(tokens(src) or (src.strip(),))
     while len(toks) >= 2 and toks[0] == "(" and toks[-1] == ")":
         depth = 0

@@ -43,7 +43,7 @@ from loopc.compiler.model import (
     Expr, FieldSchema, Join, ListValue, Literal, MapValue, Node, Ref, SetVariable, Switch, Template, Wait,
 )
 from loopc.compiler.report import decl, expr_entity, presence
-from loopc.compiler.yamlnodes import YMap, YScalar
+from loopc.compiler.yamlnodes import YMap, YScalar, span_in_scalar
 
 ALL = "*"
 _VALUE_TYPES = (Literal, Ref, Expr, Template, ListValue, MapValue)
@@ -167,8 +167,6 @@ def read_at(values: list[Any], field: str) -> Any:
     reads it (its exact span when the scalar maps one to one onto its
     source, else the scalar), or the ``{ref: ...}`` scalar; ``None`` when
     none reads it."""
-    from loopc.compiler.typecheck_values import span_in_scalar
-
     todo = list(reversed(values))
     while todo:
         x = todo.pop()

@@ -25,9 +25,9 @@ declared type allows (:func:`_domains`).
 from __future__ import annotations
 
 import functools
-import re
 from typing import Any
 
+from loopc.analyzer.condtokens import tokens
 from loopc.analyzer.context import Ctx
 from loopc.compiler.model import Switch
 from loopc.compiler.yamlnodes import YMap, YNode
@@ -71,24 +71,6 @@ def constant(tree: Any) -> bool | None:
         else:
             val[id(n)] = None
     return val.get(id(tree))
-
-
-_TOKEN = re.compile(r"""\s*('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|&&|\|\||[!=<>]=|[()\[\],!<>]|[^\s()\[\],!<>=&|'"]+)""")
-
-
-def tokens(text: str) -> tuple[str, ...] | None:
-    """The condition's token sequence (whitespace-insensitive, string
-    literals verbatim), or None when it does not tokenize."""
-    out: list[str] = []
-    pos = 0
-    text = text.strip()
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if m is None or m.end() == pos:
-            return None
-        out.append(m.group(1))
-        pos = m.end()
-    return tuple(out)
 
 
 def maybe_constant(toks: tuple[str, ...]) -> bool:

@@ -13,10 +13,12 @@ Families live in their own modules so that each pass owns its codes:
 """
 from __future__ import annotations
 
+import functools
 import importlib
 
 import attrs
 
+from loopc.codes.sections import LOCATED, SECTIONS
 from loopc.diagnostics import Severity
 from loopc.diagnostics import DOCS_URL_ENV, DOCS_URL_FALLBACK, docs_base_url, docs_url  # noqa: F401 - documentation URLs, re-exported
 
@@ -45,8 +47,6 @@ class Code:
     @property
     def reference(self) -> str | None:
         """``reference.md#<anchor>`` of the rule this code enforces, or ``None``."""
-        from loopc.codes.sections import section
-
         anchor = section(self.code)
         return f"reference.md#{anchor}" if anchor else None
 
@@ -55,8 +55,6 @@ class Code:
         """Whether each finding of this code links to the section of where
         it is (:data:`loopc.codes.sections.LOCATED`): a key missing from a
         join's configuration is the join's rule, not the document's."""
-        from loopc.codes.sections import LOCATED
-
         return self.code in LOCATED
 
 
@@ -96,6 +94,20 @@ def get(code: str) -> Code:
         _load_all()
         _loaded = True
     return REGISTRY[code]
+
+
+@functools.lru_cache(maxsize=None)
+def section(code: str) -> str | None:
+    """Anchor of the docs/reference.md section that ``code`` enforces
+    (``"node-join"``), or ``None`` when neither the registry entry
+    (``Code.section``) nor :data:`loopc.codes.sections.SECTIONS` names one.
+    Cached per code (the registry is fixed once loaded; a check asks once
+    per diagnostic)."""
+    try:
+        own = get(code).section
+    except KeyError:
+        own = ""
+    return own or SECTIONS.get(code)
 
 
 def all_codes() -> list[Code]:

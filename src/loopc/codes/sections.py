@@ -1,17 +1,16 @@
 """Which section of the language reference (docs/reference.md) each
 diagnostic code enforces.
 
-``section(code)`` returns the anchor (``"node-join"``) of the rule a code
-enforces; ``reference_url(code)`` the documentation link built from it.  A
-code's registry entry may name its section itself (``Code(section=...)``);
-otherwise the table below does.  A test checks that every registered code has
+:func:`loopc.codes.section` returns the anchor (``"node-join"``) of the rule
+a code enforces, and ``Code.reference`` the documentation link built from it.
+A code's registry entry may name its section itself (``Code(section=...)``);
+otherwise the table below does.  Plain tables: this module imports nothing
+of the registry (tests/test_import_cycles.py).  A test checks that every registered code has
 a section and that every anchor exists in docs/reference.md.
 """
 from __future__ import annotations
 
-import functools
-
-__all__ = ["LOCATED", "SECTIONS", "section"]
+__all__ = ["LOCATED", "SECTIONS"]
 
 _RANGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("source-file", ("LP1001", "LP1002", "LP1003", "LP1004", "LP1005", "LP1006", "LP1007", "LP1008", "LP1014")),
@@ -62,18 +61,3 @@ SECTIONS: dict[str, str] = {c: anchor for anchor, codes in _RANGES for c in code
 #: ``loopc.compiler.schema.section_at``); the table's section is the one of
 #: the document itself.
 LOCATED: frozenset[str] = frozenset(("LP2006", "LP2007", "LP2012", "LP2015", "LP2016"))
-
-
-@functools.lru_cache(maxsize=None)
-def section(code: str) -> str | None:
-    """Anchor of the reference section that ``code`` enforces, or ``None``
-    when neither the registry entry nor the table names one.  Cached per
-    code (the registry is fixed once loaded; a check asks once per
-    diagnostic)."""
-    from loopc.codes import get
-
-    try:
-        own = getattr(get(code), "section", "")
-    except KeyError:
-        own = ""
-    return own or SECTIONS.get(code)

@@ -35,7 +35,7 @@ from typing import Hashable, Iterable, Sequence, Tuple, Union
 import attrs
 
 from loopc import codes
-from loopc.codes.sections import section as code_section
+from loopc.codes import section as code_section
 from loopc.compiler.yamlnodes import YNode
 from loopc.diagnostics import Diagnostic, Fix, Related, Severity, Span
 

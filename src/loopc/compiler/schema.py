@@ -51,7 +51,7 @@ from loopc.limits import number_text_problem, underflow_problem
 from loopc.compiler.wireforms import (
     ERROR_CODE_RE, IDENT_RE, conform, duration_error, is_duration, number_problem,
 )
-from loopc.compiler.yamlnodes import YDocument, YMap, YNode, YScalar, YSeq
+from loopc.compiler.yamlnodes import YDocument, YMap, YNode, YScalar, YSeq, span_in_scalar
 from loopc.diagnostics import Applicability, Fix, Span, TextEdit
 from loopc.kinds import send_message as _send_message
 
@@ -265,8 +265,6 @@ def _enum_default_fix(dn: YNode, data: Any, values: Iterable[str] | None) -> Fix
     is not the value itself: escapes, several lines)."""
     if not isinstance(dn, YScalar) or not isinstance(data, str):
         return None
-    from loopc.compiler.typecheck_values import span_in_scalar
-
     at = span_in_scalar(dn, 0, len(data))
     if isinstance(at, Span):
         return enum_fix(data, values or (), dn.style, at)

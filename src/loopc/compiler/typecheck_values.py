@@ -39,7 +39,7 @@ from loopc.compiler.report import Reporter, expr_entity
 from loopc.compiler.typecheck_context import Context, PathProblem, Resolved, resolve_path
 from loopc.compiler.types import Type
 from loopc.compiler.spelling import bool_fix, enum_fix
-from loopc.compiler.yamlnodes import YDocument, YNode, YScalar
+from loopc.compiler.yamlnodes import YDocument, YNode, YScalar, span_in_scalar
 from loopc.diagnostics import Applicability, Fix, Severity, Span, TextEdit
 
 #: Checker codes this pass reports itself (paths and agent-in-target), so the
@@ -645,17 +645,3 @@ def _load_value_span() -> Any:
     except Exception:  # noqa: BLE001 - module not available yet
         return None
     return value_span
-
-
-def span_in_scalar(scalar: YScalar, start: int, end: int) -> Span | YScalar:
-    """Span of value offsets ``[start, end)`` of ``scalar`` without the
-    document text: exact for single-line scalars whose source is the value
-    itself (plain, or quoted without escapes), else the whole scalar."""
-    if scalar.line != scalar.end_line or scalar.style not in ("", "'", '"'):
-        return scalar
-    quote = 0 if scalar.style == "" else 1
-    if scalar.end_col - scalar.col != len(scalar.raw) + 2 * quote:
-        return scalar
-    col = scalar.col + quote
-    end = max(end, start + 1)
-    return Span(scalar.line + 1, col + start + 1, scalar.line + 1, col + end + 1)

@@ -300,3 +300,17 @@ class YDocument:
 
     def line_text(self, line0: int) -> str:
         return self.index.line_text(line0)
+
+
+def span_in_scalar(scalar: YScalar, start: int, end: int) -> Span | YScalar:
+    """Span of value offsets ``[start, end)`` of ``scalar`` without the
+    document text: exact for single-line scalars whose source is the value
+    itself (plain, or quoted without escapes), else the whole scalar."""
+    if scalar.line != scalar.end_line or scalar.style not in ("", "'", '"'):
+        return scalar
+    quote = 0 if scalar.style == "" else 1
+    if scalar.end_col - scalar.col != len(scalar.raw) + 2 * quote:
+        return scalar
+    col = scalar.col + quote
+    end = max(end, start + 1)
+    return Span(scalar.line + 1, col + start + 1, scalar.line + 1, col + end + 1)

@@ -107,10 +107,7 @@ class Report:
 
 def verify_artifact(data: bytes) -> tuple[Any, str | None]:
     """Strict verification of artifact bytes (decode + digest)."""
-    try:
-        from loopc.ir import verify as _verify  # the IR verifier
-    except ImportError:  # pragma: no cover
-        from loopc.ir.decoder import verify as _verify
+    from loopc.ir.verifier import verify as _verify
     res = _verify(data)
     if not res.ok:
         return None, res.message

@@ -1,4 +1,4 @@
-"""Strict artifact decoder and verifier (docs/ir.md#strict-decoder-and-verify:
+"""Strict artifact decoder (docs/ir.md#strict-decoder-and-verify:
 it accepts every artifact version, checks each against its own closed set
 of fields and types, and never reads a newer field under an older version).
 
@@ -27,8 +27,9 @@ checks, in order:
    source-port table of each node is the one its opcode and config imply;
    expression nesting ≤ 128.
 
-:func:`verify` adds the digest recomputation.  ``canonical_bytes(decode(b))
-== b`` for every canonical artifact ``b``.
+:func:`loopc.ir.verifier.verify` (above this module, which it imports)
+adds the digest recomputation.  ``canonical_bytes(decode(b)) == b`` for
+every canonical artifact ``b``.
 """
 from __future__ import annotations
 
@@ -47,8 +48,7 @@ from loopc.ir.model import Artifact, from_json
 from loopc.ir.surface import SurfaceError, accept_parsed, validate
 from loopc.ir.versions import parse_artifact_version, parse_compiler_version
 
-__all__ = ["Artifact", "DecodeError", "decode", "decode_data", "verify",
-           "iter_instr_roots", "config_instrs"]
+__all__ = ["Artifact", "DecodeError", "decode", "decode_data", "iter_instr_roots", "config_instrs"]
 
 MAX_ENVELOPE_NESTING = 256
 MAX_EXPRESSION_NESTING = 128
@@ -223,7 +223,7 @@ def decode(data: bytes | str, *, canonical: bool = False) -> Artifact:
 
     With ``canonical=True`` the input must also be exactly its own RFC 8785
     form (what ``loopc compile`` writes without ``--pretty``).  Raises
-    :class:`DecodeError`.  Does not check the digest: see :func:`verify`.
+    :class:`DecodeError`.  Does not check the digest: see :func:`loopc.ir.verifier.verify`.
     """
     value = parse_json(data)
     art = _decode_data(value, True)
@@ -295,23 +295,6 @@ def _decode_data(value: Any, parsed: bool) -> Artifact:
     # tested on every golden), so seed the model's JSON cache with it.
     art.__dict__["_json"] = value
     return art
-
-
-def verify(data: bytes | str) -> Any:
-    """The full verifier (:func:`loopc.ir.verifier.verify`; ``loopc verify``):
-    strict decode, digest recomputation and the whole-artifact rules.
-    Returns a :class:`~loopc.ir.verifier.VerifyResult`; never raises."""
-    from loopc.ir.verifier import verify as _verify
-
-    return _verify(data)
-
-
-def __getattr__(name: str) -> Any:
-    if name == "VerifyResult":  # moved to loopc.ir.verifier
-        from loopc.ir.verifier import VerifyResult
-
-        return VerifyResult
-    raise AttributeError(name)
 
 
 # ---------------------------------------------------------------------------

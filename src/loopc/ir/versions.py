@@ -31,6 +31,7 @@ import re
 from typing import Any
 
 from loopc.kinds import KINDS
+from loopc.kinds.base import attr_name
 from loopc.kinds.spec import CONTRACT, FIELD_TYPES, Arr, ByType, F, InstrArr, MapOf, Obj, Spec, Str, Tagged, TypeDesc
 
 __all__ = [
@@ -188,18 +189,18 @@ def _model_op(op: str) -> tuple[int, list[tuple[str, bool, int | None, Any, Any,
     """``_OPS[op]`` read onto the typed config class's members: the opcode's
     version and, per member that can raise it, (attribute, required, version
     of the field when newer than v1, (tag attribute, variant versions) of a
-    tagged field, enum versions, whether it is a contract)."""
+    tagged field, enum versions, whether it is a contract).  The members are
+    the kind's wire fields named by :func:`loopc.kinds.base.attr_name`, as
+    :mod:`loopc.ir.model` derives its config classes from the same
+    declarations, so this module never imports the model (which imports it)."""
     got = _MODEL_OPS.get(op)
     if got is None:
-        from loopc.ir.model import _CONFIG_FIELDS
-        from loopc.kinds.base import attr_name
-
         since, newer, tagged, enums, contracts = _OPS[op]
         rows = []
-        for name, wire, _, required in _CONFIG_FIELDS[op]:
+        for wire, f in KINDS[op].wire.fields.items():
             tag = tagged.get(wire)
-            row = (name, required, newer.get(wire), None if tag is None else (attr_name(tag[0]), tag[1]),
-                   enums.get(wire), wire in contracts)
+            row = (attr_name(wire), f.required, newer.get(wire),
+                   None if tag is None else (attr_name(tag[0]), tag[1]), enums.get(wire), wire in contracts)
             if any(x is not None and x is not False for x in row[2:]):
                 rows.append(row)
         got = _MODEL_OPS[op] = (since, rows)

@@ -10,7 +10,8 @@ what earlier passes accepted, so one defect gives one diagnostic.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
+from collections import Counter
+from typing import TYPE_CHECKING, Iterable
 
 import attrs
 
@@ -243,15 +244,46 @@ def _confirm_yaml_fixes(text: str, diags: tuple[Diagnostic, ...]) -> tuple[Diagn
     if not any(is_safe(d) for d in diags):
         return diags
     from loopc.diagnostics import Applicability
-    from loopc.pipeline.fixsafety import error_identities, prove_fix
 
     before = error_identities(diags)
     out = []
     for d in diags:
-        if is_safe(d) and d.fix is not None and not prove_fix(text, d, before=before, digest_before=None).safe:
+        if is_safe(d) and d.fix is not None and fix_new_errors(text, d, before=before)[2]:
             d = attrs.evolve(d, fix=attrs.evolve(d.fix, applicability=Applicability.UNSAFE))
         out.append(d)
     return tuple(out)
+
+
+def error_identities(diags: Iterable[Diagnostic]) -> Counter[tuple[str, str]]:
+    """The errors of ``diags`` as a multiset of ``(code, message)``: the
+    identity the fix-safety rule compares (positions move when a fix
+    changes a line; docs/api.md#fixes-and-their-safety)."""
+    return Counter((d.code, d.message) for d in diags if d.severity is Severity.ERROR)
+
+
+def fix_new_errors(
+    text: str, diagnostic: Diagnostic, *, before: Counter[tuple[str, str]] | None = None
+) -> tuple[bool, str, tuple[tuple[str, str], ...]]:
+    """The errors half of the fix-safety rule (docs/api.md#fixes-and-their-safety):
+    ``diagnostic``'s fix applied alone to ``text`` (whatever its
+    applicability), both texts checked with follow-on suppression off.
+
+    Returns ``(applied, fixed text, new errors)``: ``applied`` is ``False``
+    (and the text unchanged) when the edits fall outside the text or overlap;
+    the new errors are the ``(code, message)`` pairs the fixed text has and
+    ``text`` had not, sorted.  ``before`` (the :func:`error_identities` of
+    ``text`` checked unsuppressed) is computed when omitted.  The digest half
+    needs the compiler: :func:`loopc.pipeline.fixsafety.prove_fix`.  Never
+    raises on bad input: every pass runs guarded."""
+    from loopc.lint.fixes import apply_fixes
+
+    fixed, n = apply_fixes(text, [diagnostic], unsafe=True)
+    if n == 0:
+        return False, text, ()
+    if before is None:
+        before = error_identities(check_unsuppressed(text).diagnostics)
+    after = error_identities(check_unsuppressed(fixed).diagnostics)
+    return True, fixed, tuple(sorted((after - before).elements()))
 
 
 #: sources up to this many characters (or bytes) have their re-indentations

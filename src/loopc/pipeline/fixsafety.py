@@ -20,17 +20,13 @@ plans and their one-defect copies produces.  Pure: text in, verdict out.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable
 
 import attrs
 
-from loopc.diagnostics import Diagnostic, Severity
+from loopc.diagnostics import Diagnostic
+from loopc.pipeline.check import error_identities, fix_new_errors
 
-
-def error_identities(diags: Iterable[Diagnostic]) -> Counter[tuple[str, str]]:
-    """The errors of ``diags`` as a multiset of ``(code, message)``: the
-    identity the rule compares (positions move when a fix changes a line)."""
-    return Counter((d.code, d.message) for d in diags if d.severity is Severity.ERROR)
+__all__ = ["COMPUTE", "FixVerdict", "error_identities", "prove_fix"]
 
 
 class _Compute:
@@ -92,17 +88,11 @@ def prove_fix(
     be given when several fixes of one text are judged; they are computed
     when omitted (``before=None``, ``digest_before=COMPUTE``).  Never raises on bad input: every pass runs
     guarded."""
-    from loopc.lint.fixes import apply_fixes
-    from loopc.pipeline.check import check_unsuppressed
     from loopc.pipeline.compile import compile_source
 
-    fixed, n = apply_fixes(text, [diagnostic], unsafe=True)
-    if n == 0:
+    applied, fixed, new = fix_new_errors(text, diagnostic, before=before)
+    if not applied:
         return FixVerdict(False, text)
-    if before is None:
-        before = error_identities(check_unsuppressed(text).diagnostics)
-    after = error_identities(check_unsuppressed(fixed).diagnostics)
-    new = tuple(sorted((after - before).elements()))
     if isinstance(digest_before, _Compute):
         digest_before = compile_source(text).digest
     digest_after = compile_source(fixed).digest if digest_before is not None else None

@@ -133,7 +133,7 @@ def plan_source(
     profile name; every input problem is a diagnostic."""
     _check_profile(profile)
     from loopc.pipeline import compile_source
-    from loopc.ir.decoder import verify
+    from loopc.ir.verifier import verify
 
     res = compile_source(src, path=path)
     diags = list(res.diagnostics)
@@ -166,7 +166,7 @@ def plan_artifact(data: bytes | str, *, catalog: Catalog | None = None, profile:
     """Derive the execution plan of artifact bytes; an artifact that does not
     pass :func:`loopc.ir.verify` gives LP6105 and no plan."""
     _check_profile(profile)
-    from loopc.ir.decoder import verify
+    from loopc.ir.verifier import verify
 
     v = verify(data)
     if not v.ok:
