@@ -75,8 +75,8 @@ class Ctx:
             reached.add(plan.entry)
             q = deque([plan.entry])
             while q:
-                n = q.popleft()
-                for t in [e.to_node for e in out.get(n, ())] + activates.get(n, []):
+                cur = q.popleft()
+                for t in [e.to_node for e in out.get(cur, ())] + activates.get(cur, []):
                     if t not in reached:
                         reached.add(t)
                         q.append(t)
@@ -194,7 +194,8 @@ def set_aside_sources(plan: Plan, reporter: Reporter) -> list[tuple[str, str | N
     is listed too."""
     routed = {(e.from_node, e.from_port) for e in plan.edges.values()}
     set_aside = reporter.tainted_names("edge")  # the edges whose edge_entity is tainted
-    out = [(e.from_node, e.from_port) for e in plan.edges.values() if e.id in set_aside] if set_aside else []
+    out: list[tuple[str, str | None]] = (
+        [(e.from_node, e.from_port) for e in plan.edges.values() if e.id in set_aside] if set_aside else [])
     out += [(n.id, p) for n in plan.nodes.values() for p in source_ports(n)
             if (n.id, p) not in routed and must_route(n, p)]
     if not isinstance(plan.src, YMap):
