@@ -250,10 +250,10 @@ def map_postorder(node: Expr, fn: Any) -> Expr:
             for k in reversed(kids):
                 stack.append((k, False))
             continue
-        k = len(kids)
-        new_kids = tuple(out[len(out) - k:]) if k else ()
-        if k:
-            del out[len(out) - k:]
+        nk = len(kids)
+        new_kids = tuple(out[len(out) - nk:]) if nk else ()
+        if nk:
+            del out[len(out) - nk:]
         out.append(fn(n, new_kids))
     return out[0]
 

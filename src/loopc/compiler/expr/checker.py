@@ -29,7 +29,7 @@ string-shaped type when they match its wire form):
 from __future__ import annotations
 
 import difflib
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, TypeGuard
 
 import attrs
 
@@ -224,7 +224,7 @@ class CheckedTemplate:
 # The checker
 # ---------------------------------------------------------------------------
 
-def _is_str_lit(n: A.Expr) -> bool:
+def _is_str_lit(n: A.Expr) -> TypeGuard[A.Lit]:
     return n.__class__ is A.Lit and isinstance(n.value, str) and (n.type is None or n.type.kind == "string")
 
 
@@ -393,6 +393,7 @@ class _Checker:
                 c, r = self.coerce(left, T.required_form(elem))
                 if r is not None:
                     return done(c, right)
+            assert left.type is not None  # lk != "unknown"
             if not T.comparable(left.type, elem) or not self.enum_overlap(left.type, elem):
                 self.err(TYPE_MISMATCH, f"'in' compares {T.describe(left.type)} with elements of type "
                          f"{T.describe(elem)}; both must have one type", n.start, n.end)

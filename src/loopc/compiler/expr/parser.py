@@ -28,7 +28,7 @@ import functools
 import pathlib
 import re
 import threading
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 
@@ -86,15 +86,24 @@ class _Fail(Exception):
 # Inline transformer: builds AST nodes on every LALR reduction
 # ---------------------------------------------------------------------------
 
+class _Lexed(Protocol):
+    """A lexed token as the transformer receives it (a lark ``Token``): lark
+    types the offsets Optional, but the lexer always sets them."""
+
+    type: str
+    start_pos: int
+    end_pos: int
+
+
 def _build_transformer() -> Any:
-    from lark import Token, Transformer
+    from lark import Transformer
 
     class Build(Transformer):  # type: ignore[misc]
         """Lark callbacks → AST.  Every callback returns ``(node, depth)``
         (tokens pass through as lark ``Token``), so the tree depth is known
         as soon as a node is built and an over-deep tree aborts at once."""
 
-        def literal(self, kids: list[Token]) -> tuple[A.Expr, int]:
+        def literal(self, kids: list[_Lexed]) -> tuple[A.Expr, int]:
             (tok,) = kids
             t = tok.type
             s, e = tok.start_pos, tok.end_pos
@@ -108,7 +117,7 @@ def _build_transformer() -> Any:
                 return A.Lit(value=False, start=s, end=e), 1
             return A.Lit(value=None, start=s, end=e), 1
 
-        def path(self, kids: list[Token]) -> tuple[A.Expr, int]:
+        def path(self, kids: list[_Lexed]) -> tuple[A.Expr, int]:
             names = [str(k) for k in kids]
             if len(names) >= 2 and names[0] == "run" and names[1] in ("input", "state"):
                 root, segs = "run." + names[1], tuple(names[2:])
