@@ -3,7 +3,7 @@
 
 The test declares ``requestApproval.reminder`` — an optional template,
 introduced at a new artifact version — by amending the registry
-(:func:`loopc.kinds.amend`) and nothing else, then imports loopc afresh so
+(:func:`loopc.kinds.amended`) and nothing else, then imports loopc afresh so
 every layer derives its tables from the amended registry, exactly as when the
 kind module declares the field.  It shows that the source JSON Schema accepts
 the key, a plan using it checks clean, a type error in its template is
@@ -91,13 +91,14 @@ class Amended:
 
     def __init__(self) -> None:
         saved = _swap({})
+        self.amendment = contextlib.ExitStack()
         try:
             import loopc.kinds as kinds
             from loopc.kinds.base import S_TEMPLATE, SourceField
             from loopc.kinds.spec import INSTR, F
 
             old = kinds.KINDS["request_approval"]
-            kinds.amend(
+            amended = kinds.amended(
                 attrs.evolve(
                     old,
                     source={
@@ -109,6 +110,8 @@ class Amended:
                     ),
                 )
             )
+            # held open for the fresh modules' lifetime (closed by the fixture)
+            self.amendment.enter_context(amended)
             import loopc as fresh
             from loopc.compiler import model
             from loopc.ir import budget, decoder, source_schema, versions
@@ -137,8 +140,11 @@ class Amended:
 
 
 @pytest.fixture(scope="module")
-def reminder() -> Amended:
-    return Amended()
+def reminder() -> Iterator[Amended]:
+    a = Amended()
+    yield a
+    with a.active():
+        a.amendment.close()
 
 
 def _yaml(text: str) -> object:
@@ -157,10 +163,21 @@ def test_only_the_amended_modules_see_the_field(reminder: Amended) -> None:
     assert [d.code for d in res.diagnostics] == ["LP2007"]  # an unknown key without the amendment
 
 
-def test_amend_refuses_once_the_layers_above_derived_their_tables() -> None:
-    assert "loopc.compiler.model" in sys.modules
-    with pytest.raises(RuntimeError, match="before importing"):
-        current_kinds.amend(current_kinds.KINDS["request_approval"])
+def test_amended_restores_the_registry_and_its_tables_on_exit() -> None:
+    old = current_kinds.KINDS["request_approval"]
+    before = current_kinds.tables()
+    new = attrs.evolve(old, summary="amended")
+    with pytest.raises(LookupError, match="inside"):
+        with current_kinds.amended(new) as t:
+            assert t is current_kinds.tables() is not before
+            assert t.kinds["request_approval"] is new is current_kinds.KINDS["request_approval"]
+            assert current_kinds.request_approval.KIND is new
+            raise LookupError("inside")
+    assert current_kinds.KINDS["request_approval"] is old is current_kinds.request_approval.KIND
+    assert current_kinds.tables() == before
+    with pytest.raises(KeyError):
+        with current_kinds.amended(attrs.evolve(old, name="no_such_kind")):
+            pass
 
 
 def test_the_source_schema_accepts_the_field(reminder: Amended) -> None:

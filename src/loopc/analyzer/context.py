@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Iterable
 
+from loopc import kinds
 from loopc.compiler.model import Edge, Fork, Join, Loop, Node, Plan, Switch
 from loopc.compiler.ports import must_route, source_ports, target_ports
 from loopc.compiler.report import Entity, Location, Reporter, decl_path
@@ -26,7 +27,7 @@ from loopc.compiler.spelling import suggest
 from loopc.compiler.yamlnodes import YMap, YNode, YScalar, YSeq
 from loopc.diagnostics import Fix
 
-LOOP_BACK_PORTS = frozenset(("continue", "break"))
+LOOP_BACK_PORTS = kinds.tables().back_ports
 #: Every graph finding depends on the ``edges`` section: when it was reported
 #: wrong (misspelt, not a list) the graph is unknown, so nothing is derived.
 _EDGES = decl_path("edges")

@@ -25,8 +25,8 @@ FIELD_TYPES = tuple(_FIELD_TYPES)
 
 #: Node types (docs/reference.md#nodes) and their config keys; the retry-capable
 #: types.  Both come from the node-kind registry (:mod:`loopc.kinds`).
-NODE_CONFIG_KEYS = _kinds.NODE_CONFIG_KEYS
-RETRY_CAPABLE = _kinds.RETRY_CAPABLE
+NODE_CONFIG_KEYS: dict[str, str] = dict(_kinds.tables().node_config_keys)
+RETRY_CAPABLE = _kinds.tables().retry_capable
 
 
 class _Missing:
@@ -159,7 +159,7 @@ def _kind_fields(name: str) -> Callable[[_C], _C]:
         if ann is None:
             ann = {}
             cls.__annotations__ = ann
-        for _key, attr, f in _kinds.KINDS[name].generic_fields:
+        for _key, attr, f in _kinds.tables().kinds[name].generic_fields:
             if attr not in ann:
                 ann[attr] = "Any"
                 setattr(cls, attr, attrs.field(kw_only=True) if f.required else attrs.field(default=None))

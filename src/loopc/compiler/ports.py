@@ -6,6 +6,7 @@ the analyzer and lowering.
 from __future__ import annotations
 
 from loopc import kinds
+from loopc.kinds.base import attr_name
 from loopc.compiler.model import (
     MISSING, Contract, End, FanOut, FieldSchema, Fork, Join, Loop, Node,
     RequestApproval, SendMessage, SetVariable, Switch, Wait,
@@ -24,28 +25,23 @@ THREAD_OUTPUT: Contract = {
 }
 
 
-_PORTS = {t: k.ports for t, k in kinds.KINDS.items()}
-#: the source ports of the kinds whose ports do not depend on the config
-_FIXED = {t: p.fixed for t, p in _PORTS.items() if p.authored is None and not p.conditional}
-#: target ports by kind
-_TARGETS = {t: p.targets for t, p in _PORTS.items()}
-#: Kinds with a ``failed`` port (it carries FAILED_OUTPUT).
-_FAILS = frozenset(t for t, k in kinds.KINDS.items() if "failed" in k.ports.fixed)
+_tables = kinds.tables
 
 
 def source_ports(node: Node) -> tuple[str, ...]:
     """Source ports of ``node`` in canonical order (the table of docs/reference.md#nodes), as its
     kind declares them (:mod:`loopc.kinds`)."""
-    fixed = _FIXED.get(node.type)
+    t = _tables()
+    fixed = t.fixed_ports.get(node.type)
     if fixed is not None:
         return fixed
-    p = _PORTS.get(node.type)
+    p = t.ports.get(node.type)
     return p.of_model(node.config) if p is not None else ()
 
 
 def target_ports(node: Node) -> tuple[str, ...]:
     """Target ports: ``in`` for every node; a loop adds ``continue``/``break``."""
-    return _TARGETS.get(node.type, ("in",))
+    return _tables().target_ports.get(node.type, ("in",))
 
 
 def must_route(node: Node, port: str) -> bool:
@@ -78,8 +74,10 @@ def send_message_completed(c: SendMessage) -> Contract:
 
 def approval_output(c: RequestApproval) -> Contract:
     out = {"decidedBy": FieldSchema("member", required=True)}
-    if c.feedback_scope is not None:
-        out["comment"] = FieldSchema("string", required=True)
+    # the kind's conditional outputs (``comment`` iff ``feedbackScope``)
+    for field, key in _tables().conditional_outputs["request_approval"].items():
+        if getattr(c, attr_name(key)) is not None:
+            out[field] = FieldSchema("string", required=True)
     return out
 
 
@@ -90,7 +88,7 @@ def output_contract(node: Node, port: str) -> Contract | None:
     (``fan_out.item``, ``loop.body``) and for unknown ports.
     """
     c = node.config
-    if port == "failed" and node.type in _FAILS:
+    if port == "failed" and node.type in _tables().fails:
         return dict(FAILED_OUTPUT)
     if isinstance(c, SendMessage):
         return send_message_completed(c) if port == "completed" else None

@@ -128,7 +128,7 @@ EDGE_KEYS = frozenset(("id", "from", "to", "bind", "label"))
 FROM_KEYS = frozenset(("node", "port"))
 RETRY_KEYS = frozenset(("maxAttempts", "backoff"))
 # Closed key sets and literal choices of each node config (loopc.kinds).
-_K = kinds.KINDS
+_K = kinds.tables().kinds
 SEND_KEYS = _K["send_message"].source_keys
 CALLBACK_ONLY = _send_message.CALLBACK_ONLY
 WORK_ITEMS_KEYS = frozenset(("allowedResponders",))
@@ -1676,4 +1676,4 @@ class _Builder:
         return node, port
 
 
-_Builder._config_builders = {t: getattr(_Builder, t) for t in kinds.KINDS if hasattr(_Builder, t)}
+_Builder._config_builders = {t: getattr(_Builder, t) for t in _K if hasattr(_Builder, t)}

@@ -58,12 +58,13 @@ from typing import Mapping
 
 import attrs
 
+from loopc import kinds
 from loopc.compiler.model import Edge, End, FanOut, Fork, Join, Loop, Node, Plan, Switch
 from loopc.compiler.ports import branch_ports, source_ports
 
 SCOPE_KINDS = ("fork", "all_match", "fan_out", "loop")
 #: Target ports of a loop that close one iteration of its body.
-LOOP_CLOSING_PORTS = frozenset(("continue", "break"))
+LOOP_CLOSING_PORTS = kinds.tables().back_ports
 
 
 @attrs.frozen

@@ -85,7 +85,7 @@ def key_path(obj: Any, field: str) -> tuple[str, ...] | None:
     if field == "src":
         return ()
     if isinstance(obj, M.Node) and field == "config":
-        key = kinds.NODE_CONFIG_KEYS.get(obj.type)
+        key = kinds.tables().node_config_keys.get(obj.type)
         return (key,) if key is not None else None
     table = _KEYS.get(type(obj), {})
     if field in table:

@@ -36,6 +36,8 @@ from loopc.limits import duration_problem
 from loopc.interpreter.values import (WORK_ITEM_KEYS, apply_defaults, check_contract, check_value,
                                       contract_problems, is_id, is_scope)
 from loopc.ir.evaluator import EvaluationError, evaluate, render
+from loopc.kinds import tables as kind_tables
+from loopc.kinds.base import attr_name
 
 __all__ = ["Engine", "JournalDivergence", "World", "NoWorld", "Act", "TERMINAL_ITEM", "Budget", "DEFAULT_BUDGET",
            "CHECKPOINT_VERSION"]
@@ -43,6 +45,9 @@ __all__ = ["Engine", "JournalDivergence", "World", "NoWorld", "Act", "TERMINAL_I
 Frame = tuple  # (kind, owner, owner activation id, key)
 TERMINAL_ITEM = ("succeeded", "failed", "timed_out", "blocked", "cancelled")
 MAX_WORK_ITEMS = 256
+#: the approval config attribute whose presence puts ``comment`` in the
+#: decision output (:attr:`loopc.kinds.Kind.conditional_outputs`)
+_COMMENT_WHEN = attr_name(kind_tables().conditional_outputs["request_approval"]["comment"])
 
 
 @attrs.frozen
@@ -595,7 +600,7 @@ class Engine:
     def _decide(self, act: Act, attempt: int, approved: bool, by: str, comment: str | None,
                 event: int | None) -> None:
         out: dict[str, Any] = {"decidedBy": by}
-        if act.node.config.feedback_scope is not None:
+        if getattr(act.node.config, _COMMENT_WHEN) is not None:  # the kind's conditional output
             out["comment"] = comment or ""
         self._rec("decision.recorded", act=act.id, attempt=attempt, decision="approved" if approved else "rejected",
                   by=by, comment=comment, event=event)
@@ -791,7 +796,7 @@ class Engine:
             self._end(node, ctx, val, edge)
         else:
             a = self._activate(node, ctx, val)
-            getattr(self, "_op_" + op)(a)
+            ACTIVATION_HANDLERS[op](self, a)
 
     def _op_switch(self, a: Act) -> None:
         cfg = a.node.config
@@ -1438,6 +1443,24 @@ class Engine:
                         self._item_record(fo, k, "cancelled", None, None, [])
                 fo.in_flight = []
                 fo.closed = True
+
+
+#: Opcode → the handler of an activation of a node of that kind.  ``join`` and
+#: ``end`` (:data:`ARRIVAL_OPS`) act on arrival in :meth:`Engine._arrive` and
+#: are never activated; tests/test_kind_dispatch.py proves the two cover the
+#: registry (:mod:`loopc.kinds`), so a kind without a handler fails at test time.
+ACTIVATION_HANDLERS: dict[str, Callable[[Engine, Act], None]] = {
+    "send_message": Engine._op_send_message,
+    "set_variable": Engine._op_set_variable,
+    "wait": Engine._op_wait,
+    "request_approval": Engine._op_request_approval,
+    "switch": Engine._op_switch,
+    "fork": Engine._op_fork,
+    "fan_out": Engine._op_fan_out,
+    "loop": Engine._op_loop,
+}
+#: Opcodes handled on arrival, without an activation.
+ARRIVAL_OPS = frozenset(("join", "end"))
 
 
 class _Fail(Exception):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from loopc.kinds import KINDS
+from loopc.kinds import tables as _kind_tables
 from loopc.kinds.spec import FIELD_TYPES as _FIELD_TYPES
 from loopc.kinds.base import (
     DURATION, IDENT, MAX_ATTEMPTS, S_IDENT, S_IDENT_VALUES, closed, described, ref, s_int,
@@ -40,8 +40,9 @@ def source_schema() -> dict[str, Any]:
         "maxAttempts": s_int(1, MAX_ATTEMPTS),
         "backoff": {"type": "string", "pattern": DURATION},
     }, ["maxAttempts", "backoff"], "Retry policy; omitted means {maxAttempts: 1, backoff: PT1S}.")
+    t = _kind_tables()
     configs: dict[str, tuple[str, dict[str, Any]]] = {
-        k.name: (k.config_key, k.source_schema()) for k in KINDS.values()
+        k.name: (k.config_key, k.source_schema()) for k in t.kinds.values()
     }
     common = {
         "id": ident,
@@ -53,19 +54,19 @@ def source_schema() -> dict[str, Any]:
     }
     node_props = dict(common)
     branches = []
-    for t, (key, cfg) in configs.items():
+    for name, (key, cfg) in configs.items():
         node_props[key] = cfg
         allowed = ["id", "type", "label", "description", "input", key]
-        if KINDS[t].retry:
+        if name in t.retry_capable:
             allowed.append("retry")
         branches.append({
-            "if": {"properties": {"type": {"const": t}}, "required": ["type"]},
+            "if": {"properties": {"type": {"const": name}}, "required": ["type"]},
             "then": {"required": [key], "propertyNames": {"enum": allowed}},
         })
     node = {"type": "object", "properties": node_props, "additionalProperties": False,
             "required": ["id", "type"], "allOf": branches}
     endpoint_from = _obj({"node": ident, "port": ident}, ["node", "port"])
-    targets = list(dict.fromkeys(p for k in KINDS.values() for p in k.ports.targets))
+    targets = list(t.all_targets)
     endpoint_to = _obj({"node": ident, "port": {"enum": targets}}, ["node"])
     edge = _obj({
         "id": ident, "from": endpoint_from, "to": endpoint_to,

@@ -22,7 +22,8 @@ from typing import Any, Callable, Iterable, Mapping
 
 from loopc.ir.canonical import scan
 from loopc.ir.versions import LATEST, VERSIONS
-from loopc.kinds import KINDS, MAX_ATTEMPTS, NODE_OPS, RETRY_CAPABLE
+from loopc.kinds import MAX_ATTEMPTS
+from loopc.kinds import tables as _kind_tables
 from loopc.kinds.spec import (  # noqa: F401 - the vocabulary is re-exported for readers of this module
     BIND, CONTRACT, DIGEST, DURATION, FIELD_KEY, ID, INSTR, PORT, TEXT, AnyJson, Arr, Bool, ByType, F, InstrArr,
     Int, MapOf, Null, Obj, Ref, Spec, Str, Tagged, TypeDesc,
@@ -51,7 +52,10 @@ UNARY_OPS = ("not", "length")
 INSTR_OPS = ("lit", "ref", "array", "object", "template") + BINARY_OPS + NARY_OPS + UNARY_OPS
 
 #: Opcodes (and their ``since``) and retry-capable opcodes: from the node-kind registry.
-RETRY_OPS = tuple(op for op in NODE_OPS if op in RETRY_CAPABLE)
+_T = _kind_tables()
+#: Opcode → the artifact version that introduced it (the registry's).
+NODE_OPS = _T.node_ops
+RETRY_OPS = tuple(op for op in NODE_OPS if op in _T.retry_capable)
 
 
 def _enum_xor(d: dict) -> bool:
@@ -155,7 +159,7 @@ RETRY = Obj({"maxAttempts": F(Int(1, MAX_ATTEMPTS)), "backoff": F(DURATION)})
 
 
 #: Wire config object of every opcode, declared by its kind (:mod:`loopc.kinds`).
-CONFIGS: dict[str, Obj] = {op: k.wire for op, k in KINDS.items()}
+CONFIGS: dict[str, Obj] = {op: k.wire for op, k in _T.kinds.items()}
 
 
 CONFIG_NAMES = {op: "Config_" + op for op in CONFIGS}

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from loopc.kinds import KINDS
+from loopc.kinds import tables as _kind_tables
 from loopc.kinds.base import attr_name
 from loopc.kinds.spec import CONTRACT, FIELD_TYPES, Arr, ByType, F, InstrArr, MapOf, Obj, Spec, Str, Tagged, TypeDesc
 
@@ -77,7 +77,7 @@ def _newest(spec: Spec | F) -> int:
 def _latest() -> int:
     return max(
         max(FIELD_TYPES.values()), max(_ROOT_V.values()), max(_ACTION_V.values()),
-        *(max(k.since, _newest(k.wire)) for k in KINDS.values()),
+        *(max(k.since, _newest(k.wire)) for k in _kind_tables().kinds.values()),
     )
 
 
@@ -133,7 +133,7 @@ def _op_table() -> dict[str, tuple[int, dict[str, int], dict[str, tuple[str, dic
     opcode's version, config fields newer than v1, tagged fields (tag name,
     variant → version), enum fields with newer values, contract fields."""
     out = {}
-    for op, k in KINDS.items():
+    for op, k in _kind_tables().kinds.items():
         newer: dict[str, int] = {}
         tagged: dict[str, tuple[str, dict[str, int]]] = {}
         enums: dict[str, Any] = {}
@@ -197,7 +197,7 @@ def _model_op(op: str) -> tuple[int, list[tuple[str, bool, int | None, Any, Any,
     if got is None:
         since, newer, tagged, enums, contracts = _OPS[op]
         rows = []
-        for wire, f in KINDS[op].wire.fields.items():
+        for wire, f in _kind_tables().kinds[op].wire.fields.items():
             tag = tagged.get(wire)
             row = (attr_name(wire), f.required, newer.get(wire),
                    None if tag is None else (attr_name(tag[0]), tag[1]), enums.get(wire), wire in contracts)

@@ -4,7 +4,8 @@ generated from it).
 
 One module per kind (:mod:`loopc.kinds.send_message`, ...) holds a
 :class:`~loopc.kinds.base.Kind`; this module collects them in canonical
-order and derives the tables the layers above read:
+order and derives, once and cached (:func:`tables`), the tables the layers
+above read:
 
 * the checker (:mod:`loopc.compiler.schema`): config keys, required keys,
   literal choices and bounds, retry capability;
@@ -13,14 +14,20 @@ order and derives the tables the layers above read:
 * the artifact surface v1–v5, its JSON Schemas and version selection
   (:mod:`loopc.ir.surface`, :mod:`loopc.ir.versions`).
 
-This package sits at the bottom layer (it imports only :mod:`attrs`), so the
+Tests amend the registry only through :func:`amended`.  This package sits
+at the bottom layer (it imports only :mod:`attrs`), so the
 compiler, analyzer, IR, pipeline and back ends may all import it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import sys
+import types
 from typing import Any, Iterator, Mapping
+
+import attrs
 
 from loopc.kinds import (
     end,
@@ -65,10 +72,13 @@ __all__ = [
     "config_instrs",
     "config_instr_values",
     "field_versions",
-    "amend",
+    "Tables",
+    "tables",
+    "amended",
 ]
 
-#: Every node kind, in canonical order (the order of docs and messages).
+#: Every node kind, in canonical order (the order of docs and messages).  The
+#: registry itself: everything derived from it is read through :func:`tables`.
 KINDS: dict[str, Kind] = {
     k.name: k
     for k in (
@@ -84,57 +94,133 @@ KINDS: dict[str, Kind] = {
         end.KIND,
     )
 }
-#: ``sendMessage`` → the send_message kind.
-BY_CONFIG_KEY: dict[str, Kind] = {k.config_key: k for k in KINDS.values()}
-#: Node type → its source config key.
-NODE_CONFIG_KEYS: dict[str, str] = {k.name: k.config_key for k in KINDS.values()}
-#: Node types that accept ``retry``.
-RETRY_CAPABLE: frozenset[str] = frozenset(k.name for k in KINDS.values() if k.retry)
-#: Opcode → the artifact version that introduced it.
-NODE_OPS: dict[str, int] = {k.name: k.since for k in KINDS.values()}
 
 
-#: Modules that derive tables from the registry when imported (everything
-#: else that reads it sits above one of them or reads it at call time).
-_DERIVING = (
-    "loopc.compiler.model",
-    "loopc.compiler.schema",
-    "loopc.compiler.ports",
-    "loopc.ir.versions",
-    "loopc.ir.surface",
-    "loopc.ir.source_schema",
-    "loopc.lsp.completion",
-    "loopc.plan.builtin",
-)
+def _frozen(d: Mapping[Any, Any]) -> Mapping[Any, Any]:
+    return types.MappingProxyType(dict(d))
 
 
-def amend(new: Kind) -> Kind:
-    """Replace the registry's kind named ``new.name`` with ``new`` (as if its
-    module under ``src/loopc/kinds/`` declared it) and return the kind it
-    replaces.  For tests and experiments: the layers above derive their
-    tables (model attributes, key sets, artifact surface, versions) from the
-    registry when first imported, so amend first — ``RuntimeError`` when a
-    deriving module is imported already (docs/architecture.md#add-one-field-to-one-node-kind;
-    ``tests/test_add_field.py`` imports loopc afresh around it)."""
-    global RETRY_CAPABLE
-    loaded = [m for m in _DERIVING if m in sys.modules]
-    if loaded:
-        raise RuntimeError(f"amend the registry before importing {', '.join(loaded)}")
-    if new.name not in KINDS:
-        raise KeyError(new.name)
-    old = KINDS[new.name]
-    KINDS[new.name] = new
-    BY_CONFIG_KEY.clear()
-    BY_CONFIG_KEY.update({k.config_key: k for k in KINDS.values()})
-    NODE_CONFIG_KEYS.clear()
-    NODE_CONFIG_KEYS.update({k.name: k.config_key for k in KINDS.values()})
-    RETRY_CAPABLE = frozenset(k.name for k in KINDS.values() if k.retry)
-    NODE_OPS.clear()
-    NODE_OPS.update({k.name: k.since for k in KINDS.values()})
-    module = sys.modules.get(f"{__name__}.{new.name}")
-    if module is not None and getattr(module, "KIND", None) is old:
-        module.KIND = new  # type: ignore[attr-defined]
-    return old
+@attrs.frozen
+class Tables:
+    """Every table derived from the registry, computed once by :func:`tables`
+    (read-only mappings, frozensets and tuples; registry order wherever a
+    table is ordered).
+
+    ``kinds`` is the registry (node type → :class:`Kind`); ``by_config_key``
+    maps ``sendMessage`` → its kind; ``node_config_keys`` node type → config
+    key; ``retry_capable`` the types accepting ``retry``; ``node_ops`` opcode
+    → the artifact version that introduced it; ``config_keys`` config key →
+    its closed source key set and ``enums`` config key → key → its literal
+    choices (editor completion); ``ports`` type → :class:`Ports`,
+    ``fixed_ports`` the source ports of the kinds whose ports do not depend
+    on the config, ``target_ports`` type → its target ports, ``all_targets``
+    every target port name (first-seen order), ``fails`` the types with a
+    ``failed`` port; ``back_ports`` every back port (edges into them return
+    to their scope owner); ``scope_owners`` type → the scope it opens (only
+    kinds that open one); ``external_ops`` the types whose nodes submit an
+    external effect; ``control_ops`` the pure control-flow types (effect
+    class ``none``); ``modes`` type → its separate action types;
+    ``conditional_outputs`` type → ``{output field: source key}``.
+    """
+
+    kinds: Mapping[str, Kind]
+    by_config_key: Mapping[str, Kind]
+    node_config_keys: Mapping[str, str]
+    retry_capable: frozenset[str]
+    node_ops: Mapping[str, int]
+    config_keys: Mapping[str, frozenset[str]]
+    enums: Mapping[str, Mapping[str, tuple[str, ...]]]
+    ports: Mapping[str, Ports]
+    fixed_ports: Mapping[str, tuple[str, ...]]
+    target_ports: Mapping[str, tuple[str, ...]]
+    all_targets: tuple[str, ...]
+    fails: frozenset[str]
+    back_ports: frozenset[str]
+    scope_owners: Mapping[str, str]
+    external_ops: tuple[str, ...]
+    control_ops: tuple[str, ...]
+    modes: Mapping[str, tuple[str, ...]]
+    conditional_outputs: Mapping[str, Mapping[str, str]]
+
+
+@functools.cache
+def tables() -> Tables:
+    """The derived tables of the registry as it stands (cached; cleared by
+    :func:`amended`).  Layers above read ``kinds.tables().<table>`` where they
+    use it, or bind it once when imported (docs/architecture.md#add-a-node-kind)."""
+    ks = list(KINDS.values())
+    ports = {k.name: k.ports for k in ks}
+    return Tables(
+        kinds=_frozen(KINDS),
+        by_config_key=_frozen({k.config_key: k for k in ks}),
+        node_config_keys=_frozen({k.name: k.config_key for k in ks}),
+        retry_capable=frozenset(k.name for k in ks if k.retry),
+        node_ops=_frozen({k.name: k.since for k in ks}),
+        config_keys=_frozen({k.config_key: k.source_keys for k in ks}),
+        enums=_frozen({k.config_key: _frozen({n: f.choices for n, f in k.source.items() if f.choices}) for k in ks}),
+        ports=_frozen(ports),
+        fixed_ports=_frozen({t: p.fixed for t, p in ports.items() if p.authored is None and not p.conditional}),
+        target_ports=_frozen({t: p.targets for t, p in ports.items()}),
+        all_targets=tuple(dict.fromkeys(p for k in ks for p in k.ports.targets)),
+        fails=frozenset(t for t, p in ports.items() if "failed" in p.fixed),
+        back_ports=frozenset(p for k in ks for p in k.back_ports),
+        scope_owners=_frozen({k.name: k.scope for k in ks if k.scope != "none"}),
+        external_ops=tuple(k.name for k in ks if k.external),
+        control_ops=tuple(k.name for k in ks if k.effect_class == "none"),
+        modes=_frozen({k.name: k.modes for k in ks if k.modes}),
+        conditional_outputs=_frozen({k.name: _frozen(k.conditional_outputs) for k in ks if k.conditional_outputs}),
+    )
+
+
+#: Module attributes read off :func:`tables` (``kinds.NODE_OPS`` and friends).
+_TABLE_ATTRS = {
+    "BY_CONFIG_KEY": "by_config_key",
+    "NODE_CONFIG_KEYS": "node_config_keys",
+    "RETRY_CAPABLE": "retry_capable",
+    "NODE_OPS": "node_ops",
+}
+
+
+def __getattr__(name: str) -> Any:
+    attr = _TABLE_ATTRS.get(name)
+    if attr is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(tables(), attr)
+
+
+@contextlib.contextmanager
+def amended(*new: Kind) -> Iterator[Tables]:
+    """Within the block, the registry holds ``new`` kinds in place of the
+    kinds of the same names (as if their modules under ``src/loopc/kinds/``
+    declared them), and :func:`tables` derives from it; on exit the registry
+    and the tables are restored.  Yields the amended tables.  ``KeyError``
+    for a name the registry does not hold.
+
+    For tests and experiments: modules reading ``tables()`` at use see the
+    amendment at once; modules that build classes or compiled validators
+    when imported (the typed models, the artifact surface and versions) see
+    it only when imported inside the block — ``tests/test_add_field.py``
+    imports loopc afresh there (docs/architecture.md#add-one-field-to-one-node-kind)."""
+    for k in new:
+        if k.name not in KINDS:
+            raise KeyError(k.name)
+    saved = dict(KINDS)
+    modules = {k.name: sys.modules.get(f"{__name__}.{k.name}") for k in new}
+    try:
+        for k in new:
+            KINDS[k.name] = k
+            module = modules[k.name]
+            if module is not None:
+                module.KIND = k  # type: ignore[attr-defined]
+        tables.cache_clear()
+        yield tables()
+    finally:
+        KINDS.clear()
+        KINDS.update(saved)
+        for name, module in modules.items():
+            if module is not None:
+                module.KIND = saved[name]  # type: ignore[attr-defined]
+        tables.cache_clear()
 
 
 def kind(name: str) -> Kind | None:

@@ -10,7 +10,12 @@ A :class:`Kind` is one node type of ``loop.plan/v1`` described once, as data:
   field tagged with the artifact version that introduced it;
 * ``ports`` — its source ports (:class:`Ports`) and target ports;
 * ``retry`` — whether the node accepts a ``retry`` policy;
-* ``effects`` — what running it does outside the token game.
+* ``effects`` — what running it does outside the token game (prose);
+* the facets the passes read instead of spelling kinds out: ``effect_class``
+  (:data:`EFFECT_CLASSES`), ``scope`` (:data:`SCOPES`, the scope it opens),
+  ``back_ports`` (target ports that return to it from inside its scope),
+  ``modes`` (its separate action types) and ``conditional_outputs`` (output
+  fields present only when a config key is set).
 
 The checker's key sets, the source and artifact JSON Schemas, version
 selection and port tables are computed from these records; nothing else
@@ -35,6 +40,9 @@ __all__ = [
     "MAX_ITERATIONS",
     "MAX_RELATED_SCOPES",
     "OPTIONAL_PORTS",
+    "EFFECT_CLASSES",
+    "EXTERNAL_EFFECTS",
+    "SCOPES",
     "IDENT",
     "DURATION",
     "GENERIC_FORMS",
@@ -54,6 +62,18 @@ MAX_RELATED_SCOPES = 64
 
 #: Ports that may be left unrouted (their omission is lowered as a failure route).
 OPTIONAL_PORTS = frozenset(("failed", "timed_out"))
+
+#: What running a node of a kind does outside the token game, as a class
+#: (docs/node-kinds.md): ``none`` — pure control flow; ``state`` — writes Run
+#: state; ``timer`` — waits on Run state or a clock; ``message`` — posts a
+#: message (external); ``approval`` — opens an approval task (external).
+EFFECT_CLASSES = ("none", "state", "timer", "message", "approval")
+#: Effect classes that submit an external effect (plan EffectSubmit steps).
+EXTERNAL_EFFECTS = frozenset(("message", "approval"))
+#: The scope a node of a kind opens: ``none``, ``fork`` (its branches),
+#: ``all_match`` (a switch in all_match mode), ``fan_out`` (its item bodies),
+#: ``loop`` (its body).
+SCOPES = ("none", "fork", "all_match", "fan_out", "loop")
 
 #: Author-declared identifiers (ids, ports, field names).
 IDENT = r"^[a-z][a-z0-9_]{0,63}$"
@@ -197,6 +217,35 @@ class Kind:
     effects: str = "none"
     #: extra JSON Schema keywords of the source config (cross-field rules).
     source_rules: Mapping[str, Any] = attrs.field(factory=dict)
+    #: what running it does, as one of :data:`EFFECT_CLASSES`.
+    effect_class: str = "none"
+    #: the scope it opens, one of :data:`SCOPES`.
+    scope: str = "none"
+    #: target ports through which its scope's body returns to it (a loop's
+    #: ``continue``/``break``); edges into them are back edges.
+    back_ports: tuple[str, ...] = ()
+    #: its separate action types (``<kind>.<mode>``; docs/plan.md#built-in-catalog).
+    modes: tuple[str, ...] = ()
+    #: ``{output field: source key}``: the field is in the node's output only
+    #: when the key is set (``comment`` iff ``feedbackScope``).
+    conditional_outputs: Mapping[str, str] = attrs.field(factory=dict)
+
+    def __attrs_post_init__(self) -> None:
+        if self.effect_class not in EFFECT_CLASSES:
+            raise ValueError(f"{self.name}: unknown effect class {self.effect_class!r}")
+        if self.scope not in SCOPES:
+            raise ValueError(f"{self.name}: unknown scope {self.scope!r}")
+        for port in self.back_ports:
+            if port not in self.ports.targets:
+                raise ValueError(f"{self.name}: back port {port!r} is not a target port")
+        for key in self.conditional_outputs.values():
+            if key not in self.source:
+                raise ValueError(f"{self.name}: conditional output on unknown key {key!r}")
+
+    @property
+    def external(self) -> bool:
+        """Running it submits an external effect (:data:`EXTERNAL_EFFECTS`)."""
+        return self.effect_class in EXTERNAL_EFFECTS
 
     @property
     def generic_fields(self) -> tuple[tuple[str, str, SourceField], ...]:

@@ -37,4 +37,5 @@ KIND = Kind(
     ),
     ports=Ports(fixed=("item",), outputs={"item": "nothing under output.* (the item is item.*)"}),
     effects="none (item bodies run concurrently)",
+    scope="fan_out",
 )

@@ -23,4 +23,5 @@ KIND = Kind(
     wire=Obj({"branches": F(Arr(PORT, min_items=2))}),
     ports=Ports(authored="branches", authored_wire=_wire_ports, outputs={"<branch>": "the node's input"}),
     effects="none (opens parallel branches)",
+    scope="fork",
 )

@@ -33,4 +33,6 @@ KIND = Kind(
         outputs={"body": "nothing under output.* (loop.* holds the iteration)", "done": "the loop state"},
     ),
     effects="none",
+    scope="loop",
+    back_ports=("continue", "break"),
 )

@@ -35,4 +35,6 @@ KIND = Kind(
     ),
     retry=True,
     effects="opens an approval task (external) and waits for the decision",
+    effect_class="approval",
+    conditional_outputs={"comment": "feedbackScope"},
 )

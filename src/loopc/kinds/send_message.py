@@ -146,4 +146,6 @@ KIND = Kind(
     ),
     retry=True,
     effects="posts a message (external); callback completion waits for an Agent",
+    effect_class="message",
+    modes=("sent", "callback"),
 )

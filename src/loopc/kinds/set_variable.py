@@ -14,4 +14,5 @@ KIND = Kind(
     wire=Obj({"assign": F(BIND)}),
     ports=Ports(fixed=("completed",), outputs={"completed": "nothing"}),
     effects="writes Run state",
+    effect_class="state",
 )

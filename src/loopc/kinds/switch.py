@@ -45,4 +45,5 @@ KIND = Kind(
         outputs={"<case port>": "the node's input", "<default>": "the node's input"},
     ),
     effects="none (all_match opens parallel branches)",
+    scope="all_match",
 )

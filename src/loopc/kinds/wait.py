@@ -46,4 +46,6 @@ KIND = Kind(
     ),
     retry=True,
     effects="watches Run state (condition) or a timer",
+    effect_class="timer",
+    modes=("condition", "timer"),
 )

@@ -25,7 +25,7 @@ partial word before the cursor.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from lsprotocol import types as lsp
 
@@ -40,11 +40,8 @@ DURATIONS = ("PT30S", "PT1M", "PT5M", "PT10M", "PT30M", "PT1H", "PT12H", "P1D", 
 BOOL_KEYS = frozenset(("required", "startThread"))
 #: config key → its closed key set, and → key → allowed literal values: both
 #: derived from the node-kind registry (:mod:`loopc.kinds`)
-CONFIG_KEYS: dict[str, frozenset[str]] = {k.config_key: k.source_keys for k in kinds.KINDS.values()}
-ENUMS: dict[str, dict[str, tuple[str, ...]]] = {
-    k.config_key: {n: f.choices for n, f in k.source.items() if f.choices}
-    for k in kinds.KINDS.values()
-}
+CONFIG_KEYS: Mapping[str, frozenset[str]] = kinds.tables().config_keys
+ENUMS: Mapping[str, Mapping[str, tuple[str, ...]]] = kinds.tables().enums
 DURATION_KEYS = {("wait", "duration"), ("wait", "timeout"), ("retry", "backoff")}
 CONTRACT_KEYS = frozenset(("input", "output", "state", "callbackOutput", "result"))
 EXPR_KEYS = frozenset(("when", "condition", "expr"))
@@ -291,7 +288,7 @@ class Completer:
         if key in BOOL_KEYS:
             return [("true", V, None), ("false", V, None)]
         last = path[-1]
-        if path[0] == "nodes" and last in ENUMS and key in ENUMS[last]:
+        if path[0] == "nodes" and last in ENUMS and key is not None and key in ENUMS[last]:
             return [(v, E, None) for v in ENUMS[last][key]]
         if (last, key) in DURATION_KEYS:
             return [(d, V, "ISO 8601 duration") for d in DURATIONS]

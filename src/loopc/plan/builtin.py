@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from loopc.kinds import KINDS
+from loopc.kinds import tables as _kind_tables
 from loopc.plan.descriptor import (
     CapabilityDescriptor,
     CapabilityVersion,
@@ -47,13 +47,17 @@ APPROVALS_OWNER = "loop.approvals"
 WORK_ITEM_LIMIT = 256
 """WorkItems per fan-out (the language's batch limit): the fan-out bound."""
 
-CONTROL_OPS = ("switch", "fork", "join", "fan_out", "loop", "end")
-"""Node kinds that are pure control flow (PureCompute steps)."""
+CONTROL_OPS: tuple[str, ...] = _kind_tables().control_ops
+"""Node kinds that are pure control flow (PureCompute steps): effect class
+``none`` (:attr:`loopc.kinds.Kind.effect_class`)."""
 
-MODES: dict[str, tuple[str, ...]] = {"send_message": ("sent", "callback"), "wait": ("condition", "timer")}
-"""Node kinds whose two behaviours are separate action types (``<kind>.<mode>``)."""
+MODES: Mapping[str, tuple[str, ...]] = _kind_tables().modes
+"""Node kinds whose two behaviours are separate action types (``<kind>.<mode>``;
+:attr:`loopc.kinds.Kind.modes`)."""
 
-ACTION_TYPES: tuple[str, ...] = tuple(f"{k}.{m}" if k in MODES else k for k in KINDS for m in MODES.get(k, ("",)))
+ACTION_TYPES: tuple[str, ...] = tuple(
+    f"{k}.{m}" if k in MODES else k for k in _kind_tables().kinds for m in MODES.get(k, ("",))
+)
 """Every action type of loop.plan/v1: the node kinds of the registry
 (:data:`loopc.kinds.KINDS`, in its canonical order), split by :data:`MODES`."""
 

@@ -17,6 +17,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import attrs
 
 from loopc.ir.model import Edge, Node, Plan
+from loopc.kinds import tables as _kind_tables
 from loopc.plan.builtin import CONTROL_OPS, WORK_ITEM_LIMIT, action_type
 from loopc.plan.catalog import Catalog, CatalogEntry
 from loopc.plan.descriptor import (
@@ -55,7 +56,10 @@ STEP_KINDS = (
 )
 _DURABLE = frozenset(("BoundedMutation", "DependencyWait", "EffectSubmit", "EffectCompletion"))
 _FOLD_INTO = frozenset(("PureCompute", "BoundedMutation"))
-_BACK_PORTS = frozenset(("continue", "break"))
+#: target ports that return to their scope owner (a loop's continue/break; Kind.back_ports)
+_BACK_PORTS = _kind_tables().back_ports
+#: opcodes whose nodes submit an external effect (Kind.effect_class)
+_EXTERNAL_OPS = frozenset(_kind_tables().external_ops)
 
 
 @attrs.frozen
@@ -397,7 +401,7 @@ def _bounds(g: _Graph, order: list[str], resources: Iterable[ResourceKey]) -> Bo
     for nid in reversed(order):
         n = g.nodes[nid]
         attempts = n.retry.max_attempts if n.retry is not None else 1
-        own: _Vec = (1, attempts, 1 if n.op in ("send_message", "request_approval") else 0, len(n.writes))
+        own: _Vec = (1, attempts, 1 if n.op in _EXTERNAL_OPS else 0, len(n.writes))
         targets = g.forward_targets(n)
         outs = [at(t) for _, t in targets]
         if n.op == "fork":
@@ -466,7 +470,7 @@ def _steps(
         n = g.nodes[nid]
         a = actions[nid]
         e = entries.get(a)
-        if n.op in ("send_message", "request_approval"):
+        if n.op in _EXTERNAL_OPS:
             sk, ck = f"{nid}/submit", f"{nid}/completion"
             owner = _owner_text(e.descriptor) if e is not None else None
             steps[sk] = Step(sk, "EffectSubmit", [nid], [a], completion=ck, next=[ck])
