@@ -1460,7 +1460,7 @@ ACTIVATION_HANDLERS: dict[str, Callable[[Engine, Act], None]] = {
     "loop": Engine._op_loop,
 }
 #: Opcodes handled on arrival, without an activation.
-ARRIVAL_OPS = frozenset(("join", "end"))
+ARRIVAL_OPS = ("join", "end")
 
 
 class _Fail(Exception):
