@@ -61,7 +61,7 @@ import attrs
 
 from loopc.analyzer.context import Ctx
 from loopc.analyzer.facts import Stack
-from loopc.compiler.model import End, Join, Loop, Node, Switch
+from loopc.compiler.model import Edge, End, Join, Loop, Node, Switch
 from loopc.compiler.report import node_entity, scope_entity
 from loopc.compiler.scopemap import Scope, ScopeMap, opening_scope, owner_kind
 from loopc.compiler.yamlnodes import YMap, YScalar
@@ -100,7 +100,7 @@ class Arrival:
     """A token arriving over ``edge`` with ``stack``; frames at index ≥
     ``taint`` are unreliable (``None``: all reliable)."""
 
-    edge: object
+    edge: Edge
     stack: Stack
     taint: int | None
 
@@ -138,7 +138,7 @@ class ScopeTyping:
         self.node_taint: dict[str, int | None] = {}
         self.edge_stacks: dict[str, Stack] = {}
         self.edge_taint: dict[str, int | None] = {}
-        self.owner_ok: dict[str, str | None] = {}  # join id -> owner kind when valid
+        self.owner_ok: dict[str, str] = {}  # join id -> owner kind when valid
         self._after: dict[str, set[str]] = {}
         self._searches = 0
         self.arrived: dict[str, set[str | None]] = {}  # owner -> branch keys that reach a join
@@ -184,6 +184,8 @@ class ScopeTyping:
         for nid in self.order:
             node = ctx.nodes[nid]
             arrivals = self.arrivals(nid)
+            st: Stack
+            taint: int | None
             if not arrivals:
                 st, taint = (), (None if nid == ctx.plan.entry else self.root(node))
             elif isinstance(node.config, End):
@@ -268,7 +270,8 @@ class ScopeTyping:
             if c.owner not in ctx.reached:
                 continue  # the graph pass reports the unreachable owner
             kind = owner_kind(owner)
-            if key == "forkId" and kind in ("fork", "all_match") or key == "fanOutId" and kind == "fan_out":
+            if kind is not None and (key == "forkId" and kind in ("fork", "all_match")
+                                     or key == "fanOutId" and kind == "fan_out"):
                 self.owner_ok[jid] = kind
                 continue
             if kind in ("fork", "all_match", "fan_out"):
@@ -326,14 +329,14 @@ class ScopeTyping:
         # the End's own stack: the scopes every arrival is inside (a failed
         # End may be shared by several scopes; its meaning is per arrival)
         first = arrivals[0]
-        c = len(first.stack)
+        common = len(first.stack)
         for a in arrivals[1:]:
             k = 0
-            while k < c and k < len(a.stack) and a.stack[k] == first.stack[k]:
+            while k < common and k < len(a.stack) and a.stack[k] == first.stack[k]:
                 k += 1
-            c = k
+            common = k
         taint = _min_taint(*(a.taint for a in arrivals))
-        return first.stack[:c], (taint if taint is not None and taint < c else None)
+        return first.stack[:common], (taint if taint is not None and taint < common else None)
 
     # ---------------------------------------------------------------- joins
     def join_arrivals(self, node: Node, arrivals: list[Arrival]) -> tuple[Stack, int | None]:
@@ -529,6 +532,7 @@ class ScopeTyping:
         passing its closing join (into an outer ``join``, or to a node after
         the scope)."""
         ctx = self.ctx
+        culprit = join or merge_node
         where = (f"reaches join `{join.id}` of an enclosing scope" if join is not None
                  else f"leaves the scope at `{merge_node.id}`")  # type: ignore[union-attr]
         closer = f.closer
@@ -539,8 +543,9 @@ class ScopeTyping:
             f"{describe(f)} {where} over edge `{a.edge.id}` without passing its own join: {tail}, "
             f"and the token escapes the scope while its siblings are still live; route the branch to "
             + (f"`{closer}`" if closer else f"a join with `forkId: {f.owner}`"),
-            key=(a.edge.id,), node=(join or merge_node).id if (join or merge_node) else None, edge=a.edge.id,
-            related=[(f"{describe(f)} opens here", ctx.port_at(ctx.nodes[f.owner], f.branch))]
+            key=(a.edge.id,), node=culprit.id if culprit else None, edge=a.edge.id,
+            related=[(f"{describe(f)} opens here", ctx.port_at(ctx.nodes[f.owner], f.branch)
+                      if f.branch else ctx.node_at(f.owner))]
             + ([(f"the join of `{f.owner}`", ctx.node_at(closer))] if closer else []))
 
     def join_mode(self, jid: str | None) -> str | None:
