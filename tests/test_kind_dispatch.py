@@ -1,8 +1,15 @@
 """Per-kind behaviour is looked up in tables keyed by kind, proved complete
 against the registry here, so a kind without a handler fails at test time
-(docs/architecture.md#add-a-node-kind)."""
+(docs/architecture.md#add-a-node-kind); the kind-name dispatch sites that
+remain outside ``src/loopc/kinds/`` are listed, each with its reason, in
+tests/kind_dispatch_allowlist.toml."""
 
 from __future__ import annotations
+
+import ast
+import tomllib
+from collections import Counter
+from pathlib import Path
 
 from loopc import kinds
 from loopc.interpreter import engine
@@ -15,3 +22,78 @@ def test_every_kind_has_exactly_one_interpreter_handler() -> None:
     assert acts | arrivals == set(kinds.KINDS)
     for op, h in engine.ACTIVATION_HANDLERS.items():
         assert h is getattr(engine.Engine, "_op_" + op)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src" / "loopc"
+ALLOWLIST = ROOT / "tests" / "kind_dispatch_allowlist.toml"
+
+
+def kind_name_sites(src: Path = SRC) -> Counter[str]:
+    """``"module::scope"`` → how many string literals equal to a node kind name
+    it holds, for every module under ``src`` outside ``kinds/`` (docstrings
+    are not literals; ``scope`` is the dotted enclosing def/class, or
+    ``<module>``)."""
+    names = set(kinds.KINDS)
+    out: Counter[str] = Counter()
+    for path in sorted(src.rglob("*.py")):
+        rel = path.relative_to(src)
+        if rel.parts[0] == "kinds":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = {
+            id(n.body[0].value)
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and n.body
+            and isinstance(n.body[0], ast.Expr)
+            and isinstance(n.body[0].value, ast.Constant)
+        }
+        todo: list[tuple[ast.AST, str]] = [(tree, "")]
+        while todo:
+            node, scope = todo.pop()
+            for ch in ast.iter_child_nodes(node):
+                s = scope
+                if isinstance(ch, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    s = f"{scope}.{ch.name}" if scope else ch.name
+                elif isinstance(ch, ast.Constant) and ch.value in names and id(ch) not in docs:
+                    out[f"{rel.as_posix()}::{scope or '<module>'}"] += 1
+                todo.append((ch, s))
+    return out
+
+
+def allowlist() -> dict[str, tuple[str, int]]:
+    """``"module::scope"`` → (its group, its count) from the allowlist file."""
+    data = tomllib.loads(ALLOWLIST.read_text(encoding="utf-8"))
+    out: dict[str, tuple[str, int]] = {}
+    for group, body in data.items():
+        assert body["reason"].strip(), f"group {group} gives no reason"
+        for site, v in body["sites"].items():
+            assert site not in out, f"{site} listed twice"
+            if isinstance(v, dict):
+                assert v["why"].strip(), f"{site} gives no reason"
+                v = v["n"]
+            out[site] = (group, v)
+    return out
+
+
+def test_every_kind_name_site_outside_kinds_is_allowlisted() -> None:
+    """A new string literal naming a node kind outside ``src/loopc/kinds/``
+    fails here: declare the behaviour on the kind (a facet) or in a per-pass
+    table keyed by kind, or list the site with its reason."""
+    found = kind_name_sites()
+    listed = allowlist()
+    new = {s: n for s, n in found.items() if n > listed.get(s, ("", 0))[1]}
+    assert not new, f"kind-name sites not in {ALLOWLIST.name} (or more than listed): {new}"
+    stale = {s: (n, found.get(s, 0)) for s, (_, n) in listed.items() if found.get(s, 0) != n}
+    assert not stale, f"{ALLOWLIST.name} lists more sites than there are (listed, found): {stale}"
+
+
+def test_the_scan_sees_a_new_dispatch_site(tmp_path: Path) -> None:
+    pkg = tmp_path / "loopc"
+    (pkg / "kinds").mkdir(parents=True)
+    (pkg / "kinds" / "x.py").write_text('A = "loop"\n')
+    (pkg / "pass_.py").write_text(
+        '"""loop"""\n\n\ndef f(node):\n    """fan_out"""\n    return node.type == "loop" or node.op in ("wait", "other")\n'
+    )
+    assert kind_name_sites(pkg) == Counter({"pass_.py::f": 2})

@@ -47,6 +47,10 @@ TERMINAL_ITEM = ("succeeded", "failed", "timed_out", "blocked", "cancelled")
 MAX_WORK_ITEMS = 256
 #: the approval config attribute whose presence puts ``comment`` in the
 #: decision output (:attr:`loopc.kinds.Kind.conditional_outputs`)
+#: kinds that accept ``retry`` (:attr:`loopc.kinds.Kind.retry`)
+_RETRY_CAPABLE = kind_tables().retry_capable
+#: opcode → its effect class; an external one (message, approval) is the journal's effectKind
+_EFFECT_CLASS = {op: k.effect_class for op, k in kind_tables().kinds.items()}
 _COMMENT_WHEN = attr_name(kind_tables().conditional_outputs["request_approval"]["comment"])
 
 
@@ -692,7 +696,7 @@ class Engine:
         item = _item_of(a)
         if item is not None:
             self.latest_item[(node.id, item)] = a
-        if node.op not in ("send_message", "wait", "request_approval"):
+        if node.op not in _RETRY_CAPABLE:  # attempts of a retry-capable kind are counted per attempt
             self.attempt_counts[node.id] = self.attempt_counts.get(node.id, 0) + 1
         self.visits[node.id] = self.visits.get(node.id, 0) + 1
         self._rec("activation.started", act=aid, node=node.id, input=inp, lineage=[list(f) for f in ctx])
@@ -1202,7 +1206,7 @@ class Engine:
         self.effects[eff] = (a.id, a.attempt)
         self._rec("effect.reserved", act=a.id, attempt=a.attempt, effect=eff,
                   key=self.effect_key(a),
-                  effectKind="approval" if a.node.op == "request_approval" else "message", request=req)
+                  effectKind=_EFFECT_CLASS[a.node.op], request=req)
         agent = req.get("responder")
         if a.node.op == "send_message" and cfg.completion == "callback" and isinstance(agent, str):
             if a.lease and a.agent != agent:
