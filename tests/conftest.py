@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,12 @@ import pytest
 
 #: The repository checkout.
 ROOT = Path(__file__).resolve().parents[1]
+#: The developer tools (regeneration, goldens; not packaged): importable by
+#: their module names (``import golden_ir``), as ``python tools/regen.py``
+#: imports them.
+TOOLS = ROOT / "tools"
+if str(TOOLS) not in sys.path:
+    sys.path.insert(0, str(TOOLS))
 #: The header every plan source starts with.
 HEADER = "apiVersion: loop.plan/v1\nkind: PlanVersion\n"
 #: The smallest plan that checks clean: no input or output, one succeeded End.

@@ -27,7 +27,7 @@ def test_codes_are_well_formed() -> None:
 
 def test_docs_page_is_current() -> None:
     page = (ROOT / "docs" / "diagnostics.md").read_text(encoding="utf-8")
-    assert page == render(), "run: python -m loopc.codes > docs/diagnostics.md"
+    assert page == render(), "run: python tools/regen.py"
 
 
 def test_every_code_used_in_the_code_is_registered() -> None:

@@ -2,7 +2,7 @@
 
 * every golden compiles to exactly its committed artifact (canonical bytes)
   and digest, and regeneration would change nothing (CI fails otherwise:
-  run ``python -m loopc.ir.golden --update`` and review the diff);
+  run ``python tools/regen.py`` and review the diff);
 * every golden validates against its version's vendored JSON Schema, and
   against no older one;
 * the independent digest of ``tests/ir_reference_digest.py``
@@ -28,7 +28,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from loopc.ir import golden, surface
+from loopc.ir import surface
 from loopc.ir.canonical import canonical_bytes
 from loopc.ir.decoder import config_instrs, decode
 from loopc.ir.verifier import verify
@@ -37,6 +37,7 @@ from loopc.ir.instr import children
 from loopc.ir.versions import VERSIONS
 
 from conftest import ROOT
+import golden_ir as golden  # noqa: E402 - tools/, on sys.path by conftest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import ir_reference_digest  # noqa: E402
 
@@ -63,7 +64,7 @@ def test_golden_is_current(case: Path) -> None:
     files = golden.expected_files(case)
     exp = _expected(case)
     assert canonical_bytes(json.loads(files["expected.json"])) == canonical_bytes(exp), (
-        "artifact changed; run: python -m loopc.ir.golden --update")
+        "artifact changed; run: python tools/regen.py")
     assert files["expected.json"] == (case / "expected.json").read_bytes(), "pretty form is stale"
     assert files["digest.txt"] == (case / "digest.txt").read_bytes()
 
@@ -98,7 +99,7 @@ def test_regeneration_changes_nothing() -> None:
     assert not errors, errors
     assert not stale, stale
     assert not writes, f"would change {sorted(str(p.relative_to(ROOT)) for p in writes)}; " \
-                       "run: python -m loopc.ir.golden --update"
+                       "run: python tools/regen.py"
 
 
 def test_examples_are_mirrored() -> None:

@@ -44,7 +44,7 @@ def test_golden_scenario_passes_with_monitor(path: str) -> None:
     assert mon.checks >= len(rep.steps)
     with open(journal_path(path), encoding="utf-8") as fh:
         pinned = fh.read()
-    assert dump_journal(rep.steps) == pinned, "stale pin: python tests/tools/golden_scenarios.py --update"
+    assert dump_journal(rep.steps) == pinned, "stale pin: python tools/regen.py"
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=IDS)

@@ -23,12 +23,12 @@ import plan_reference_identity as ref
 from loopc.cli.main import cli
 from loopc.ir.canonical import canonical_bytes
 from loopc.ir.digest import semantic_digest
-from loopc.plan import golden as plan_golden
 from loopc.plan.api import plan_artifact, plan_source
 from loopc.plan.catalog import builtin_catalog, load_catalog
 from loopc.plan.derive import Dependency, Step, derive, validate_effect_pairs
 
 from conftest import EXAMPLES, ROOT
+import golden_plans as plan_golden  # tools/, on sys.path by conftest
 
 GOLDEN_SOURCES = sorted(ROOT.glob("golden/*/*/source.yaml"))
 IDS = [f"{p.parent.parent.name}/{p.parent.name}" for p in GOLDEN_SOURCES]
@@ -172,7 +172,7 @@ def test_catalog_schema_is_current_and_accepts_the_builtin_catalog() -> None:
     from loopc.plan.schema import catalog_schema
 
     schema = json.loads((ROOT / "docs" / "schema" / "loop.plan.catalog.v1.schema.json").read_text("utf-8"))
-    assert schema == catalog_schema(), "run: python -m loopc.plan.golden --update"
+    assert schema == catalog_schema(), "run: python tools/regen.py"
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.validate(builtin_catalog().to_json(), schema)
 
@@ -334,7 +334,7 @@ def test_pair_validator_rejects() -> None:
 def test_golden_plans_are_current() -> None:
     writes, errors = plan_golden.changes()
     assert not errors, errors
-    assert not writes, f"stale: {sorted(str(p) for p in writes)} — run: python -m loopc.plan.golden --update"
+    assert not writes, f"stale: {sorted(str(p) for p in writes)} — run: python tools/regen.py"
     assert len(list(ROOT.glob("golden/*/*/plan.json"))) == len(GOLDEN_SOURCES)
 
 

@@ -2,7 +2,8 @@
 
 Each code has a stable slug ``name``, default severity, a title, an
 explanation, a failing example and the fix.  ``docs/diagnostics.md`` is
-generated from this registry (``python -m loopc.codes > docs/diagnostics.md``)
+generated from this registry (``python -m loopc.codes`` prints it;
+``python tools/regen.py`` rewrites it with every other generated file)
 and a test checks that the committed page is current.
 
 Families live in their own modules so that each pass owns its codes:

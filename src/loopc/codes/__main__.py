@@ -1,5 +1,5 @@
-"""Generate docs/diagnostics.md from the code registry:
-``python -m loopc.codes > docs/diagnostics.md``."""
+"""Print docs/diagnostics.md from the code registry: ``python -m loopc.codes``
+(``python tools/regen.py`` writes it with every other generated file)."""
 from __future__ import annotations
 
 import sys
@@ -21,7 +21,7 @@ def render() -> str:
     out = [
         "# loopc diagnostics",
         "",
-        "Generated from the registry in `src/loopc/codes/` by `python -m loopc.codes > docs/diagnostics.md`;",
+        "Generated from the registry in `src/loopc/codes/` by `python tools/regen.py`;",
         "a test fails when this page is stale. `loopc explain CODE` prints one entry.",
         "Every failing example below is checked by the test-suite to produce its code,",
         "and every fixed example to check clean. Each code links to the rule it enforces",

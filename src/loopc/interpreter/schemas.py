@@ -14,9 +14,9 @@ messages, and the JSON Schemas generated from it (docs/conformance.md#schemas).
 Both are shipped as package data next to this module (``schema/``, read by
 :func:`load_schema` — the kit validates replies with them at run time) and
 mirrored into ``docs/schema/``; ``tests/test_schemas.py`` checks that both
-copies equal what this module generates.  Regenerate with::
-
-    python -m loopc.interpreter.schemas --update   # check without --update
+copies equal what this module generates (:func:`generated_files`).
+Regenerate both with the checkout's ``python tools/regen.py``
+(``--check`` to check).
 
 :func:`validator` gives a ``jsonschema`` validator for one message;
 :func:`problems` lists a value's violations as ``(JSON pointer, message)``.
@@ -24,7 +24,6 @@ copies equal what this module generates.  Regenerate with::
 from __future__ import annotations
 
 import json
-import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
@@ -303,27 +302,3 @@ def problems(name: str, value: Any, limit: int = 50) -> list[tuple[str, str]]:
         if len(out) >= limit:
             break
     return out
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m loopc.interpreter.schemas [--update]`` from a checkout:
-    check (exit 1 when a copy is stale) or rewrite the package and docs copies."""
-    args = sys.argv[1:] if argv is None else argv
-    docs = Path(__file__).resolve().parents[3] / "docs" / "schema"
-    stale = 0
-    for path, data in generated_files(docs if docs.is_dir() else None).items():
-        old = path.read_bytes() if path.exists() else None
-        if old == data:
-            continue
-        if "--update" in args:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-            print(f"wrote {path}")
-        else:
-            print(f"stale {path}")
-            stale += 1
-    return 1 if stale else 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

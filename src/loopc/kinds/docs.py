@@ -1,6 +1,6 @@
 """docs/node-kinds.md, generated from the node-kind registry.
 
-Regenerated with the goldens (``python -m loopc.ir.golden --update``) and
+Regenerated with the goldens (``python tools/regen.py`` in a checkout) and
 checked by the test-suite; ``python -m loopc.kinds`` prints it.
 """
 
@@ -54,7 +54,7 @@ def markdown() -> str:
     out = [
         "# Node kinds",
         "",
-        "<!-- Generated from src/loopc/kinds/ by `python -m loopc.ir.golden --update`; do not edit. -->",
+        "<!-- Generated from src/loopc/kinds/ by `python tools/regen.py`; do not edit. -->",
         "",
         "Each node kind is declared once, in a module of its own under `src/loopc/kinds/`; the checker's",
         "tables, the source and artifact JSON Schemas, artifact version selection and the port tables",

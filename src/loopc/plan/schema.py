@@ -1,6 +1,6 @@
 """JSON Schema (2020-12) of the catalog file, generated from the descriptor
 enums (docs/schema/loop.plan.catalog.v1.schema.json; written by
-``python -m loopc.plan.golden --update``).  The schema states shapes and
+``python tools/regen.py``).  The schema states shapes and
 value sets; the conflict policy and consistency rules are loopc's."""
 
 from __future__ import annotations

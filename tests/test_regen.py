@@ -1,0 +1,60 @@
+"""``python tools/regen.py`` (docs/architecture.md#regeneration) owns every
+generated file: each ``docs/schema/*.json``, each docs page that says it is
+generated, and the interpreter's shipped schemas come out of one of its
+stages.  The stages' outputs themselves are checked current by the tests of
+each generator (test_codes, test_registry, test_schemas, test_golden,
+test_plan, test_interpreter); the full ``--check`` run compiles every golden
+and runs every scenario, so it is the slow test here."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, TOOLS
+import regen  # tools/, on sys.path by conftest
+
+#: the stages cheap enough for the fast tier (no compile of every golden)
+CHEAP = ("diagnostics page", "node-kinds page", "artifact and source schemas", "journal and protocol schemas")
+
+
+def _cheap_files() -> set:
+    files: set = set()
+    for name, generate in regen.STAGES:
+        if name in CHEAP:
+            files |= set(generate({}, frozenset()).files)
+    return files
+
+
+def test_every_generated_file_has_a_stage() -> None:
+    files = _cheap_files()
+    schemas = set((ROOT / "docs" / "schema").glob("*.json")) - {
+        ROOT / "docs" / "schema" / "loop.plan.catalog.v1.schema.json"  # the plan goldens' stage
+    }
+    assert schemas - files == set()
+    generated_pages = {p for p in (ROOT / "docs").glob("*.md") if "Generated from" in p.read_text("utf-8")[:600]}
+    assert generated_pages and generated_pages - files == set()
+    shipped = set((ROOT / "src" / "loopc" / "interpreter" / "schema").glob("*.json"))
+    assert shipped and shipped - files == set()
+
+
+def test_every_stage_is_named_in_the_docs() -> None:
+    doc = (TOOLS / "regen.py").read_text("utf-8")
+    assert len(regen.STAGES) == 7 and all(f"{i}. " in doc for i in range(1, 8))
+
+
+def test_no_generated_file_points_to_an_old_command() -> None:
+    for p in _cheap_files():
+        text = p.read_text("utf-8")
+        assert "loopc.ir.golden" not in text and "loopc.plan.golden" not in text, p
+
+
+@pytest.mark.slow
+def test_check_finds_nothing_stale() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(TOOLS / "regen.py"), "--check"], capture_output=True, text=True, cwd="/", timeout=600
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout == ""
