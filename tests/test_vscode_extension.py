@@ -257,6 +257,64 @@ def test_venv_layout_per_platform() -> None:
     assert json.loads(out.stdout) == ["C:\\w\\.venv\\Scripts\\loopc.exe", "/w/.venv/bin/loopc", "/w/.venv/bin/loopc"]
 
 
+# -- extension.js with stand-ins for vscode and LanguageClient ----------------
+
+
+@needs_node
+@needs_modules
+@pytest.mark.skipif(os.name == "nt", reason="POSIX executables and bin/ layout")
+def test_activation_wiring_with_stand_ins(tmp_path: Path) -> None:
+    """activate/deactivate against a stand-in `vscode` API and a recording
+    LanguageClient (editors/vscode/test/activateHarness.js): the client gets
+    the found executable with ``["lsp"]``, YAML on disk, section ``loopc``;
+    a loopc.path change restarts it, another setting does not; nothing found
+    or a failed start is told to the user; trusting the workspace switches to
+    its virtual environment; deactivation stops the client."""
+    ws = tmp_path / "ws"
+    venv = _exe(ws / ".venv" / "bin" / "loopc")
+    onpath = _exe(tmp_path / "p" / "loopc")
+    explicit = _exe(tmp_path / "x" / "loopc")
+    args = {"folders": [str(ws)], "path": str(onpath.parent), "explicit": str(explicit)}
+    out = subprocess.run(
+        [NODE, str(EXT / "test" / "activateHarness.js"), json.dumps(args)],  # type: ignore[list-item]
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    sc = json.loads(out.stdout)["scenarios"]
+
+    def runs(summary: dict[str, Any]) -> list[tuple[str, bool, bool]]:
+        return [(c["command"], c["started"], c["stopped"]) for c in summary["clients"]]
+
+    first = sc["venvThenSetting"]["afterActivate"]
+    assert runs(first) == [(str(venv), True, False)]
+    client = first["clients"][0]
+    assert client["id"] == "loopc"  # so VS Code's loopc.trace.server applies to it
+    assert client["args"] == ["lsp"] and client["cwd"] == str(ws)
+    assert client["documentSelector"] == [{"scheme": "file", "language": "yaml"}]
+    assert client["configurationSection"] == "loopc" and client["outputChannel"] is True
+    assert first["commands"] == ["loopc.restartServer", "loopc.showOutput"]
+    assert first["messages"] == []
+    assert f"starting {venv} lsp (found by venv)" in first["output"]
+    assert runs(sc["venvThenSetting"]["afterPathChange"]) == [(str(venv), True, True), (str(explicit), True, False)]
+    assert runs(sc["venvThenSetting"]["afterOtherChange"]) == runs(sc["venvThenSetting"]["afterPathChange"])
+    assert runs(sc["venvThenSetting"]["afterDeactivate"]) == [(str(venv), True, True), (str(explicit), True, True)]
+
+    nf = sc["notFound"]
+    assert nf["clients"] == []
+    assert [m["items"] for m in nf["messages"]] == [["Open Settings", "Show Output"]]
+    assert "loopc was not found" in nf["messages"][0]["message"]
+
+    assert runs(sc["trust"]["untrusted"]) == [(str(onpath), True, False)]
+    assert runs(sc["trust"]["trusted"]) == [(str(onpath), True, True), (str(venv), True, False)]
+
+    failed = sc["startFails"]["failed"]
+    assert runs(failed) == [(str(venv), False, False)]
+    assert failed["messages"][0]["message"].startswith(f"loopc lsp ({venv}) did not start")
+    assert runs(sc["startFails"]["restarted"])[-1] == (str(venv), True, False)
+
+
 # -- the real server, started as the extension starts it ----------------------
 
 BAD_PLAN_EDIT = ("entry: deploy", "entry: deplyo")
