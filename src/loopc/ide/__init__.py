@@ -18,6 +18,7 @@ text-only YAML structure reader, and :mod:`~loopc.ide.keys`, its tables
 derived from the kinds), :mod:`~loopc.ide.semantic` and
 :mod:`~loopc.ide.graph` (call hierarchy, code lens, inlay hints).
 """
+
 from __future__ import annotations
 
 from loopc.ide.document import Document, Range

@@ -25,10 +25,11 @@ the whole word around it), which the language server converts.  The key
 tables (booleans, durations, contracts, expressions) are derived from the
 declarations (:mod:`loopc.ide.keys`).
 """
+
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import attrs
 
@@ -46,11 +47,8 @@ TRIGGER_CHARACTERS = (".", ":", "{")
 DURATIONS = ("PT30S", "PT1M", "PT5M", "PT10M", "PT30M", "PT1H", "PT12H", "P1D", "P7D")
 #: config key → its closed key set, and → key → allowed literal values: both
 #: derived from the node-kind registry (:mod:`loopc.kinds`)
-CONFIG_KEYS: dict[str, frozenset[str]] = {k.config_key: k.source_keys for k in kinds.KINDS.values()}
-ENUMS: dict[str, dict[str, tuple[str, ...]]] = {
-    k.config_key: {n: f.choices for n, f in k.source.items() if f.choices}
-    for k in kinds.KINDS.values()
-}
+CONFIG_KEYS: Mapping[str, frozenset[str]] = kinds.tables().config_keys
+ENUMS: Mapping[str, Mapping[str, tuple[str, ...]]] = kinds.tables().enums
 _PATH_TAIL = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*$|$")
 
 
@@ -83,8 +81,9 @@ class CompletionItem:
     sort: str | None = None
 
 
-def _item(label: str, kind: str, detail: str | None, rng: Edit,
-          new_text: str | None = None, sort: str | None = None) -> CompletionItem:
+def _item(
+    label: str, kind: str, detail: str | None, rng: Edit, new_text: str | None = None, sort: str | None = None
+) -> CompletionItem:
     return CompletionItem(label, kind, detail, rng, new_text if new_text is not None else label, sort)
 
 
@@ -162,12 +161,12 @@ class Completer:
         rng = self._edit(start, offset, end)
         pad = " " if cur.after_colon else ""
         if cur.key is None:
-            colon = self.text[end:end + 64].lstrip(" \t").startswith(":")  # the key's colon is there already
-            return [_item(k, "Property", d, rng,
-                          k if colon else f"{k}: " if not c else f"{k}:", sort=f"{i:03}")
-                    for i, (k, d, c) in enumerate(self.keys(cur))]
-        return [_item(v, kind, d, rng, pad + v, sort=f"{i:03}")
-                for i, (v, kind, d) in enumerate(self.values(cur))]
+            colon = self.text[end : end + 64].lstrip(" \t").startswith(":")  # the key's colon is there already
+            return [
+                _item(k, "Property", d, rng, k if colon else f"{k}: " if not c else f"{k}:", sort=f"{i:03}")
+                for i, (k, d, c) in enumerate(self.keys(cur))
+            ]
+        return [_item(v, kind, d, rng, pad + v, sort=f"{i:03}") for i, (v, kind, d) in enumerate(self.values(cur))]
 
     def _word_end(self, offset: int, tail: re.Pattern[str]) -> int:
         """End of the word the cursor is in (its characters after ``offset``,
@@ -291,13 +290,16 @@ class Completer:
         if key in _keys.bool_keys():
             return [("true", V, None), ("false", V, None)]
         last = path[-1]
-        if path[0] == "nodes" and last in ENUMS and key in ENUMS[last]:
+        if path[0] == "nodes" and last in ENUMS and key is not None and key in ENUMS[last]:
             return [(v, E, None) for v in ENUMS[last][key]]
         if (last, key) in _keys.duration_keys():
             return [(d, V, "ISO 8601 duration") for d in DURATIONS]
         if key == "forkId":
-            return [(n.id, R, n.type) for n in self.nodes()
-                    if n.type == "fork" or (n.type == "switch" and getattr(n.config, "mode", "") == "all_match")]
+            return [
+                (n.id, R, n.type)
+                for n in self.nodes()
+                if n.type == "fork" or (n.type == "switch" and getattr(n.config, "mode", "") == "all_match")
+            ]
         if key == "fanOutId":
             return [(n.id, R, n.type) for n in self.nodes() if n.type == "fan_out"]
         if path[0] == "edges" and last in ("from", "to") and key == "node":
@@ -321,8 +323,7 @@ class Completer:
         if node is None:
             return []
         ports = source_ports(node) if end == "from" else target_ports(node)
-        return [(p, "EnumMember", f"{'source' if end == 'from' else 'target'} port of '{node.id}'")
-                for p in ports]
+        return [(p, "EnumMember", f"{'source' if end == 'from' else 'target'} port of '{node.id}'") for p in ports]
 
     # -- references ----------------------------------------------------------------
     def _ref_prefix(self, cur: Cursor) -> str | None:
@@ -331,7 +332,7 @@ class Completer:
         v = cur.value_text
         if cur.key == "ref":
             return _PATH_TAIL.search(v).group(0)  # type: ignore[union-attr]
-        if "{{" in v and "}}" not in v[v.rfind("{{"):]:
+        if "{{" in v and "}}" not in v[v.rfind("{{") :]:
             return _PATH_TAIL.search(v).group(0)  # type: ignore[union-attr]
         if cur.key in _keys.expr_keys():
             return _PATH_TAIL.search(v).group(0)  # type: ignore[union-attr]
@@ -391,8 +392,9 @@ class Completer:
         return [_item(name, "Field", T.describe(ft), rng) for name, ft in t.fields or ()]
 
 
-def complete(text: str, offset: int, result: Any, fallback: Any = None, *,
-             lines: LineIndex | None = None) -> list[CompletionItem]:
+def complete(
+    text: str, offset: int, result: Any, fallback: Any = None, *, lines: LineIndex | None = None
+) -> list[CompletionItem]:
     """Completion items at editor code-point ``offset`` of ``text`` (see the
     module docstring); ``result`` is the check result with the latest plan
     model (``None``: none), ``fallback`` an older one; ``lines`` the text's

@@ -12,6 +12,7 @@ and single-line flow mappings are understood; anything else gives a shallow
 but never wrong answer.  Linear in the lines above the cursor, bounded by
 :data:`MAX_LINES_UP`.
 """
+
 from __future__ import annotations
 
 import re
@@ -20,7 +21,9 @@ import attrs
 
 MAX_LINES_UP = 5000
 
-_KEY_LINE = re.compile(r"^(?P<indent>[ \t]*)(?P<dashes>(?:-[ \t]+)*)(?P<key>[^\s:#{}\[\],'\"][^:#{}\[\],]*?|\"[^\"]*\"|'[^']*')[ \t]*:(?:[ \t]+(?P<value>.*))?$")
+_KEY_LINE = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<dashes>(?:-[ \t]+)*)(?P<key>[^\s:#{}\[\],'\"][^:#{}\[\],]*?|\"[^\"]*\"|'[^']*')[ \t]*:(?:[ \t]+(?P<value>.*))?$"
+)
 _DASH_ONLY = re.compile(r"^(?P<indent>[ \t]*)(?P<dashes>(?:-[ \t]*)+)$")
 _WORD_TAIL = re.compile(r"[A-Za-z0-9_.#\-]*$")
 
@@ -130,10 +133,10 @@ def cursor_at(text: str, line0: int, col0: int) -> Cursor:
 
     # ---- the current line --------------------------------------------------
     indent = re.match(r"[ \t]*", before).group(0)  # type: ignore[union-attr]
-    rest = before[len(indent):]
+    rest = before[len(indent) :]
     dm = re.match(r"(?:-[ \t]+|-$)*", rest)
     dashes = dm.group(0) if dm else ""
-    rest = rest[len(dashes):]
+    rest = rest[len(dashes) :]
     col = _content_col(indent, dashes)
     path_tail: list[str] = ["-"] * dashes.count("-")
     key: str | None = None
@@ -153,7 +156,7 @@ def cursor_at(text: str, line0: int, col0: int) -> Cursor:
                 flow_path.append(head_key)
         for j, (p, ch) in enumerate(stack):
             seg_end = stack[j + 1][0] if j + 1 < len(stack) else len(rest)
-            seg = rest[p + 1: seg_end]
+            seg = rest[p + 1 : seg_end]
             if ch == "[":
                 flow_path.append("-")
                 continue
@@ -163,9 +166,9 @@ def cursor_at(text: str, line0: int, col0: int) -> Cursor:
                 if k:
                     flow_path.append(_unquote(k))
         last_open, last_ch = stack[-1]
-        seg = rest[last_open + 1:]
+        seg = rest[last_open + 1 :]
         tail = seg.rsplit(",", 1)[-1]
-        after_full = cur_full[len(indent) + len(dashes) + last_open + 1:]
+        after_full = cur_full[len(indent) + len(dashes) + last_open + 1 :]
         flow_sibs = _flow_pairs(after_full.split("}", 1)[0])
         if last_ch == "{" and ":" in tail:
             k, _, v = tail.partition(":")
@@ -210,7 +213,7 @@ def cursor_at(text: str, line0: int, col0: int) -> Cursor:
         if not raw.strip():
             continue
         im = re.match(r"[ \t]*", raw).group(0)  # type: ignore[union-attr]
-        body = raw[len(im):]
+        body = raw[len(im) :]
         dm2 = re.match(r"(?:-[ \t]+|-$)*", body)
         ds = dm2.group(0) if dm2 else ""
         c = _content_col(im, ds)
@@ -263,7 +266,7 @@ def cursor_at(text: str, line0: int, col0: int) -> Cursor:
         if ind > own_col:
             continue
         km = _KEY_LINE.match(raw)
-        if ind == own_col and km and not raw[len(im):].startswith("-"):
+        if ind == own_col and km and not raw[len(im) :].startswith("-"):
             sibling_levels[0].setdefault(_unquote(km.group("key")), _unquote(km.group("value") or ""))
             continue
         break

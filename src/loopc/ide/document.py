@@ -10,6 +10,7 @@ The checked text is the editor's minus a leading BOM, if any
 checked-text offset (a ``Span.start``, a YAML node's ``start``) to an editor
 offset.
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -11,6 +11,7 @@
 All read the check result of one :class:`~loopc.ide.document.Document`;
 ranges and offsets are editor code-point offsets.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -121,7 +122,9 @@ def lens_title(doc: Document, node_id: str) -> str:
     stack = scopes.stack(node_id) if scopes is not None else ()
     if stack:
         s = stack[-1]
-        kind = {"fork": "fork", "all_match": "all_match switch", "fan_out": "fan-out", "loop": "loop"}.get(s.kind, s.kind)
+        kind = {"fork": "fork", "all_match": "all_match switch", "fan_out": "fan-out", "loop": "loop"}.get(
+            s.kind, s.kind
+        )
         where = f"in {kind} `{s.owner}`"
         if s.branch:
             where += f" branch `{s.branch}`"

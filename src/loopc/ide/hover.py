@@ -4,6 +4,7 @@ contract), a field (type, flags, description) — or else the resolved type
 of the ``ref:`` path there, followed by the explanation of each diagnostic
 code the front end reports at the cursor.  Plain data: :class:`Hover`.
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterable
@@ -109,7 +110,9 @@ def describe_symbol(plan: Any, sym: Symbol) -> str | None:
             flags.append("required")
         if fs.has_default:
             flags.append(f"default `{value_text(fs.default)}`")
-        text = f"**field `{sym.name}`**: {T.describe(T.type_of_field(fs))}" + (f" ({', '.join(flags)})" if flags else "")
+        text = f"**field `{sym.name}`**: {T.describe(T.type_of_field(fs))}" + (
+            f" ({', '.join(flags)})" if flags else ""
+        )
         text += f"\n\nof {where}"
         if fs.description:
             text += f"\n\n{fs.description}"

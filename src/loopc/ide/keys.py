@@ -15,6 +15,7 @@ Each function is computed once (cached) and returns a frozenset:
 * :func:`expr_keys` — keys whose value is a bare expression (plus the
   ValueExpr's own ``expr`` key).
 """
+
 from __future__ import annotations
 
 import functools

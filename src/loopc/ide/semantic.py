@@ -11,6 +11,7 @@ quotes and folded block scalars are placed right; a token that would span
 lines is dropped.  Output: :class:`Token` values in editor offsets, sorted
 and without overlaps (:mod:`loopc.lsp.semantic` encodes them).
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterator

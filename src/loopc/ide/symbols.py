@@ -4,6 +4,7 @@ offsets into the checked text): go to definition, find references, rename
 edits, the node under the cursor and the domain outline (contracts, nodes
 with their source ports, edges).  Plain data in editor offsets.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -14,8 +15,16 @@ from loopc.compiler.symbols import Occurrence, RenameError, Symbol, SymbolIndex
 from loopc.ide.document import Document, Range
 
 __all__ = [
-    "OutlineSymbol", "TextEdit", "RenameError", "occurrence_at", "definition", "references",
-    "prepare_rename", "rename", "node_at", "document_symbols",
+    "OutlineSymbol",
+    "TextEdit",
+    "RenameError",
+    "occurrence_at",
+    "definition",
+    "references",
+    "prepare_rename",
+    "rename",
+    "node_at",
+    "document_symbols",
 ]
 
 

@@ -15,6 +15,7 @@ from typing import Any, Mapping
 
 from lsprotocol import types as lsp
 
+from loopc.ide.document import Document
 from loopc.lsp.activation import is_plan_text
 from loopc.lsp.convert import to_lsp
 from loopc.lsp.positions import EditorIndex
@@ -26,7 +27,7 @@ class Analysis:
     ``None`` when not active) and ``diagnostics`` (protocol diagnostics)."""
 
     __slots__ = ("uri", "version", "text", "index", "active", "result", "diagnostics", "config_problems", "_cache",
-                 "over_budget", "config_stamp")
+                 "over_budget", "config_stamp", "_doc")
 
     def __init__(self, uri: str, version: int | None, text: str, index: EditorIndex, active: bool,
                  result: Any, diagnostics: list[lsp.Diagnostic]) -> None:
@@ -45,6 +46,15 @@ class Analysis:
         #: the document is larger than the source budget: one LP1010
         #: diagnostic, no analysis and no features
         self.over_budget = False
+        self._doc: Document | None = None
+
+    @property
+    def doc(self) -> Document:
+        """The :class:`loopc.ide.Document` the editor features read (this
+        text, its check result and line index)."""
+        if self._doc is None:
+            self._doc = Document(self.text, self.result, self.index.lines)
+        return self._doc
 
     @property
     def plan(self) -> Any:
@@ -110,8 +120,9 @@ def source_over_budget(text: str) -> bool:
     """Whether ``text`` is larger than the 1 MiB source budget in UTF-8
     bytes (as :func:`loopc.check_source` counts; encoded only when the
     length alone cannot tell)."""
-    from loopc.compiler.yamlload import MAX_SOURCE_BYTES
+    from loopc.pipeline import yaml_budget_bytes
 
+    MAX_SOURCE_BYTES = yaml_budget_bytes()
     if len(text) > MAX_SOURCE_BYTES:
         return True
     if len(text) * 4 <= MAX_SOURCE_BYTES:
@@ -124,8 +135,10 @@ def _over_budget(uri: str, version: int | None, text: str, encoding: str,
     """An over-budget document: one LP1010 diagnostic at the start, no
     check, no model (so no features), no line index over the text."""
     from loopc import codes
-    from loopc.compiler.yamlload import MAX_SOURCE_BYTES
     from loopc.diagnostics import Diagnostic
+    from loopc.pipeline import yaml_budget_bytes
+
+    MAX_SOURCE_BYTES = yaml_budget_bytes()
 
     c = codes.get("LP1010")
     d = Diagnostic("LP1010", c.name, c.severity,

@@ -76,7 +76,7 @@ async def format_document(server: Any, uri: str, rng: lsp.Range | None) -> list[
     whole document when ``rng`` is ``None``).  Raises the JSON-RPC errors
     the module docstring names."""
     from loopc.format import FormatError
-    from loopc.lsp.server import Refused
+    from loopc.lsp.errors import Refused
 
     doc = server._open_doc(uri)  # by the percent-decoded URI, as every feature looks documents up
     if doc is None:

@@ -21,6 +21,7 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from loopc.diagnostics import Span
+from loopc.ide.document import Range, span_offsets
 from loopc.lineindex import LineIndex
 
 UTF8 = "utf-8"
@@ -76,16 +77,13 @@ class EditorIndex:
 
     # -- spans -----------------------------------------------------------------
     def span_offsets(self, span: Span) -> tuple[int, int]:
-        """Editor offsets ``[start, end)`` of a loopc span."""
-        if span.start is not None and span.end is not None:
-            return span.start + self.shift, span.end + self.shift
+        """Editor offsets ``[start, end)`` of a loopc span
+        (:func:`loopc.ide.document.span_offsets`)."""
+        return span_offsets(self.lines, self.shift, span)
 
-        def off(line1: int, col1: int) -> int:
-            col = col1 - 1 + (self.shift if line1 == 1 else 0)
-            return self.lines.offset(line1 - 1, col)
-
-        s = off(span.line, span.column)
-        return s, max(s, off(span.end_line, span.end_column))
+    def range(self, r: Range) -> lsp.Range:
+        """Protocol range of a :class:`loopc.ide.Range` (editor offsets)."""
+        return self.offsets_range(r.start, r.end)
 
     def span_range(self, span: Span | None) -> lsp.Range:
         """Protocol range of a loopc span; ``None`` (a finding about the

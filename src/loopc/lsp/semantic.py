@@ -1,147 +1,28 @@
-"""Semantic tokens for expressions (docs/editors.md#features).
-
-Inside ``ref:`` paths, ``{{ }}`` templates and bare expressions (``when``,
-``condition``, ``expr:``) the server marks what a YAML grammar cannot see:
-reference roots (``namespace``), field segments (``property``), functions,
-comparison and logical operators, string/number literals, ``true``/
-``false``/``null`` (``keyword``) and the template braces (``macro``).
-Positions come from the expression parser's offsets mapped back through the
-YAML scalar (:func:`loopc.compiler.scalarpos.value_span`), so escapes,
-quotes and folded block scalars are placed right; a token that would span
-lines is dropped.  Output: the LSP's relative 5-integer encoding, in the
-negotiated position encoding.
-"""
+"""Semantic tokens at the protocol edge (docs/editors.md#features): the
+tokens :func:`loopc.ide.semantic.semantic_tokens` finds, encoded as the LSP's
+relative 5-integer ``data`` array in the negotiated position encoding."""
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
-from loopc.compiler.model import Expr, ListValue, MapValue, Ref, Template
-from loopc.compiler.yamlnodes import YScalar
+from loopc.ide import semantic as _sem
+from loopc.ide.document import Document
 
-TOKEN_TYPES = ["namespace", "property", "function", "operator", "string", "number", "keyword", "macro"]
+#: the legend's token types (:data:`loopc.ide.semantic.TOKEN_TYPES`)
+TOKEN_TYPES = list(_sem.TOKEN_TYPES)
 _T = {name: i for i, name in enumerate(TOKEN_TYPES)}
 
 
-def _values(plan: Any) -> Iterator[Any]:
-    from loopc.compiler.symbols import config_values
-
-    for node in plan.nodes.values():
-        for v, _k in config_values(node.config):
-            yield v
-    for edge in plan.edges.values():
-        if edge.bind:
-            yield from edge.bind.values()
-
-
-def _ast_tokens(root: Any, text: str = "") -> Iterator[tuple[int, int, str]]:
-    """(start, end, type) in the offsets of the parsed ``text``.  Every
-    operator is a token: a comparison's from its recorded position, ``!``
-    at the start of its node, and each ``&&``/``||`` of an n-ary chain
-    found in ``text`` between two operands (the parser keeps only the
-    operands' extents, which a parenthesised operand's parentheses are part
-    of)."""
-    from loopc.compiler.expr import ast as A
-
-    for n in A.walk(root):
-        if isinstance(n, A.Path):
-            names = tuple(n.root.split(".")) + tuple(n.segments)
-            if len(n.name_starts) != len(names):
-                yield n.start, n.end, "property"
-                continue
-            nroot = len(names) - len(n.segments)
-            for k, (name, s) in enumerate(zip(names, n.name_starts)):
-                yield s, s + len(name), "namespace" if k < nroot else "property"
-        elif isinstance(n, A.Lit):
-            v = n.value
-            kind = "string" if isinstance(v, str) else "keyword" if v is None or isinstance(v, bool) else "number"
-            yield n.start, n.end, kind
-        elif isinstance(n, A.Call):
-            yield n.start, n.name_end or n.start + len(n.name), "function"
-        elif isinstance(n, A.Compare) and n.op_end > n.op_start:
-            yield n.op_start, n.op_end, "operator"
-        elif isinstance(n, A.Not):
-            yield n.start, n.start + 1, "operator"
-        elif isinstance(n, (A.And, A.Or)):
-            op = "&&" if isinstance(n, A.And) else "||"
-            for left, right in zip(n.operands, n.operands[1:]):
-                i = text.find(op, left.end, right.start)
-                if i >= 0:
-                    yield i, i + 2, "operator"
-
-
-def _scalar_tokens(v: Any) -> Iterator[tuple[YScalar, int, int, str]]:
-    from loopc.compiler.expr.parser import parse_expression, parse_path, parse_template
-
-    stack = [v]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, ListValue):
-            stack.extend(x.items)
-            continue
-        if isinstance(x, MapValue):
-            stack.extend(x.entries.values())
-            continue
-        if isinstance(x, (list, tuple)):
-            stack.extend(x)
-            continue
-        sc = getattr(x, "src", None)
-        if not isinstance(sc, YScalar):
-            continue
-        if isinstance(x, Ref):
-            p, _ = parse_path(x.text)
-            if p is not None:
-                for s, e, k in _ast_tokens(p, x.text):
-                    yield sc, s, e, k
-        elif isinstance(x, Expr):
-            e0, _ = parse_expression(x.text)
-            if e0 is not None:
-                for s, e, k in _ast_tokens(e0, x.text):
-                    yield sc, s, e, k
-        elif isinstance(x, Template) and "{{" in x.text:
-            t, _ = parse_template(x.text)
-            if t is None:
-                continue
-            for it in t.interps:
-                yield sc, it.start, it.start + 2, "macro"
-                for s, e, k in _ast_tokens(it.expr, x.text):
-                    yield sc, s, e, k
-                yield sc, it.end - 2, it.end, "macro"
-
-
 def semantic_tokens(result: Any, index: Any) -> list[int]:
-    """The ``data`` array of a full ``textDocument/semanticTokens`` answer."""
-    from loopc.compiler.scalarpos import value_span
-
-    plan = getattr(result, "plan", None)
-    doc = getattr(result, "document", None)
-    if plan is None or doc is None:
-        return []
-    toks: list[tuple[int, int, int, int]] = []  # line, char, length, type
-    seen: set[tuple[int, int]] = set()
-    for v in _values(plan):
-        for sc, s, e, kind in _scalar_tokens(v):
-            if e <= s:
-                continue
-            sp = value_span(doc, sc, s, e)
-            if sp.line != sp.end_line:
-                continue
-            a, b = index.span_offsets(sp)
-            if (a, b) in seen or b <= a:
-                continue
-            seen.add((a, b))
-            start = index.position(a)
-            end = index.position(b)
-            if end.line != start.line:
-                continue
-            toks.append((start.line, start.character, end.character - start.character, _T[kind]))
-    toks.sort()
+    """The ``data`` array of a full ``textDocument/semanticTokens`` answer
+    for the check ``result`` of the text of ``index`` (an
+    :class:`~loopc.lsp.positions.EditorIndex`)."""
     data: list[int] = []
     pl = pc = 0
-    last_end = (-1, -1)
-    for line, ch, length, t in toks:
-        if (line, ch) < last_end:
-            continue  # overlapping (never from one parse; guard against two values sharing a scalar)
-        data.extend((line - pl, ch - pc if line == pl else ch, length, t, 0))
+    for tok in _sem.semantic_tokens(Document(index.text, result, index.lines)):
+        start = index.position(tok.start)
+        end = index.position(tok.end)
+        line, ch = start.line, start.character
+        data.extend((line - pl, ch - pc if line == pl else ch, end.character - ch, _T[tok.type], 0))
         pl, pc = line, ch
-        last_end = (line, ch + length)
     return data

@@ -607,16 +607,6 @@ def _dist_version(name: str) -> str | None:
         return None
 
 
-class Refused(JsonRpcException):
-    """A request the server declines on purpose (an invalid rename, a
-    document that cannot be formatted): answered with a ``ResponseError``
-    carrying ``message`` and ``code`` (default -32803 RequestFailed), no
-    traceback, no log line at the default level."""
-
-    def __init__(self, message: str, code: int = -32803) -> None:
-        super().__init__(message=message, code=code)
-
-
 def guarded(server: LoopcServer, what: str, default: Any = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator: a feature that raises answers ``default`` and logs."""
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
