@@ -138,3 +138,23 @@ def test_ide_never_imports_the_protocol_libraries() -> None:
     g = grimp.build_graph("loopc", include_external_packages=True)
     for m in sorted(g.find_children("loopc.ide")):
         assert not g.find_modules_directly_imported_by(m) & {"lsprotocol", "pygls"}, m
+
+
+def test_key_tables_follow_an_amended_registry() -> None:
+    """A boolean / duration field declared on a kind reaches completion's
+    tables with no edit in loopc.ide, and leaves with the amendment."""
+    from loopc import kinds
+    from loopc.kinds.base import S_VALUE, SourceField
+
+    wait = kinds.KINDS["wait"]
+    new = attrs.evolve(
+        wait,
+        source={
+            **wait.source,
+            "quiet": SourceField({"type": "boolean"}),
+            "grace": SourceField(S_VALUE, form="value", type="duration"),
+        },
+    )
+    with kinds.amended(new):
+        assert "quiet" in keys.bool_keys() and ("wait", "grace") in keys.duration_keys()
+    assert "quiet" not in keys.bool_keys() and ("wait", "grace") not in keys.duration_keys()

@@ -22,13 +22,9 @@ import networkx as nx
 
 #: Cycles known today, each an exact set of modules; nothing else may form a
 #: cycle, and an entry that no longer is one must go (the test says so).
-#: Only the language server's: ``loopc.lsp.server`` registers the features
-#: (``from loopc.lsp import features, formatting``) and they import its
-#: ``Refused`` back; the restructuring into ``loopc.ide`` (issue 24 item 4)
-#: removes it.
-KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset(
-    {frozenset({"loopc.lsp.features", "loopc.lsp.formatting", "loopc.lsp.server"})}
-)
+#: None today (the language server's features/formatting <-> server circle
+#: went with the move of ``Refused`` to ``loopc.lsp.errors``, issue 24 item 4).
+KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset()
 
 
 @lru_cache(maxsize=1)

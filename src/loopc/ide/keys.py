@@ -5,7 +5,9 @@ the source JSON Schema built from them and from the plan-level shapes
 (:func:`loopc.ir.source_schema.source_schema`: FieldSchema, Retry, Edge).
 A new field of a kind lands in these tables without an edit here.
 
-Each function is computed once (cached) and returns a frozenset:
+Each function returns a frozenset, derived once per registry state
+(:func:`loopc.kinds.tables`; a registry amended with
+:func:`loopc.kinds.amended` derives anew):
 
 * :func:`bool_keys` — keys whose value is ``true``/``false``;
 * :func:`duration_keys` — ``(mapping key, key)`` pairs whose value is an
@@ -19,7 +21,7 @@ Each function is computed once (cached) and returns a frozenset:
 from __future__ import annotations
 
 import functools
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar, cast
 
 from loopc import kinds
 from loopc.kinds.base import DURATION, S_EXPRESSION
@@ -28,8 +30,31 @@ from loopc.kinds.base import DURATION, S_EXPRESSION
 #: docs/reference.md#values); not a kind's field
 VALUE_EXPR_KEY = "expr"
 
+T = TypeVar("T")
 
-@functools.cache
+
+_memo: dict[str, tuple[Any, Any]] = {}
+
+
+def _per_registry(fn: Callable[[], T]) -> Callable[[], T]:
+    """Memoise ``fn`` for the registry state it was computed from."""
+
+    @functools.wraps(fn)
+    def wrapper() -> T:
+        t = kinds.tables()
+        hit = _memo.get(fn.__name__)
+        if hit is None or hit[0] is not t:
+            hit = _memo[fn.__name__] = (t, fn())
+        return cast(T, hit[1])
+
+    return wrapper
+
+
+def _kinds() -> Iterable[Any]:
+    return kinds.tables().kinds.values()
+
+
+@_per_registry
 def _schema() -> Mapping[str, Any]:
     from loopc.ir.source_schema import source_schema
 
@@ -62,39 +87,39 @@ def _is_contract(s: Mapping[str, Any]) -> bool:
     return s.get("$ref") == "#/definitions/Contract"
 
 
-@functools.cache
+@_per_registry
 def bool_keys() -> frozenset[str]:
     """Keys with a boolean schema (``required`` of a FieldSchema,
     ``sendMessage.startThread``, …)."""
     return frozenset(k for _p, k, s in _walk(_schema()) if s.get("type") == "boolean")
 
 
-@functools.cache
+@_per_registry
 def duration_keys() -> frozenset[tuple[str, str]]:
     """``(config key, key)`` of every kind field typed ``duration`` (a
     ValueExpr checked as a duration) and ``(parent, key)`` of every literal
     with the duration pattern (``retry.backoff``)."""
-    out = {(k.config_key, n) for k in kinds.KINDS.values() for n, f in k.source.items() if f.type == "duration"}
+    out = {(k.config_key, n) for k in _kinds() for n, f in k.source.items() if f.type == "duration"}
     out |= {(p, k) for p, k, s in _walk(_schema()) if s.get("pattern") == DURATION}
     return frozenset(out)
 
 
-@functools.cache
+@_per_registry
 def contract_keys() -> frozenset[str]:
     """Keys whose schema is a Contract (the plan's and a node's ``input``,
     ``output``, ``state``; kind fields of form ``contract``)."""
-    out = {n for k in kinds.KINDS.values() for n, f in k.source.items() if f.form == "contract"}
+    out = {n for k in _kinds() for n, f in k.source.items() if f.form == "contract"}
     out |= {k for _p, k, s in _walk(_schema()) if _is_contract(s)}
     return frozenset(out)
 
 
-@functools.cache
+@_per_registry
 def expr_keys() -> frozenset[str]:
     """Keys holding a bare expression: kind fields of form ``expression``,
     keys declared with the expression schema inside a kind's structure
     (``switch.cases[].when``), and :data:`VALUE_EXPR_KEY`."""
-    out = {n for k in kinds.KINDS.values() for n, f in k.source.items() if f.form == "expression"}
-    for k in kinds.KINDS.values():
+    out = {n for k in _kinds() for n, f in k.source.items() if f.form == "expression"}
+    for k in _kinds():
         for f in k.source.values():
             out |= {key for _p, key, s in _walk(f.schema) if dict(s) == S_EXPRESSION}
     out.add(VALUE_EXPR_KEY)
