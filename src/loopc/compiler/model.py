@@ -120,21 +120,25 @@ class Template:
 
 @attrs.frozen(eq=False, repr=True)
 class ListValue:
-    """A list constructor whose members are ValueExprs."""
+    """A list constructor whose members are ValueExprs (``None`` for a member
+    the schema pass rejected and reported)."""
 
-    items: tuple["ValueExpr", ...]
+    items: tuple["ValueExpr | None", ...]
     src: YNode | None = None
 
 
 @attrs.frozen(eq=False, repr=True)
 class MapValue:
-    """A map constructor whose members are ValueExprs (keys in authored order)."""
+    """A map constructor whose members are ValueExprs (keys in authored order;
+    ``None`` for a member the schema pass rejected and reported)."""
 
-    entries: Mapping[str, "ValueExpr"]
+    entries: Mapping[str, "ValueExpr | None"]
     src: YNode | None = None
 
 
 ValueExpr = Union[Literal, Ref, Expr, Template, ListValue, MapValue]
+#: The value mappings (``assign``, ``merge``, ``init``, ``bind``) keep a name
+#: whose value the schema pass rejected (and reported) with the value ``None``.
 
 
 _C = TypeVar("_C", bound=type)
@@ -203,7 +207,7 @@ class SendMessage:
 @attrs.frozen(eq=False, repr=True)
 @_kind_fields("set_variable")
 class SetVariable:
-    assign: Mapping[str, ValueExpr]
+    assign: Mapping[str, ValueExpr | None]
     src: YMap | None = None
 
 
@@ -261,7 +265,7 @@ class Join:
 
     mode: str  # all | any
     result: Contract
-    merge: Mapping[str, ValueExpr]
+    merge: Mapping[str, ValueExpr | None]
     fork_id: str | None = None
     fan_out_id: str | None = None
     src: YMap | None = None
@@ -286,7 +290,7 @@ class Loop:
     mode: str  # counted
     iterations: int
     state: Contract
-    init: Mapping[str, ValueExpr]
+    init: Mapping[str, ValueExpr | None]
     src: YMap | None = None
 
 
@@ -338,7 +342,7 @@ class Edge:
     from_port: str
     to_node: str
     to_port: str = "in"
-    bind: Mapping[str, ValueExpr] | None = None
+    bind: Mapping[str, ValueExpr | None] | None = None
     label: str | None = None
     src: YMap | None = None
 

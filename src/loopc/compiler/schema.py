@@ -182,12 +182,11 @@ def build_plan(doc: YDocument, reporter: Reporter) -> Plan | None:
 
 def _kind(n: YNode | None) -> str:
     """Noun phrase for the YAML kind of ``n`` ("a mapping", "a string" ...)."""
-    c = n.__class__
-    if c is YMap:
+    if n.__class__ is YMap:
         return "a mapping"
-    if c is YSeq:
+    if n.__class__ is YSeq:
         return "a list"
-    if c is YScalar:
+    if n.__class__ is YScalar:
         v = n.value
         if v is None:
             return "null"
@@ -245,6 +244,14 @@ def _config_fits(kind: kinds.Kind, body: YNode | None, node: YMap) -> bool:
     if one_of and sum(set(g.get("required", ())) <= keys for g in one_of) != 1:
         return False
     return node.get("retry") is None or kind.name in RETRY_CAPABLE
+
+
+def _later_key(m: YMap, a: str, b: str) -> YScalar:
+    """The key node of ``a`` or ``b`` (both present in ``m``) written later
+    (``a``'s on a tie)."""
+    ka, kb = m.key_node(a), m.key_node(b)
+    assert ka is not None and kb is not None
+    return kb if kb.start > ka.start else ka
 
 
 def _lacks(cfg: YNode | None, key: str) -> bool:
@@ -556,8 +563,7 @@ class _Builder:
 
     def _vx(self, n: YNode, depth: int) -> Any:
         self._count += 1
-        c = n.__class__
-        if c is YScalar:
+        if n.__class__ is YScalar:
             v = n.value
             vc = v.__class__
             if vc is str:
@@ -569,7 +575,7 @@ class _Builder:
             return Literal(v, n)
         if depth >= MAX_LITERAL_NESTING:
             self._deep = True
-        if c is YMap:
+        if n.__class__ is YMap:
             idx = n.index
             if len(idx) == 1:
                 k0, v0 = next(n.entries())
@@ -587,15 +593,14 @@ class _Builder:
                          "to build an object with such a key write {literal: {...}}")
                 return None
             return MapValue({k: self._vx(v, depth + 1) for k, v in n.entries()}, n)
-        if c is YSeq:
+        if n.__class__ is YSeq:
             return ListValue(tuple(self._vx(x, depth + 1) for x in n.items), n)
         return None
 
     def _data(self, n: YNode, depth: int) -> Any:
         """Plain data of a verbatim literal, counting values and nesting."""
         self._count += 1
-        c = n.__class__
-        if c is YScalar:
+        if n.__class__ is YScalar:
             v = n.value
             vc = v.__class__
             if vc is float or (vc is int and (v > 9007199254740991 or v < -9007199254740991)):
@@ -605,8 +610,9 @@ class _Builder:
             return v
         if depth >= MAX_LITERAL_NESTING:
             self._deep = True
-        if c is YMap:
+        if n.__class__ is YMap:
             return {k: self._data(v, depth + 1) for k, v in n.entries()}
+        assert isinstance(n, YSeq)  # the loader builds scalars, mappings and sequences only
         return [self._data(x, depth + 1) for x in n.items]
 
     def ref(self, v: YNode) -> Ref | None:
@@ -621,12 +627,13 @@ class _Builder:
             return None
         return Ref(segs, text, v)
 
-    def value_map(self, n: YNode, key: str) -> dict[str, ValueExpr] | None:
-        """A mapping of names to ValueExprs (``bind``, ``merge``, ``assign``, ``init``)."""
+    def value_map(self, n: YNode, key: str) -> dict[str, ValueExpr | None] | None:
+        """A mapping of names to ValueExprs (``bind``, ``merge``, ``assign``,
+        ``init``); a rejected value (reported) keeps its name with ``None``."""
         if not isinstance(n, YMap):
             self.shape(n, f"'{key}' must be a mapping of field name to value")
             return None
-        out: dict[str, ValueExpr] = {}
+        out: dict[str, ValueExpr | None] = {}
         for k, v in n.entries():
             if k.startswith("\x00"):
                 continue
@@ -659,7 +666,7 @@ class _Builder:
                 # binds or passes the field is a follow-on (reporter policy)
                 self.r.taint(decl_key(n, k))
                 continue
-            if state and not fs.has_default and "default" not in v:  # a rejected default is reported already
+            if state and not fs.has_default and isinstance(v, YMap) and "default" not in v:  # a rejected default is reported already
                 # what the field starts as is unknown: nothing that judges its
                 # presence or its default (LP3307, the wait rule of races) is reported
                 self.err("LP2026", kn, f"Run state field '{k}' needs a 'default' (every state field starts "
@@ -667,7 +674,7 @@ class _Builder:
             out[k] = fs
         return out
 
-    def field(self, n: YNode, name: str, at: YNode, what: str) -> FieldSchema | None:
+    def field(self, n: YNode, name: str, at: YNode | None, what: str) -> FieldSchema | None:
         """One FieldSchema; ``None`` when its type is missing or unknown."""
         self.fields += 1
         if self.fields == MAX_SCHEMA_FIELDS + 1:
@@ -1057,11 +1064,11 @@ class _Builder:
         for k in m.index:
             if k in allowed or k == cfg_key or k.startswith("\x00"):
                 continue
-            kn = m.key_node(k)
-            assert kn is not None
-            if cfg_key and k in _K[t].source_keys and _lacks(m.get(cfg_key), k) and (
-                    k not in LEGACY_NODE_KEYS or self._port_used(m, m.get(k))):
-                self.misplaced(m, cfg_key, kn, k, m.get(k), what)
+            kn, kv = m.key_node(k), m.get(k)
+            assert kn is not None and kv is not None
+            if cfg_key and t and k in _K[t].source_keys and _lacks(m.get(cfg_key), k) and (
+                    k not in LEGACY_NODE_KEYS or self._port_used(m, kv)):
+                self.misplaced(m, cfg_key, kn, k, kv, what)
                 moved = True
             elif k in LEGACY_NODE_KEYS:
                 port = _LEGACY_POINTER_PORTS.get(k)
@@ -1084,10 +1091,11 @@ class _Builder:
         if tn is None:  # after the unknown keys: a misspelt 'type' already says it
             self.missing(m, "type", what, f" ({', '.join(NODE_CONFIG_KEYS)})")
         cfg = m.get(cfg_key) if cfg_key else None
-        if t is not None:
+        if t is not None and tn is not None and cfg_key is not None:  # t is read from tn and has a key
             for k, kn in foreign:
                 if self.foreign_config(m, t, tn, k, kn, lone=cfg is None and len(foreign) == 1):
                     t = None  # the type is the defect: nothing is judged by it (retry)
+                    break  # (only a lone foreign key can be that)
             if cfg is None and not foreign:
                 self.err("LP2033", tn, f"a node of type '{t}' needs its configuration mapping '{cfg_key}'",
                          needs=self.needs_one(m, cfg_key))
@@ -1113,7 +1121,7 @@ class _Builder:
                     self.shape(cfg, f"'{cfg_key}' must be a mapping")
             else:
                 config = self.config(t, cfg, m)
-        if nid is None or config is None:
+        if nid is None or config is None or t is None:  # (a config is built only for a type)
             return nid, idn, None
         return nid, idn, Node(nid, t, config, inp, retry, label, description, m)
 
@@ -1284,7 +1292,7 @@ class _Builder:
         tn, sn = c.get("target"), c.get("scope")
         target = scope = None
         if tn is not None and sn is not None:
-            later = max((c.key_node("target"), c.key_node("scope")), key=lambda k: k.start)
+            later = _later_key(c, "target", "scope")
             self.err("LP2040", later, "declare exactly one destination: 'target' (a target string) or "
                      "'scope' (a scope value), not both")
         elif tn is None and sn is None:
@@ -1376,7 +1384,7 @@ class _Builder:
     def wait(self, c: YMap, node: YMap, got: dict[str, Any]) -> dict[str, Any] | None:
         cn, dn, ton = c.get("condition"), c.get("duration"), c.get("timeout")
         if cn is not None and dn is not None:
-            later = max((c.key_node("condition"), c.key_node("duration")), key=lambda k: k.start)
+            later = _later_key(c, "condition", "duration")
             self.err("LP2050", later, "a wait has exactly one of 'condition' (resume on a Run-state change) "
                      "or 'duration' (a pure timer), not both")
         elif cn is None and dn is None:
@@ -1489,7 +1497,7 @@ class _Builder:
         what = "join"
         fk, fo = c.get("forkId"), c.get("fanOutId")
         if fk is not None and fo is not None:
-            later = max((c.key_node("forkId"), c.key_node("fanOutId")), key=lambda k: k.start)
+            later = _later_key(c, "forkId", "fanOutId")
             self.err("LP2060", later, "a join names exactly one owner: 'forkId' (a fork or all_match switch) "
                      "or 'fanOutId' (a fan_out), not both")
         elif fk is None and fo is None:
@@ -1506,7 +1514,7 @@ class _Builder:
         rn = c.get("result")
         if rn is not None:
             result = self.contract(rn, "the join result")
-        merge: dict[str, ValueExpr] | None = {}
+        merge: dict[str, ValueExpr | None] | None = {}
         mn = c.get("merge")
         if mn is not None:
             merge = self.value_map(mn, "merge")
@@ -1521,7 +1529,7 @@ class _Builder:
         sn = c.get("state")
         if sn is not None:
             state = self.contract(sn, "the loop state")
-        init: dict[str, ValueExpr] | None = {}
+        init: dict[str, ValueExpr | None] | None = {}
         inn = c.get("init")
         if inn is not None:
             init = self.value_map(inn, "init")
@@ -1628,6 +1636,7 @@ class _Builder:
         label = self.get_str(m, "label", what, literal_only=False)
         if eid is None or src is None or dst is None or (bn is not None and bind is None):
             return eid, idn, None
+        assert src[1] is not None  # 'from' requires its port (endpoint)
         return eid, idn, Edge(eid, src[0], src[1], dst[0], dst[1] or "in", bind, label, m)
 
     def _edge_special(self, k: str, kn: YScalar, v: YNode) -> bool:
