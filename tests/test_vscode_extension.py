@@ -317,7 +317,8 @@ def test_activation_wiring_with_stand_ins(tmp_path: Path) -> None:
 
 # -- the real server, started as the extension starts it ----------------------
 
-BAD_PLAN_EDIT = ("entry: deploy", "entry: deplyo")
+#: An error (an entry naming no node) and two layout slips for "Format Document".
+BAD_PLAN_EDITS = (("entry: deploy", "entry:    deplyo"), ("    type: fork", "    type:   fork"))
 
 
 @needs_node
@@ -326,9 +327,11 @@ BAD_PLAN_EDIT = ("entry: deploy", "entry: deplyo")
 @pytest.mark.skipif(os.name == "nt", reason="POSIX virtual-environment layout")
 def test_session_with_the_server_found_in_the_workspace_venv(tmp_path: Path) -> None:
     """findServer.js finds ``.venv/bin/loopc`` in the workspace (a link to
-    this test run's loopc), the server runs over stdio as ``loopc lsp``, pulls
-    settings with workspace/configuration and answers pulled diagnostics
-    equal to ``loopc check``'s for a plan and nothing for another YAML file."""
+    this test run's loopc); the server runs over stdio as ``loopc lsp``, is
+    sent the capabilities the locked vscode-languageclient computes, pulls
+    settings with workspace/configuration, answers pulled diagnostics equal
+    to ``loopc check``'s and "Format Document" equal to ``loopc fmt``'s for
+    a plan, and nothing for another YAML file."""
     real = Path(sys.executable).parent / "loopc"
     if not real.is_file():
         pytest.skip("this Python environment has no loopc script")
@@ -336,9 +339,11 @@ def test_session_with_the_server_found_in_the_workspace_venv(tmp_path: Path) -> 
     (ws / ".venv" / "bin").mkdir(parents=True)
     (ws / ".venv" / "bin" / "loopc").symlink_to(real)
     text = (ROOT / "examples" / "wait_timeout.yaml").read_text(encoding="utf-8")
-    assert BAD_PLAN_EDIT[0] in text
+    for before, after in BAD_PLAN_EDITS:
+        assert before in text
+        text = text.replace(before, after, 1)
     plan = ws / "plan.yaml"
-    plan.write_text(text.replace(*BAD_PLAN_EDIT, 1), encoding="utf-8")
+    plan.write_text(text, encoding="utf-8")
     other = ws / "deploy.yaml"
     other.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n", encoding="utf-8")
     check = subprocess.run(
@@ -352,6 +357,8 @@ def test_session_with_the_server_found_in_the_workspace_venv(tmp_path: Path) -> 
         (d["code"], d["line"] - 1, d["column"] - 1) for d in json.loads(check.stdout)["files"][0]["diagnostics"]
     ]
     assert expected, "the edited plan must have a diagnostic"
+    fmt = subprocess.run([str(real), "fmt", "-"], input=text, capture_output=True, text=True, timeout=120, check=True)
+    assert fmt.stdout != text
     code = expected[0][0]
     # The settings are awaited before the documents open: a check that starts
     # while the server is still reading them can be served with the old ones.
@@ -384,6 +391,11 @@ def test_session_with_the_server_found_in_the_workspace_venv(tmp_path: Path) -> 
         assert got == expected
         assert [d["severity"] for d in r["diagnostics"][str(plan)]][:1] == [severity]
         assert r["diagnostics"][str(other)] == []
+        assert r["formatted"] == {str(plan): fmt.stdout, str(other): other.read_text(encoding="utf-8")}
+        # the capabilities vscode-languageclient itself computed were sent
+        caps = r["capabilities"]
+        assert caps["general"]["positionEncodings"] == ["utf-16"]
+        assert caps["textDocument"]["diagnostic"] and caps["workspace"]["configuration"] is True
         assert r["exitCode"] == 0 and r["stderr"] == ""
 
 
@@ -452,23 +464,12 @@ def test_vsix_contents(vsix: Path) -> None:
     assert 'Id="loopc"' in vsixmanifest and f'Version="{packaged["version"]}"' in vsixmanifest
 
 
-STUB_VSCODE = r"""
-// Load the packaged extension.js with a stand-in `vscode` module: every
-// runtime require must resolve inside the unpacked .vsix.
-const Module = require('module');
-const handler = {
-  get(t, p) { if (p === '__esModule') return false; if (!(p in t)) t[p] = new Proxy(function () {}, handler); return t[p]; },
-  construct() { return new Proxy({}, handler); },
-  apply() { return new Proxy(function () {}, handler); },
-};
-const stub = new Proxy(function () {}, handler);
-const resolve = Module._resolveFilename;
-Module._resolveFilename = function (req, ...rest) { return req === 'vscode' ? 'vscode' : resolve.call(this, req, ...rest); };
-require.cache.vscode = { id: 'vscode', filename: 'vscode', loaded: true, exports: stub };
-const ext = require(process.argv[1] + '/extension/extension.js');
-const found = require(process.argv[1] + '/extension/findServer.js').findLoopc({ env: { PATH: '' }, workspaceFolders: [] });
-process.stdout.write(JSON.stringify({ exports: Object.keys(ext).sort(), found: found.command }));
-"""
+LOAD_PACKAGED = (
+    "require(process.argv[1]).install('1.82.0');"
+    "const ext = require(process.argv[2] + '/extension/extension.js');"
+    "const f = require(process.argv[2] + '/extension/findServer.js').findLoopc({env: {PATH: ''}, workspaceFolders: []});"
+    "process.stdout.write(JSON.stringify({exports: Object.keys(ext).sort(), found: f.command}));"
+)
 
 
 @needs_node
@@ -477,7 +478,7 @@ def test_vsix_loads_from_its_own_files(vsix: Path, tmp_path: Path) -> None:
     with zipfile.ZipFile(vsix) as z:
         z.extractall(tmp_path / "x")
     out = subprocess.run(
-        [NODE, "-e", STUB_VSCODE, str(tmp_path / "x")],  # type: ignore[list-item]
+        [NODE, "-e", LOAD_PACKAGED, str(EXT / "test" / "vscodeStub.js"), str(tmp_path / "x")],  # type: ignore[list-item]
         capture_output=True,
         text=True,
         timeout=60,

@@ -3,8 +3,9 @@
  * Without VS Code: find loopc the way the extension does (findServer.js),
  * start `<loopc> lsp` the way the extension's ServerOptions do (stdio, args
  * ["lsp"]), and talk to it with vscode-languageserver-protocol — the
- * protocol package vscode-languageclient is built on — declaring pulled
- * diagnostics and workspace/configuration as VS Code does.
+ * protocol package vscode-languageclient is built on — sending the client
+ * capabilities that the locked vscode-languageclient itself computes
+ * (test/vscodeStub.js).
  *
  * Usage: node test/lspSmoke.js '<json>' where json is
  *   {"find": {...findLoopc options...}, "files": ["/abs/a.yaml", ...],
@@ -12,6 +13,7 @@
  *    "awaitSettings": true|false}
  * Prints one JSON object: {"found": ..., "serverInfo": ..., "pull": bool,
  * "debugInfo": {...}, "diagnostics": {path: [{code, severity, range}]},
+ * "formatted": {path: text after "Format Document"},
  * "configurationRequests": n, "refreshes": n, "exitCode": n, "stderr": "..."}.
  * Exit 1 on failure.
  */
@@ -20,6 +22,21 @@ const fs = require('fs');
 const url = require('url');
 const rpc = require('vscode-languageserver-protocol/node');
 const { findLoopc } = require('../findServer');
+const stub = require('./vscodeStub');
+
+/** `text` with the LSP TextEdits applied (UTF-16 columns, as JavaScript strings count). */
+function applyEdits(text, edits) {
+  const starts = [0];
+  for (let i = 0; i < text.length; i += 1) {
+    if (text[i] === '\r' && text[i + 1] === '\n') continue;
+    if (text[i] === '\n' || text[i] === '\r') starts.push(i + 1);
+  }
+  const offset = (p) => (p.line >= starts.length ? text.length : Math.min(starts[p.line] + p.character, text.length));
+  const sorted = edits.map((e) => [offset(e.range.start), offset(e.range.end), e.newText]).sort((a, b) => b[0] - a[0]);
+  let out = text;
+  for (const [a, b, t] of sorted) out = out.slice(0, a) + t + out.slice(b);
+  return out;
+}
 
 async function main() {
   const args = JSON.parse(process.argv[2]);
@@ -41,26 +58,16 @@ async function main() {
   conn.onRequest(rpc.DiagnosticRefreshRequest.type, () => { refreshes += 1; return null; });
   conn.onNotification(rpc.LogMessageNotification.type, () => {});
   conn.listen();
+  // Exactly what the locked vscode-languageclient declares (pulled
+  // diagnostics, UTF-16, workspace/configuration, refresh support, ...).
+  stub.install('1.82.0');
+  const capabilities = stub.languageClientCapabilities();
   const init = await conn.sendRequest(rpc.InitializeRequest.type, {
     processId: process.pid,
     clientInfo: { name: 'Visual Studio Code', version: '1.82.0' },
     rootUri: folders[0] ? url.pathToFileURL(folders[0]).href : null,
     workspaceFolders: folders.map((f) => ({ uri: url.pathToFileURL(f).href, name: f })),
-    capabilities: {
-      general: { positionEncodings: ['utf-16'] },
-      workspace: {
-        configuration: true,
-        didChangeConfiguration: { dynamicRegistration: true },
-        didChangeWatchedFiles: { dynamicRegistration: true, relativePatternSupport: true },
-        diagnostics: { refreshSupport: true },
-        workspaceFolders: true,
-      },
-      textDocument: {
-        synchronization: { dynamicRegistration: true, didSave: true },
-        diagnostic: { dynamicRegistration: true, relatedDocumentSupport: false },
-        publishDiagnostics: { relatedInformation: true, versionSupport: false },
-      },
-    },
+    capabilities,
   });
   await conn.sendNotification(rpc.InitializedNotification.type, {});
   await conn.sendNotification(rpc.DidChangeConfigurationNotification.type, { settings: { loopc: args.settings || {} } });
@@ -95,13 +102,22 @@ async function main() {
     await pullAll();
     await new Promise((r) => setTimeout(r, 300));
   }
+  // "Format Document": the edits applied to the text, as VS Code applies them.
+  const formatted = {};
+  for (const file of args.files) {
+    const text = fs.readFileSync(file, 'utf8');
+    const edits = await conn.sendRequest(rpc.DocumentFormattingRequest.type, {
+      textDocument: { uri: url.pathToFileURL(file).href }, options: { tabSize: 2, insertSpaces: true },
+    });
+    formatted[file] = applyEdits(text, edits || []);
+  }
   await conn.sendRequest(rpc.ShutdownRequest.type);
   await conn.sendNotification(rpc.ExitNotification.type);
   const code = await new Promise((resolve) => proc.on('exit', resolve));
   conn.dispose();
   process.stdout.write(JSON.stringify({
-    found, serverInfo: init.serverInfo, pull: Boolean(init.capabilities.diagnosticProvider),
-    debugInfo: info, diagnostics, configurationRequests, refreshes, exitCode: code, stderr,
+    found, serverInfo: init.serverInfo, capabilities, pull: Boolean(init.capabilities.diagnosticProvider),
+    debugInfo: info, diagnostics, formatted, configurationRequests, refreshes, exitCode: code, stderr,
   }));
 }
 
