@@ -128,6 +128,7 @@ _LAZY: dict[str, str] = {
     "plan": "loopc.cli.plan_commands",
     "catalog": "loopc.cli.plan_commands",
     "inventory": "loopc.cli.plan_commands",
+    "durable": "loopc.cli.durable_commands",
 }
 _LOADED: set[str] = set()
 

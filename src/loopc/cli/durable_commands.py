@@ -1,0 +1,304 @@
+"""``loopc durable`` (docs/durable.md#commands): run plans on DBOS with the
+reference engine as the scheduler.  Needs the optional extra
+(``pip install 'loopc[durable]'``); without it every subcommand exits 2
+with one line saying so.
+
+* ``start PLAN --input FILE --db URL [--catalog F] [--sink F] [--format json]``
+  — exit 0 with ``{"run", "status"}`` once the Run first waits or ends;
+* ``callback RUN --node N [--item K] (--output JSON | --fail JSON) --db URL``,
+  ``approve|reject RUN --node N --by MEMBER [--comment T] --db URL``,
+  ``cancel RUN --db URL`` — post the event and wait until the Run waits
+  again; exit 0 when applied, 1 when the engine refused it (the reason on
+  stderr), 3 when no executor answered within ``--wait`` seconds (the event
+  stays queued for the Run);
+* ``status RUN --db URL [--format json]`` — ``{"status", "output", "error",
+  "state"}``; ``journal RUN --db URL`` — one JSON line per record;
+* ``worker --db URL`` — recover every open Run and keep executing (timers,
+  events) until interrupted.
+
+Exit 2: usage errors, an unreadable file, an unknown Run, a bad database URL.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, NoReturn
+
+import click
+
+MAX_PLAN_BYTES = 16 * 1024 * 1024
+MAX_INPUT_BYTES = 1024 * 1024
+TERMINAL = ("succeeded", "failed", "cancelled")
+
+
+def _fail(msg: str, code: int = 2) -> NoReturn:
+    from loopc.cli.textsafe import escape_text
+
+    click.echo(f"loopc durable: {escape_text(msg)}", err=True)
+    sys.exit(code)
+
+
+def _need_dbos() -> None:
+    try:
+        import dbos  # noqa: F401
+    except ImportError:
+        _fail("the durable runtime needs DBOS: pip install 'loopc[durable]'")
+
+
+def _store(db: str) -> Any:
+    from loopc.durable.store import Store, StoreError
+
+    try:
+        return Store(db)
+    except StoreError as exc:
+        _fail(str(exc))
+
+
+def _launch(db: str, executor: str) -> Any:
+    _need_dbos()
+    from loopc.durable import runtime
+    from loopc.durable.store import StoreError
+
+    try:
+        runtime.launch(db, executor)
+    except StoreError as exc:
+        _fail(str(exc))
+    except Exception as exc:  # noqa: BLE001 - DBOS cannot start: one line, no traceback
+        _fail(f"cannot start DBOS on {db}: {type(exc).__name__}: {exc}")
+    return runtime
+
+
+def _exit(code: int) -> NoReturn:
+    """Leave without waiting for the Run's workflow thread (it is blocked in
+    a durable wait; everything it did is in the database)."""
+    from loopc.durable import runtime
+
+    try:
+        runtime.shutdown()
+    except Exception:  # noqa: BLE001,S110 - shutting down after the answer was printed
+        pass
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def _json_arg(text: str, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        _fail(f"{what} is not JSON: {exc}")
+
+
+def _artifact(path: str) -> bytes:
+    """Artifact bytes from a compiled artifact (JSON) or a plan (YAML, compiled here)."""
+    from loopc.cli.inputs import read_input
+    from loopc.interpreter.host import program_from_artifact
+
+    data = read_input(path, MAX_PLAN_BYTES)
+    if len(data) > MAX_PLAN_BYTES:
+        _fail(f"{path}: over {MAX_PLAN_BYTES:,} bytes")
+    if data.lstrip()[:1] == b"{":
+        prog, why = program_from_artifact(data)
+        if prog is None:
+            _fail(f"{path}: artifact refused: {why}", 1)
+        return data
+    from loopc.pipeline import compile_source
+
+    res = compile_source(data, path=path)
+    if not res.ok or res.bytes is None:
+        for d in res.errors:
+            line = f"{d.span.line}:{d.span.column}: " if d.span else ""
+            click.echo(f"{path}:{line}error[{d.code}] {d.message}", err=True)
+        _fail(f"{path}: the plan does not compile", 1)
+    return res.bytes
+
+
+def _emit(obj: Any, fmt: str) -> None:
+    if fmt == "json":
+        click.echo(json.dumps(obj, sort_keys=True, ensure_ascii=False))
+    else:
+        for k in ("run", "status", "output", "error", "state"):
+            if k in obj:
+                click.echo(f"{k}: {json.dumps(obj[k], sort_keys=True, ensure_ascii=False)}")
+
+
+DB = click.option("--db", required=True, help="Database URL: sqlite:///PATH or postgresql://USER@HOST/DB.")
+FMT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+WAIT = click.option("--wait", type=float, default=60.0, show_default=True,
+                    help="Seconds to wait for the Run to take the event.")
+
+
+@click.group("durable")
+def durable() -> None:
+    """Run plans durably on DBOS (SQLite or Postgres); needs loopc[durable]."""
+
+
+@durable.command("start")
+@click.argument("plan")
+@click.option("--input", "input_path", required=True, help="The Plan input: a JSON file ('-' = stdin).")
+@DB
+@click.option("--catalog", "catalog_path", help="Catalog file whose handler bindings serve the effects.")
+@click.option("--sink", help="File the built-in file-sink handler appends effects to "
+                             "(default: next to a SQLite database, PATH.effects.jsonl).")
+@FMT
+def start_cmd(plan: str, input_path: str, db: str, catalog_path: str | None, sink: str | None, fmt: str) -> None:
+    """Start a Run of PLAN (a plan or a compiled artifact) and run it until it waits or ends."""
+    from loopc.cli.inputs import read_input
+
+    _need_dbos()
+    artifact = _artifact(plan)
+    raw = read_input(input_path, MAX_INPUT_BYTES)
+    inp = _json_arg(raw.decode("utf-8", "replace"), "--input")
+    if not isinstance(inp, dict):
+        _fail("--input must hold a JSON object (the Plan input)")
+    catalog = None
+    if catalog_path is not None:
+        from loopc.cli.plan_commands import _catalog
+
+        catalog = _catalog(catalog_path)
+    if catalog is None:
+        from loopc.plan import builtin_catalog
+
+        catalog = builtin_catalog()
+    if sink is None:
+        sink = db[len("sqlite:///"):] + ".effects.jsonl" if db.startswith("sqlite:///") else "loopc-effects.jsonl"
+    from loopc.durable import runtime as rt
+
+    run = rt.new_run_id()
+    _launch(db, run)
+    try:
+        got = rt.start_run(artifact, inp, run=run, catalog=catalog, options={"sink": os.path.abspath(sink)})
+    except Exception as exc:  # noqa: BLE001 - a refused artifact or binding, a database error: one line
+        click.echo(f"loopc durable: {exc}", err=True)
+        _exit(1)
+    _emit(got, fmt)
+    _exit(0)
+
+
+def _post(run: str, db: str, event: dict[str, Any], wait: float) -> NoReturn:
+    st = _store(db)
+    row = st.run(run)
+    if row is None:
+        _fail(f"no Run {run} in {db}")
+    if row["status"] in TERMINAL:
+        click.echo(f"loopc durable: refused: the Run is {row['status']}", err=True)
+        sys.exit(1)
+    st.dispose()
+    rt = _launch(db, run)
+    mid = rt.post(run, event)
+    got = rt.wait_outcome(run, mid, wait)
+    if got is None:
+        row = _store(db).run(run) or {}
+        if row.get("status") in TERMINAL:
+            click.echo(f"loopc durable: refused: the Run is {row['status']}", err=True)
+            _exit(1)
+        click.echo(f"loopc durable: the event is queued for {run}, but no executor took it within {wait:g} s "
+                   "(start `loopc durable worker`)", err=True)
+        _exit(3)
+    click.echo(json.dumps({"run": run, "applied": got["applied"], "reason": got["reason"], "status": got["status"]},
+                          sort_keys=True, ensure_ascii=False))
+    _exit(0 if got["applied"] else 1)
+
+
+@durable.command("callback")
+@click.argument("run")
+@click.option("--node", required=True)
+@click.option("--item", help="The WorkItem key (fan_out).")
+@click.option("--output", "output", help="The callback output (a JSON object).")
+@click.option("--fail", "fail", help='A failed callback: {"code", "detail"} (JSON).')
+@DB
+@WAIT
+def callback_cmd(run: str, node: str, item: str | None, output: str | None, fail: str | None, db: str,
+                 wait: float) -> None:
+    """Post a callback result (or failure) to the Run's open activation of NODE."""
+    if (output is None) == (fail is None):
+        _fail("give exactly one of --output and --fail")
+    ev: dict[str, Any] = {"kind": "callback", "node": node, "item": item}
+    if output is not None:
+        ev["output"] = _json_arg(output, "--output")
+    else:
+        ev["fail"] = _json_arg(fail or "", "--fail")
+    _need_dbos()
+    _post(run, db, ev, wait)
+
+
+def _decision(kind: str) -> Any:
+    @click.argument("run")
+    @click.option("--node", required=True)
+    @click.option("--by", required=True, help="The deciding member.")
+    @click.option("--comment")
+    @DB
+    @WAIT
+    def cmd(run: str, node: str, by: str, comment: str | None, db: str, wait: float) -> None:
+        _need_dbos()
+        _post(run, db, {"kind": kind, "node": node, "by": by, "comment": comment}, wait)
+
+    cmd.__doc__ = f"{kind.capitalize()} the Run's open approval request of NODE."
+    return durable.command(kind)(cmd)
+
+
+_decision("approve")
+_decision("reject")
+
+
+@durable.command("cancel")
+@click.argument("run")
+@DB
+@WAIT
+def cancel_cmd(run: str, db: str, wait: float) -> None:
+    """Cancel the Run (idempotent)."""
+    _need_dbos()
+    _post(run, db, {"kind": "cancel"}, wait)
+
+
+@durable.command("status")
+@click.argument("run")
+@DB
+@FMT
+def status_cmd(run: str, db: str, fmt: str) -> None:
+    """The Run's status, output, error and state (read without starting DBOS)."""
+    row = _store(db).run(run)
+    if row is None:
+        _fail(f"no Run {run} in {db}")
+    st = "running" if row["status"] == "starting" else row["status"]
+    _emit({"status": st, "output": row["output"], "error": row["error"], "state": row["state"]}, fmt)
+
+
+@durable.command("journal")
+@click.argument("run")
+@DB
+def journal_cmd(run: str, db: str) -> None:
+    """The Run's journal records, one JSON line each, in sequence order."""
+    st = _store(db)
+    if st.run(run) is None:
+        _fail(f"no Run {run} in {db}")
+    for rec in st.journal(run):
+        click.echo(json.dumps(rec, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+
+
+@durable.command("worker")
+@DB
+def worker_cmd(db: str) -> None:
+    """Recover every open Run and keep executing them (timers, events) until interrupted."""
+    import signal
+    import threading
+
+    _need_dbos()
+    from loopc.durable.runtime import WORKER_EXECUTOR
+
+    rt = _launch(db, WORKER_EXECUTOR)
+    n = rt.recover_all()
+    click.echo(f"loopc durable worker: recovering {n} open Run(s); Ctrl-C stops", err=True)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        while not stop.wait(3600):
+            pass
+    except KeyboardInterrupt:
+        pass
+    _exit(0)
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(durable)

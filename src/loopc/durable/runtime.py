@@ -1,0 +1,313 @@
+"""Runs on DBOS (docs/durable.md#architecture): one DBOS workflow per Run
+whose body is the reference engine (:class:`loopc.interpreter.host.Engine`),
+unchanged, as the scheduler.
+
+* every external effect is a DBOS step (``loopc.durable.effect``) carrying
+  the effect identity key ``<run>:<activation>:<attempt>``;
+* committed journal steps go to the ``loopc_journal`` table in a DBOS step
+  (``loopc.durable.journal``), one row per record, before each effect and at
+  each quiescence: no whole-journal snapshot is ever written;
+* outside events (callback, approve, reject, cancel) are DBOS messages on
+  topic ``ingress`` with an idempotency key; the workflow applies each
+  through the engine's own checks and publishes its outcome as the DBOS
+  event ``done:<message id>``;
+* the wall clock is read in a DBOS step, so a recovered workflow re-reads
+  the same instants; timers wait in ``DBOS.recv``'s durable timeout.
+
+DBOS runs with the portable JSON serializer (never pickle for what loopc
+writes), no admin HTTP server (DBOS 3.4 has none) and no network listener.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import time
+from decimal import Decimal
+from typing import Any, Mapping
+
+from dbos import DBOS, DBOSConfig, SetWorkflowID
+from dbos._serialization import DBOSPortableJSON
+
+from loopc import __version__
+from loopc.durable.handlers import EFFECT_ACTIONS, Effect, bind_handlers, handler_factory
+from loopc.durable.store import Store
+from loopc.plan.builtin import action_type
+from loopc.interpreter.host import (EPOCH, Engine, World, effect_of, next_timer_due,
+                                    program_from_artifact)
+
+__all__ = ["APP_VERSION", "launch", "shutdown", "start_run", "post", "wait_outcome", "new_run_id",
+           "recover_all", "DurableError", "WORKER_EXECUTOR"]
+
+#: DBOS application version: a pending Run is recovered only by a process of
+#: the same version (docs/durable.md#versioning).
+APP_VERSION = f"loopc-{__version__}-durable-1"
+WORKER_EXECUTOR = "loopc-worker"
+IDLE_SECONDS = 86_400.0
+_EPOCH_TS = int(EPOCH.timestamp())
+
+_store: Store | None = None
+_programs: dict[str, Any] = {}
+
+
+class DurableError(Exception):
+    """A durable command cannot proceed (unknown Run, bad artifact, ...)."""
+
+
+def _st() -> Store:
+    if _store is None:
+        raise DurableError("the durable runtime is not launched")
+    return _store
+
+
+def launch(url: str, executor_id: str) -> Store:
+    """Open loopc's tables and launch DBOS on database ``url`` as executor
+    ``executor_id`` (DBOS recovers that executor's pending workflows).
+    ``LOOPC_DURABLE_POLL`` (seconds, default 0.1) is DBOS's polling interval."""
+    global _store
+    store = Store(url)
+    poll = float(os.environ.get("LOOPC_DURABLE_POLL", "0.1"))
+    config: DBOSConfig = {
+        "name": "loopc", "system_database_url": store.url, "application_version": APP_VERSION,
+        "executor_id": executor_id, "serializer": DBOSPortableJSON, "log_level": "WARNING",
+        "notification_listener_polling_interval_sec": poll, "enable_otlp": False,
+    }
+    _store = store
+    DBOS(config=config)
+    DBOS.launch()
+    return store
+
+
+def shutdown() -> None:
+    DBOS.destroy(workflow_completion_timeout_sec=0)
+
+
+def new_run_id() -> str:
+    """A production Run id: ``run_`` and 16 random hex digits, unique per start."""
+    return "run_" + secrets.token_hex(8)
+
+
+def wall_now() -> Decimal:
+    """The wall clock in the engine's instants (seconds since the Run epoch, ms)."""
+    return Decimal(time.time_ns() // 1_000_000) / 1000 - _EPOCH_TS
+
+
+def _program(digest: str) -> Any:
+    prog = _programs.get(digest)
+    if prog is None:
+        text = _st().artifact(digest)
+        if text is None:
+            raise DurableError(f"artifact {digest} is not in the database")
+        prog, why = program_from_artifact(text.encode("utf-8"))
+        if prog is None:
+            raise DurableError(f"artifact {digest} is refused: {why}")
+        _programs[digest] = prog
+    return prog
+
+
+# ---------------------------------------------------------------------- steps
+@DBOS.step(name="loopc.durable.clock")
+def _clock_step() -> str:
+    return str(wall_now())
+
+
+@DBOS.step(name="loopc.durable.journal")
+def _journal_step(run: str, records: list[dict[str, Any]]) -> int:
+    _st().append(run, records)
+    return len(records)
+
+
+@DBOS.step(name="loopc.durable.settle")
+def _settle_step(run: str, status: str, output: Any, error: Any, state: Any, records: int) -> str:
+    _st().settle(run, status, output, error, state, records)
+    return status
+
+
+@DBOS.step(name="loopc.durable.effect")
+def _effect_step(handler: str, options: dict[str, Any], effect: dict[str, Any]) -> bool:
+    h = handler_factory(handler)(options)
+    try:
+        return bool(h.deliver(Effect(**effect)))
+    except Exception as exc:  # noqa: BLE001 - a handler's failure is a failed delivery (the node's retry policy)
+        DBOS.logger.warning(f"handler {handler} failed effect {effect['key']}: {type(exc).__name__}: {exc}")
+        return False
+
+
+# ---------------------------------------------------------------------- the Run
+class _Host(World):
+    """The engine's world inside the workflow: deliveries as DBOS steps."""
+
+    def __init__(self, run: str, prog: Any, bindings: Mapping[str, Any]) -> None:
+        self.run = run
+        self.prog = prog
+        self.handlers: dict[str, str] = dict(bindings.get("handlers", {}))
+        self.options: dict[str, Any] = dict(bindings.get("options", {}))
+        self.buffer: list[dict[str, Any]] = []
+        self.written = 0
+        self.eng: Engine | None = None
+
+    def on_step(self, eng: Engine) -> None:
+        self.buffer.extend(eng.steps[-1])
+
+    def flush(self) -> None:
+        if self.buffer:
+            recs, self.buffer = self.buffer, []
+            self.written += _journal_step(self.run, recs)
+
+    def settle(self) -> None:
+        eng = self.eng
+        assert eng is not None
+        self.flush()
+        _settle_step(self.run, eng.status, eng.output, eng.error, dict(eng.state), self.written)
+
+    def deliver(self, node: str, ordinal: int, effect: str, key: str = "") -> bool:
+        assert self.eng is not None
+        self.flush()  # the reservation is journaled before the effect happens
+        info = effect_of(self.eng, effect)
+        if info is None:
+            return False
+        n = self.prog.nodes[node]
+        action = action_type(n.op, n.config)
+        handler = self.handlers.get(action)
+        if handler is None:
+            return False
+        eff = Effect(key=key or info["key"], run=self.run, act=info["act"], attempt=info["attempt"], node=node,
+                     action=action, effect=effect, ordinal=ordinal, request=info["request"])
+        return bool(_effect_step(handler, self.options, eff.to_json()))
+
+
+def _advance_to(eng: Engine, now: Decimal) -> None:
+    if eng.terminal or now <= eng.now:
+        return
+    eng.advance(now, f"PT{now - eng.now}S")
+
+
+def _apply(eng: Engine, msg: Mapping[str, Any]) -> dict[str, Any]:
+    """Apply one ingress message through the engine's own checks:
+    ``{"applied": bool, "reason": str | None, "status"}``."""
+    k = msg.get("kind")
+    reason: str | None = None
+    if k == "cancel":
+        ok = eng.cancel()
+        reason = None if ok else f"the Run is {eng.status}"
+        return {"applied": ok, "reason": reason, "status": eng.status}
+    node, item = str(msg.get("node")), msg.get("item")
+    act, reason = eng.find_open(node, item, None, ("awaiting",))
+    if k == "callback":
+        if act is not None and act.node.op != "send_message":
+            reason = f"'{node}' is a {act.node.op}, not a callback"
+            act = None
+        if act is not None:
+            reason = eng.check_callback(act, msg.get("output"), msg.get("fail"), msg.get("workItems"))
+        if act is not None and reason is None:
+            eng.callback(act, act.attempt, output=msg.get("output"), fail=msg.get("fail"),
+                         work_items=msg.get("workItems"))
+            return {"applied": True, "reason": None, "status": eng.status}
+    elif k in ("approve", "reject"):
+        if act is not None and act.node.op != "request_approval":
+            reason = f"'{node}' is a {act.node.op}, not an approval"
+            act = None
+        if act is not None:
+            eng.decide(act, act.attempt, k == "approve", str(msg.get("by")), msg.get("comment"))
+            return {"applied": True, "reason": None, "status": eng.status}
+    else:
+        reason = f"unknown event kind {k!r}"
+    return {"applied": False, "reason": reason, "status": eng.status}
+
+
+@DBOS.workflow(name="loopc.durable.run")
+def run_workflow(run: str) -> str:
+    """One Run, start to end (see the module docstring)."""
+    meta = _st().run(run)  # immutable fields only: digest, input, start instant, bindings
+    if meta is None:
+        raise DurableError(f"no Run {run}")
+    prog = _program(meta["digest"])
+    host = _Host(run, prog, meta["bindings"])
+    eng = Engine(prog, host, on_step=host.on_step)
+    host.eng = eng
+    eng.start(meta["input"], Decimal(meta["startedAt"]), run_id=run)
+    host.settle()
+    DBOS.set_event("started", {"status": eng.status})
+    while not eng.terminal:
+        due = next_timer_due(eng)
+        timeout = IDLE_SECONDS
+        if due is not None:
+            now = Decimal(_clock_step())
+            if due <= now:
+                _advance_to(eng, now)
+                host.settle()
+                continue
+            timeout = float(due - now)
+        msg = DBOS.recv("ingress", timeout_seconds=timeout)
+        _advance_to(eng, Decimal(_clock_step()))
+        outcome = _apply(eng, msg) if isinstance(msg, dict) else None
+        host.settle()
+        if outcome is not None and isinstance(msg, dict):
+            DBOS.set_event(f"done:{msg.get('id')}", outcome)
+    return eng.status
+
+
+# ---------------------------------------------------------------------- commands
+def start_run(artifact: bytes, plan_input: Mapping[str, Any], *, run: str, catalog: Any,
+              options: Mapping[str, Any]) -> dict[str, Any]:
+    """Store the artifact (by digest) and the Run (digest pinned), start its
+    workflow and wait until the Run first waits or ends:
+    ``{"run", "status"}``.  Raises :class:`DurableError`."""
+    prog, why = program_from_artifact(artifact)
+    if prog is None:
+        raise DurableError(f"the artifact is refused: {why}")
+    actions = sorted({a for a in (action_type(n.op, n.config) for n in prog.nodes.values()) if a in EFFECT_ACTIONS})
+    try:
+        handlers = bind_handlers(catalog, actions)
+    except Exception as exc:
+        raise DurableError(str(exc)) from None
+    st = _st()
+    st.put_artifact(prog.digest, artifact.decode("utf-8"))
+    st.create_run(run, prog.digest, dict(plan_input), str(wall_now()),
+                  {"handlers": handlers, "options": dict(options), "catalog": catalog.digest})
+    with SetWorkflowID(run):
+        DBOS.start_workflow(run_workflow, run)
+    got = DBOS.get_event(run, "started", timeout_seconds=120)
+    row = st.run(run) or {}
+    return {"run": run, "status": (got or {}).get("status", row.get("status"))}
+
+
+def message_id(run: str, event: Mapping[str, Any], seen: int) -> str:
+    """The idempotency key of an ingress message: the same event posted at
+    the same journal length is one message."""
+    h = hashlib.sha256(json.dumps([run, event, seen], sort_keys=True).encode("utf-8")).hexdigest()
+    return "msg_" + h[:24]
+
+
+def post(run: str, event: dict[str, Any]) -> str:
+    """Send ``event`` to the Run's workflow (idempotent); returns its id."""
+    st = _st()
+    mid = message_id(run, event, st.count(run))
+    DBOS.send(run, {**event, "id": mid}, topic="ingress", idempotency_key=mid)
+    return mid
+
+
+def wait_outcome(run: str, mid: str, timeout: float) -> dict[str, Any] | None:
+    """The outcome the workflow published for message ``mid``, or ``None``
+    when it did not within ``timeout`` seconds (or the Run ended first)."""
+    deadline = time.monotonic() + timeout
+    st = _st()
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        got = DBOS.get_event(run, f"done:{mid}", timeout_seconds=min(left, 1.0))
+        if got is not None:
+            return dict(got)
+        row = st.run(run)
+        if row is not None and row["status"] in ("succeeded", "failed", "cancelled"):
+            got = DBOS.get_event(run, f"done:{mid}", timeout_seconds=0.2)
+            return dict(got) if got is not None else None
+
+
+def recover_all() -> int:
+    """Recover every open Run (a worker's start): returns how many."""
+    ids = _st().open_runs()
+    DBOS._recover_pending_workflows([*ids, WORKER_EXECUTOR])
+    return len(ids)
