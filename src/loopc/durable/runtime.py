@@ -128,10 +128,30 @@ def _settle_step(run: str, status: str, output: Any, error: Any, state: Any, rec
 def _effect_step(handler: str, options: dict[str, Any], effect: dict[str, Any]) -> bool:
     h = handler_factory(handler)(options)
     try:
-        return bool(h.deliver(Effect(**effect)))
+        ok = bool(h.deliver(Effect(**effect)))
     except Exception as exc:  # noqa: BLE001 - a handler's failure is a failed delivery (the node's retry policy)
         DBOS.logger.warning(f"handler {handler} failed effect {effect['key']}: {type(exc).__name__}: {exc}")
         return False
+    _fault_after_effect(str(effect["key"]))
+    return ok
+
+
+def _fault_after_effect(key: str) -> None:
+    """Fault injection for the crash tests (docs/durable.md#crash-tests):
+    with ``LOOPC_DURABLE_DIE_AFTER_EFFECT=DIR``, the process kills itself
+    with SIGKILL after a handler performed an effect and before DBOS
+    records the step, once per effect key (a marker file in DIR)."""
+    where = os.environ.get("LOOPC_DURABLE_DIE_AFTER_EFFECT")
+    if not where:
+        return
+    import signal
+
+    marker = os.path.join(where, hashlib.sha256(key.encode("utf-8")).hexdigest()[:16])
+    if os.path.exists(marker):
+        return
+    with open(marker, "w", encoding="utf-8"):
+        pass
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 # ---------------------------------------------------------------------- the Run
