@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loopc.ir import decode, encode, evaluate
-from loopc.ir import golden as G
+
 from loopc.ir import model as M
 from loopc.pipeline import compile_source
 from loopc.ir.canonical import canonical_bytes
@@ -20,6 +20,7 @@ from loopc.ir.evaluator import EvaluationError
 from loopc.ir.surface import CONFIGS
 
 from conftest import ROOT
+import golden_ir as G  # tools/, on sys.path by conftest
 CASES = list(G.cases())
 IDS = [f"{c.parent.name}/{c.name}" for c in CASES]
 from conftest import EXAMPLES

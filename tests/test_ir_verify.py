@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from loopc.ir import decode, evaluate, verify
-from loopc.ir import golden as G
+
 from loopc.pipeline import compile_source
 from loopc.ir.canonical import canonical_bytes
 from loopc.ir.decoder import DecodeError
@@ -22,6 +22,7 @@ from loopc.ir.evaluator import EvaluationError
 from loopc.ir.verifier import Violation, VerifyResult
 
 from conftest import ROOT, artifact_node, golden_artifact, seal
+import golden_ir as G  # tools/, on sys.path by conftest
 
 
 _load, _seal, _node = golden_artifact, seal, artifact_node

@@ -8,17 +8,20 @@ What it derives, in order (each from its one declaration):
 1. ``docs/diagnostics.md`` — the diagnostic-code registry (:mod:`loopc.codes`,
    the page ``python -m loopc.codes`` prints);
 2. ``docs/node-kinds.md`` — the node-kind registry (:mod:`loopc.kinds`);
-3. ``docs/schema/loop.plan.artifact.v<N>.schema.json`` for every supported
+3. the text between ``<!-- regen:NAME -->`` markers in ``docs/*.md`` (version
+   ranges, the table of what each artifact version introduced;
+   tools/docs_fragments.py);
+4. ``docs/schema/loop.plan.artifact.v<N>.schema.json`` for every supported
    version and ``loop.plan.source.v1.schema.json`` (:mod:`loopc.ir.surface`,
    :mod:`loopc.ir.source_schema`);
-4. the journal and protocol JSON Schemas, package copies and
+5. the journal and protocol JSON Schemas, package copies and
    ``docs/schema/`` mirrors (:mod:`loopc.interpreter.schemas`);
-5. the IR goldens: ``golden/examples/<name>/source.yaml`` mirroring
+6. the IR goldens: ``golden/examples/<name>/source.yaml`` mirroring
    ``examples/``, and every case's ``expected.json`` and ``digest.txt``
    (tools/golden_ir.py);
-6. the plan goldens: every case's ``plan.json`` and the catalog schema
-   (tools/golden_plans.py; they read the sources step 5 writes);
-7. the golden scenarios' journal pins (tools/golden_scenarios.py).
+7. the plan goldens: every case's ``plan.json`` and the catalog schema
+   (tools/golden_plans.py; they read the sources step 6 writes);
+8. the golden scenarios' journal pins (tools/golden_scenarios.py).
 
 Goldens change only on purpose: review the diff before committing it
 (``tests/test_golden.py``, ``tests/test_drift.py``).  Exit status: 0 when
@@ -36,6 +39,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Mapping, NamedTuple
 
+import docs_fragments
 import golden_ir
 import golden_plans
 import golden_scenarios
@@ -60,6 +64,11 @@ def _diagnostics(pending: Mapping[Path, bytes], removed: frozenset[Path]) -> Sta
 
 def _node_kinds(pending: Mapping[Path, bytes], removed: frozenset[Path]) -> Stage:
     return Stage(golden_ir.node_kinds_page(), [], [])
+
+
+def _docs_fragments(pending: Mapping[Path, bytes], removed: frozenset[Path]) -> Stage:
+    files, errors = docs_fragments.fragment_files()
+    return Stage(files, [], errors)
 
 
 def _ir_schemas(pending: Mapping[Path, bytes], removed: frozenset[Path]) -> Stage:
@@ -91,6 +100,7 @@ def _scenario_pins(pending: Mapping[Path, bytes], removed: frozenset[Path]) -> S
 STAGES: tuple[tuple[str, Callable[[Mapping[Path, bytes], frozenset[Path]], Stage]], ...] = (
     ("diagnostics page", _diagnostics),
     ("node-kinds page", _node_kinds),
+    ("docs fragments", _docs_fragments),
     ("artifact and source schemas", _ir_schemas),
     ("journal and protocol schemas", _run_schemas),
     ("IR goldens", _ir_goldens),

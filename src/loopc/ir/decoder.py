@@ -46,7 +46,7 @@ from loopc.ir.canonical import CanonicalizationError, canonical_bytes, scan
 from loopc.ir.instr import instr_depth
 from loopc.ir.model import Artifact, from_json
 from loopc.ir.surface import SurfaceError, accept_parsed, validate
-from loopc.ir.versions import parse_artifact_version, parse_compiler_version
+from loopc.ir.versions import LATEST, parse_artifact_version, parse_compiler_version
 
 __all__ = ["Artifact", "DecodeError", "decode", "decode_data", "iter_instr_roots", "config_instrs"]
 
@@ -257,7 +257,7 @@ def _decode_data(value: Any, parsed: bool) -> Artifact:
     if version is None:
         raise DecodeError("/artifactVersion",
                           f"unsupported artifactVersion {_short(av)} "
-                          "(known: loop.plan.artifact/v1 … v5)")
+                          f"(known: loop.plan.artifact/v1 … v{LATEST})")
     cv = parse_compiler_version(cv_raw) if not (isinstance(cv_raw, str) and len(cv_raw) > 64) else None
     if cv != version:
         raise DecodeError("/compilerVersion",

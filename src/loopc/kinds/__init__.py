@@ -11,7 +11,7 @@ above read:
   literal choices and bounds, retry capability;
 * the port tables (:mod:`loopc.compiler.ports`, the decoder's expected ports);
 * the source JSON Schema (:mod:`loopc.ir.source_schema`);
-* the artifact surface v1–v5, its JSON Schemas and version selection
+* the artifact surface of every version, its JSON Schemas and version selection
   (:mod:`loopc.ir.surface`, :mod:`loopc.ir.versions`).
 
 Tests amend the registry only through :func:`amended`.  This package sits
