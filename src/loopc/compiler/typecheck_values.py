@@ -481,7 +481,7 @@ class ValueChecker:
             r = resolve_path(ctx, (*p.root.split("."), *p.segments), in_expr=True)
             if r.__class__ is not Resolved:
                 return None
-            types.append(r.type)  # type: ignore[union-attr]
+            types.append(r.type)
         key = (text, tree.__class__ is A.TemplateAst, tuple(types))
         hit = self._checked.get(key)
         if hit is None:
@@ -509,7 +509,7 @@ class ValueChecker:
             r = resolve_path(ctx, (*e.root.split("."), *e.segments), in_expr=True)
             if r.__class__ is not Resolved:
                 return None
-            t = r.type  # type: ignore[union-attr]
+            t = r.type
             nonscalar = nonscalar or (t.kind not in T.INTERPOLABLE and t.kind != "unknown")
             interps += 1
             parts.append(A.Interp(expr=A.Path(root=e.root, segments=e.segments, start=e.start, end=e.end,
@@ -641,7 +641,7 @@ def _starts_in_dotted(text: str, names: Sequence[str]) -> list[int]:
 
 def _load_value_span() -> Any:
     try:
-        from loopc.compiler.scalarpos import value_span  # type: ignore[attr-defined]
+        from loopc.compiler.scalarpos import value_span
     except Exception:  # noqa: BLE001 - module not available yet
         return None
     return value_span

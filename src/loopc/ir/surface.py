@@ -358,14 +358,14 @@ def _check_instr(v: Any, s: InstrArr, p: str, version: int, push: Callable[[Any]
                 raise SurfaceError(f"{p}/{i}", "object keys must be unique and sorted")
             prev = k
         for i in range(len(v) - 1, 2, -2):
-            push((v[i], INSTR_SPEC, f"{p}/{i}" if track else ""))  # type: ignore[call-arg]
+            push((v[i], INSTR_SPEC, f"{p}/{i}" if track else ""))
         return need
     lo, hi = INSTR_ARITY[op]
     if n < lo or (hi is not None and n > hi):
         want = f"exactly {lo}" if lo == hi else f"at least {lo}"
         raise SurfaceError(p, f"'{op}' takes {want} operand(s), found {n}")
     for i in range(len(v) - 1, 1, -1):
-        push((v[i], INSTR_SPEC, f"{p}/{i}" if track else ""))  # type: ignore[call-arg]
+        push((v[i], INSTR_SPEC, f"{p}/{i}" if track else ""))
     return need
 
 

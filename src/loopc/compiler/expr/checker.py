@@ -267,11 +267,11 @@ class _Checker:
                     return attrs.evolve(n, type=T.UNKNOWN), False
                 return attrs.evolve(n, type=T.required_form(target)), True
             return n, None
-        if n.__class__ is A.ArrayLit and tk == "array" and target.items is not None and n.items:  # type: ignore[union-attr]
+        if n.__class__ is A.ArrayLit and tk == "array" and target.items is not None and n.items:
             new_items = []
             ok = True
             changed = False
-            for it in n.items:  # type: ignore[union-attr]
+            for it in n.items:
                 c, r = self.coerce(it, target.items)
                 if r is None:
                     if not T.assignable(it.type or T.UNKNOWN, target.items):
@@ -426,7 +426,7 @@ class _Checker:
         if not T.comparable(left.type, right.type):  # type: ignore[arg-type]
             self.err(TYPE_MISMATCH, f"'{op}' compares values of one type; left is "
                      f"{T.describe(left.type)}, right is {T.describe(right.type)}", n.start, n.end)
-        elif not self.enum_overlap(left.type, right.type):  # type: ignore[arg-type]
+        elif not self.enum_overlap(left.type, right.type):
             self.err(TYPE_MISMATCH, f"'{op}' compares two enums with no value in common "
                      f"({T.describe(left.type)} vs {T.describe(right.type)})", n.start, n.end)
         return done(left, right)

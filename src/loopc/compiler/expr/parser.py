@@ -98,7 +98,7 @@ class _Lexed(Protocol):
 def _build_transformer() -> Any:
     from lark import Transformer
 
-    class Build(Transformer):  # type: ignore[misc]
+    class Build(Transformer):
         """Lark callbacks → AST.  Every callback returns ``(node, depth)``
         (tokens pass through as lark ``Token``), so the tree depth is known
         as soon as a node is built and an over-deep tree aborts at once."""
