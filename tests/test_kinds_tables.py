@@ -80,3 +80,20 @@ def test_amended_tables_reach_the_readers_at_use() -> None:
     with kinds.amended(new):
         assert ports.approval_output(cfg).keys() == {"decidedBy", "comment"}
     assert ports.approval_output(cfg).keys() == {"decidedBy"}
+
+
+def test_the_scope_a_node_opens_is_read_off_its_kind() -> None:
+    from loopc.compiler.model import Switch
+    from loopc.compiler.scopemap import owner_kind
+
+    sw = kinds.KINDS["switch"]
+    assert sw.opened_scope(types.SimpleNamespace(mode="all_match")) == "all_match"
+    assert sw.opened_scope(types.SimpleNamespace(mode="first_match")) is None
+    assert kinds.KINDS["loop"].opened_scope(object()) == "loop"
+    assert kinds.KINDS["wait"].opened_scope(object()) is None
+    with pytest.raises(ValueError, match="scope_when"):
+        attrs.evolve(sw, scope_when=("nope", "x"))
+    assert owner_kind(None) is None
+    node = types.SimpleNamespace(config=Switch.__new__(Switch))
+    object.__setattr__(node.config, "mode", "all_match")
+    assert owner_kind(node) == "all_match"  # type: ignore[arg-type]

@@ -59,10 +59,12 @@ from typing import Mapping
 import attrs
 
 from loopc import kinds
-from loopc.compiler.model import Edge, End, FanOut, Fork, Join, Loop, Node, Plan, Switch
+from loopc.compiler.model import CONFIG_CLASSES, Edge, End, FanOut, Fork, Join, Loop, Node, Plan, Switch
 from loopc.compiler.ports import branch_ports, source_ports
 
 SCOPE_KINDS = ("fork", "all_match", "fan_out", "loop")
+#: config class → its kind (the scope it opens is the kind's :attr:`~loopc.kinds.Kind.scope`)
+_KIND_OF_CONFIG = {cls: kinds.tables().kinds[t] for t, cls in CONFIG_CLASSES.items()}
 #: Target ports of a loop that close one iteration of its body.
 LOOP_CLOSING_PORTS = kinds.tables().back_ports
 
@@ -101,15 +103,8 @@ def owner_kind(node: Node | None) -> str | None:
     if node is None:
         return None
     c = node.config
-    if isinstance(c, Fork):
-        return "fork"
-    if isinstance(c, Switch) and c.mode == "all_match":
-        return "all_match"
-    if isinstance(c, FanOut):
-        return "fan_out"
-    if isinstance(c, Loop):
-        return "loop"
-    return None
+    k = _KIND_OF_CONFIG.get(c.__class__)
+    return k.opened_scope(c) if k is not None else None
 
 
 @attrs.frozen

@@ -44,6 +44,7 @@ from typing import Any, Iterator, Mapping
 import attrs
 
 from loopc import limits as _limits
+from loopc.kinds import tables as _kind_tables
 
 from loopc.ir.model import (
     Artifact, Binary, Edge, FieldSchema, Instr, JoinConfig, Lit, LoopConfig, MakeArray, MakeObject, Nary, Node,
@@ -336,14 +337,9 @@ class _Checker:
     # -- scopes --------------------------------------------------------------
     @staticmethod
     def _owner_kind(n: Node) -> str | None:
-        op = n.op
-        if op == "fork":
-            return "fork"
-        if op == "switch":
-            return "all_match" if n.config.mode == "all_match" else None  # type: ignore[attr-defined]
-        if op in ("fan_out", "loop"):
-            return op
-        return None
+        """The scope ``n`` opens, as its kind declares (:attr:`loopc.kinds.Kind.scope`)."""
+        k = _kind_tables().kinds.get(n.op)
+        return k.opened_scope(n.config) if k is not None else None
 
     @staticmethod
     def _branches(n: Node) -> tuple[str, ...] | None:

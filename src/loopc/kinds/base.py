@@ -221,6 +221,9 @@ class Kind:
     effect_class: str = "none"
     #: the scope it opens, one of :data:`SCOPES`.
     scope: str = "none"
+    #: ``(source key, value)``: it opens :attr:`scope` only when the key holds
+    #: the value (a switch opens ``all_match`` in ``mode: all_match``).
+    scope_when: tuple[str, str] | None = None
     #: target ports through which its scope's body returns to it (a loop's
     #: ``continue``/``break``); edges into them are back edges.
     back_ports: tuple[str, ...] = ()
@@ -235,12 +238,25 @@ class Kind:
             raise ValueError(f"{self.name}: unknown effect class {self.effect_class!r}")
         if self.scope not in SCOPES:
             raise ValueError(f"{self.name}: unknown scope {self.scope!r}")
+        if self.scope_when is not None and self.scope_when[0] not in self.source:
+            raise ValueError(f"{self.name}: scope_when on unknown key {self.scope_when[0]!r}")
         for port in self.back_ports:
             if port not in self.ports.targets:
                 raise ValueError(f"{self.name}: back port {port!r} is not a target port")
         for key in self.conditional_outputs.values():
             if key not in self.source:
                 raise ValueError(f"{self.name}: conditional output on unknown key {key!r}")
+
+    def opened_scope(self, config: Any) -> str | None:
+        """The scope a node of this kind with typed ``config`` (a source
+        model or IR config object; attributes named by :func:`attr_name`)
+        opens, or ``None``."""
+        if self.scope == "none":
+            return None
+        when = self.scope_when
+        if when is not None and getattr(config, attr_name(when[0]), None) != when[1]:
+            return None
+        return self.scope
 
     @property
     def external(self) -> bool:

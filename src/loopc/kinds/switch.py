@@ -46,4 +46,5 @@ KIND = Kind(
     ),
     effects="none (all_match opens parallel branches)",
     scope="all_match",
+    scope_when=("mode", "all_match"),
 )
