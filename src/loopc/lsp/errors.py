@@ -1,5 +1,6 @@
 """The language server's refusal (docs/editors.md): a module of its own so
 that the feature modules raise it without importing the server."""
+
 from __future__ import annotations
 
 from pygls.exceptions import JsonRpcException
