@@ -64,3 +64,31 @@ def test_check_finds_nothing_stale() -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout == ""
+
+
+def test_docs_fragments_are_current() -> None:
+    import docs_fragments
+
+    files, errors = docs_fragments.fragment_files()
+    assert errors == []
+    assert {p.name for p in files} >= {"api.md", "architecture.md", "ir.md", "reference.md"}
+    stale = sorted(str(p.relative_to(ROOT)) for p, data in files.items() if p.read_bytes() != data)
+    assert stale == [], "run python tools/regen.py"
+
+
+def test_a_fragment_is_rewritten_between_its_markers_only(tmp_path) -> None:
+    import docs_fragments
+    from loopc.ir.versions import LATEST
+
+    page = tmp_path / "page.md"
+    page.write_text(
+        "before v1–v2 <!-- regen:artifact-versions -->v1–v2<!-- /regen:artifact-versions --> after\n"
+        "<!-- regen:no-such-fragment -->keep<!-- /regen:no-such-fragment -->\n",
+        encoding="utf-8",
+    )
+    files, errors = docs_fragments.fragment_files(tmp_path)
+    assert files[page].decode() == (
+        f"before v1–v2 <!-- regen:artifact-versions -->v1–v{LATEST}<!-- /regen:artifact-versions --> after\n"
+        "<!-- regen:no-such-fragment -->keep<!-- /regen:no-such-fragment -->\n"
+    )
+    assert len(errors) == 1 and "no-such-fragment" in errors[0]

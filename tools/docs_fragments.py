@@ -111,6 +111,44 @@ def _version_table() -> str:
     return "\n".join(rows) + "\n"
 
 
+def _instr_paths(spec: object, at: str, out: list[str]) -> None:
+    """The paths inside a config's wire spec that hold an instruction tree,
+    in declaration order (``[*]`` an array item, ``.*`` a map value)."""
+    from loopc.kinds.spec import F, Arr, ByType, MapOf, Obj, Ref, Tagged
+
+    if isinstance(spec, F):
+        _instr_paths(spec.spec, at, out)
+    elif isinstance(spec, Obj):
+        for k, f in spec.fields.items():
+            _instr_paths(f, f"{at}.{k}" if at else k, out)
+    elif isinstance(spec, Tagged):
+        for k, f in spec.common.items():
+            _instr_paths(f, f"{at}.{k}", out)
+        for obj, _ in spec.variants.values():
+            _instr_paths(obj, at, out)
+    elif isinstance(spec, ByType):
+        for alt, _ in spec.alts.values():
+            _instr_paths(alt, at, out)
+    elif isinstance(spec, Arr):
+        _instr_paths(spec.items, at + "[*]", out)
+    elif isinstance(spec, MapOf):
+        _instr_paths(spec.values, at + ".*", out)
+    elif isinstance(spec, Ref) and spec.name == "Instr" and at not in out:
+        out.append(at)
+
+
+def _instr_places() -> str:
+    from loopc.kinds import KINDS
+
+    parts = []
+    for op, kind in KINDS.items():
+        paths: list[str] = []
+        _instr_paths(kind.wire, "", paths)
+        if paths:
+            parts.append(f"`{op}` `{' '.join(paths)}`")
+    return "; ".join(parts)
+
+
 #: fragment name -> its text
 FRAGMENTS: dict[str, Callable[[], str]] = {
     "artifact-versions": _range,
@@ -118,6 +156,7 @@ FRAGMENTS: dict[str, Callable[[], str]] = {
     "artifact-version-numbers": _numbers,
     "artifact-schema-files": _schema_files,
     "artifact-versions-table": _version_table,
+    "config-instruction-places": _instr_places,
 }
 
 
@@ -134,7 +173,7 @@ def fragment_files(docs: Path = DOCS) -> tuple[dict[Path, bytes], list[str]]:
         def fill(m: re.Match[str], page: Path = page) -> str:
             render = FRAGMENTS.get(m.group(2))
             if render is None:
-                errors.append(f"{page.relative_to(ROOT)}: unknown fragment {m.group(2)!r}")
+                errors.append(f"{page.relative_to(docs.parent)}: unknown fragment {m.group(2)!r}")
                 return m.group(0)
             return m.group(1) + render() + m.group(4)
 
