@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -145,10 +146,61 @@ def test_refused_callback_and_unique_run_ids(db: str, tmp_path: Path) -> None:
     assert len({e["key"] for e in _sink(db)}) == 2
 
 
+@pytest.fixture
+def postgres(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A throw-away Postgres server on a Unix socket (no TCP listener), from
+    Debian's ``postgresql`` package; run as the ``postgres`` user when the
+    tests run as root.  Skipped, with the reason, where it cannot start."""
+    initdb, pg_ctl = shutil.which("initdb"), shutil.which("pg_ctl")
+    if not initdb or not pg_ctl:
+        pytest.skip("no Postgres server binaries (initdb, pg_ctl): apt-get install postgresql")
+    pre: list[str] = []
+    base = Path(f"/tmp/loopc-pg-{os.getpid()}-{tmp_path.name[-12:]}")
+    base.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0:
+        import pwd
+
+        try:
+            pw = pwd.getpwnam("postgres")
+        except KeyError:
+            pytest.skip("running as root and there is no 'postgres' user to run the server as")
+        os.chown(base, pw.pw_uid, pw.pw_gid)
+        pre = ["runuser", "-u", "postgres", "--"]
+    port = str(40000 + os.getpid() % 20000)
+    r = subprocess.run([*pre, initdb, "-D", str(base / "data"), "-A", "trust", "-U", "postgres"],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        shutil.rmtree(base, ignore_errors=True)
+        pytest.skip(f"initdb failed: {r.stderr.strip()[-300:]}")
+    r = subprocess.run([*pre, pg_ctl, "-D", str(base / "data"), "-o", f"-c listen_addresses='' -k {base} -p {port}",
+                        "-l", str(base / "log"), "-w", "start"], capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        shutil.rmtree(base, ignore_errors=True)
+        pytest.skip(f"the Postgres server did not start: {r.stderr.strip()[-300:]}")
+    (tmp_path / "in.json").write_text(json.dumps(INPUT))
+    try:
+        yield f"postgresql+psycopg://postgres@/postgres?host={base}&port={port}"
+    finally:
+        subprocess.run([*pre, pg_ctl, "-D", str(base / "data"), "-m", "immediate", "stop"], capture_output=True,
+                       timeout=120)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.mark.slow
+def test_postgres_kill9_worker_restart_callback_finishes(postgres: str, tmp_path: Path) -> None:
+    _kill9_flow(postgres, tmp_path, ["--sink", str(tmp_path / "pg.effects.jsonl")], tmp_path / "pg.effects.jsonl")
+
+
 @pytest.mark.slow
 def test_kill9_worker_restart_callback_finishes(db: str, tmp_path: Path) -> None:
+    _kill9_flow(db, tmp_path, [], Path(db[len("sqlite:///"):] + ".effects.jsonl"))
+
+
+def _kill9_flow(db: str, tmp_path: Path, extra: list[str], sink_path: Path) -> None:
     t0 = time.monotonic()
-    run = json.loads(_start(db, tmp_path).stdout)["run"]
+    r = loopc("start", str(PLAN), "--input", str(tmp_path / "in.json"), "--db", db, "--format", "json", *extra)
+    assert r.returncode == 0, r.stderr
+    run = json.loads(r.stdout)["run"]
     w = subprocess.Popen([sys.executable, "-m", "loopc", "durable", "worker", "--db", db], env=ENV, cwd=ROOT,
                          stderr=subprocess.PIPE, text=True)
     try:
@@ -172,9 +224,9 @@ def test_kill9_worker_restart_callback_finishes(db: str, tmp_path: Path) -> None
     assert [r["seq"] for r in journal] == list(range(1, len(journal) + 1))
     delivered = [r["effect"] for r in journal if r["kind"] == "effect.delivered"]
     assert delivered == ["eff_1", "eff_2"]  # the review request and the change note, each once in the journal
-    sink = _sink(db)
+    sink = [json.loads(line) for line in sink_path.read_text().splitlines()]
     assert {e["key"] for e in sink} == {r["key"] for r in journal if r["kind"] == "effect.reserved"}
-    print(f"kill -9 crash test: {time.monotonic() - t0:.1f} s")
+    print(f"kill -9 crash test ({db.split(':')[0]}): {time.monotonic() - t0:.1f} s")
 
 
 @pytest.mark.slow
@@ -216,3 +268,51 @@ def test_old_runs_continue_on_their_own_artifact(db: str, tmp_path: Path) -> Non
     assert d_old != d_new
     texts = {e["run"]: e["request"]["text"] for e in _sink(db)}
     assert "please" not in texts[old] and "please" in texts[new]
+
+
+@pytest.mark.slow
+def test_a_worker_fires_timers_on_the_wall_clock(db: str, tmp_path: Path) -> None:
+    (tmp_path / "in.json").write_text(json.dumps({"owner": "usr_ana", "room": {"kind": "channel", "scopeId": "chn_r"},
+                                                  "task_title": "X", "delay": "PT1S"}))
+    run = json.loads(_start(db, tmp_path, plan=ROOT / "examples" / "set_variable_timer.yaml").stdout)["run"]
+    assert _status(db, run)["status"] == "waiting"
+    w = subprocess.Popen([sys.executable, "-m", "loopc", "durable", "worker", "--db", db], env=ENV, cwd=ROOT,
+                         stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(300):
+            if _status(db, run)["status"] != "waiting":
+                break
+            time.sleep(0.1)
+    finally:
+        w.terminate()
+        w.wait(30)
+    got = _status(db, run)
+    assert got["status"] == "succeeded" and got["state"]["phase"] == "followed_up"
+    kinds = [r["kind"] for r in _journal(db, run)]
+    assert "timer.fired" in kinds and kinds.index("timer.scheduled") < kinds.index("timer.fired")
+
+
+@pytest.mark.slow
+def test_approve_reject_and_failed_callbacks(db: str, tmp_path: Path) -> None:
+    plan = ROOT / "src" / "loopc" / "conformance" / "scenarios" / "plans" / "approval.yaml"
+    (tmp_path / "in.json").write_text(json.dumps({"approver": "usr_boss", "feedback": {"kind": "thread",
+                                                                                       "scopeId": "thr_f"}}))
+    yes = json.loads(_start(db, tmp_path, plan=plan).stdout)["run"]
+    no = json.loads(_start(db, tmp_path, plan=plan).stdout)["run"]
+    r = loopc("approve", yes, "--node", "signoff", "--by", "usr_boss", "--comment", "ship", "--db", db)
+    assert r.returncode == 0, r.stderr
+    assert _status(db, yes) == {"status": "succeeded", "output": {"by": "usr_boss", "comment": "ship"}, "error": None,
+                                "state": {}}
+    r = loopc("reject", no, "--node", "signoff", "--by", "usr_boss", "--comment", "not yet", "--db", db)
+    assert r.returncode == 0, r.stderr
+    assert _status(db, no)["error"]["code"] == "release_rejected"
+    approvals = [e for e in _sink(db) if e["action"] == "request_approval"]
+    assert {e["run"] for e in approvals} == {yes, no}
+    # a callback addressed to an approval is refused with the engine's reason
+    (tmp_path / "in.json").write_text(json.dumps(INPUT))
+    cb = json.loads(_start(db, tmp_path).stdout)["run"]
+    r = loopc("callback", cb, "--node", "ask_review", "--fail", '{"code": "agent.unavailable", "detail": "away"}',
+              "--db", db)
+    assert r.returncode == 0, r.stderr  # a failed callback is applied: the node retries after its back-off
+    kinds = [r["kind"] for r in _journal(db, cb)]
+    assert "callback.failed" in kinds and kinds[-1] == "timer.scheduled"
