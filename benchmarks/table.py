@@ -1,0 +1,326 @@
+"""Issue 26's table in one command, side by side: ``python benchmarks/table.py
+[--baseline REV] [--anchor actionlint=PATH] [--wheel] [--lsp]`` from the
+repository root.
+
+Sides: ``current`` (this checkout's ``src/``, uncommitted edits included),
+``--baseline REV`` (that git revision, checked out into a temporary
+worktree; repeatable), each copied to a temporary folder without ``__pycache__`` and put
+first on ``PYTHONPATH`` of every loopc process, so both sides run with the
+same interpreter and dependencies; ``--anchor actionlint=PATH`` adds an
+anchor binary run on a tree of GitHub workflows of about the same total size
+(:mod:`workflows`, one workflow per plan).  Every measurement is repeated
+``--repeat`` times with the sides interleaved (A B A B ...), so a change in
+the machine's load hits both; the table gives medians and the ratio of each
+side to ``current``.
+
+Rows (whole processes unless noted):
+
+* ``cold tree -j 1`` / ``-j 2``: ``loopc check --no-cache`` of ``--files``
+  generated plans (:func:`check_tree.make_tree`), MB/s;
+* ``warm tree``: the same with a result cache already filled;
+* ``python -c pass``, ``loopc --version``, ``loopc check small.yaml`` (the
+  one-file path: a cache miss, ``--no-cache``, and a cache hit), without
+  bytecode for loopc's own modules (what an editable install under
+  ``PYTHONDONTWRITEBYTECODE=1`` gets) and with bytecode
+  (``PYTHONPYCACHEPREFIX``, warmed once); ``--wheel`` adds a wheel of each
+  side installed into a scratch venv (``pip wheel`` + ``pip install``;
+  about a minute per side);
+* ``re-check, 98 nodes``: :mod:`recheck` (``check_source`` after
+  one-character edits, in a fresh interpreter of each side), median and p95
+  CPU ms;
+* ``--lsp``: :func:`lsp_concurrency.edit_to_diagnostics`, one keystroke to
+  pulled diagnostics on the 98-node plan, median and p95 wall ms.
+
+Writes ``benchmarks/table.json``.  Nothing here runs in ``.ci/run`` and no
+test asserts a time.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import check_tree  # noqa: E402
+import workflows  # noqa: E402
+
+SMALL = ROOT / "examples" / "set_variable_timer.yaml"
+_LOOPC = "import sys; sys.argv[0] = 'loopc'; from loopc.cli.main import main; main()"
+
+
+class Side:
+    """One thing measured: a loopc source tree (``src``) run by ``python``
+    with ``src`` first on ``PYTHONPATH``, or an anchor binary."""
+
+    def __init__(self, label: str, src: Path | None = None, python: str = sys.executable,
+                 binary: str | None = None) -> None:
+        self.label, self.src, self.python, self.binary = label, src, python, binary
+
+    def env(self, *, bytecode: bool, pyc: Path | None = None, **extra: str) -> dict[str, str]:
+        env = dict(os.environ, NO_COLOR="1", **extra)
+        env.pop("PYTHONPATH", None)
+        if self.src is not None:
+            env["PYTHONPATH"] = str(self.src)
+        if bytecode:
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            if pyc is not None:
+                env["PYTHONPYCACHEPREFIX"] = str(pyc)
+        else:
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
+            env.pop("PYTHONPYCACHEPREFIX", None)
+        return env
+
+    def loopc(self, *args: str) -> list[str]:
+        return [self.python, "-c", _LOOPC, *args]
+
+
+def copy_src(tree: Path, dest: Path) -> Path:
+    """``tree/src`` copied to ``dest`` without bytecode; returns ``dest``."""
+    shutil.copytree(tree / "src", dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
+    return dest
+
+
+def baseline_tree(rev: str, work: Path) -> Path:
+    """A detached git worktree of ``rev`` under ``work``."""
+    path = work / f"baseline-{rev.replace('/', '_')}"
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(path), rev], check=True)
+    return path
+
+
+def wheel_venv(tree: Path, work: Path, label: str) -> str:
+    """Build ``tree``'s wheel, install it into a fresh venv; returns its python."""
+    wheels, venv = work / f"wheels-{label}", work / f"venv-{label}"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", str(tree), "-w", str(wheels)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    [whl] = sorted(wheels.glob("loopc-*.whl"))
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--find-links", str(wheels), str(whl)], check=True)
+    return str(venv / "bin" / "python")
+
+
+def interleaved(cases: dict[str, Callable[[], float]], repeat: int) -> dict[str, list[float]]:
+    """Run every case once unmeasured, then ``repeat`` rounds of all cases in
+    turn; returns each case's samples (seconds, or what the case returns)."""
+    for fn in cases.values():
+        fn()
+    out: dict[str, list[float]] = {k: [] for k in cases}
+    for _ in range(repeat):
+        for k, fn in cases.items():
+            out[k].append(fn())
+    return out
+
+
+def timed(argv: list[str], env: dict[str, str], cwd: Path, ok: tuple[int, ...] = (0,)) -> Callable[[], float]:
+    def run() -> float:
+        t = time.perf_counter()
+        p = subprocess.run(argv, env=env, cwd=cwd, capture_output=True)
+        dt = time.perf_counter() - t
+        if p.returncode not in ok:
+            raise SystemExit(f"{argv[:4]}... exited {p.returncode}: {p.stderr.decode(errors='replace')[-2000:]}")
+        return dt
+    return run
+
+
+def pct(xs: list[float], p: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--baseline", metavar="REV", action="append", default=[],
+                    help="git revision to compare with (a temporary worktree; repeatable)")
+    ap.add_argument("--anchor", action="append", default=[], metavar="NAME=PATH",
+                    help="an anchor linter binary; only actionlint is known (run on generated workflows)")
+    ap.add_argument("--files", type=int, default=1000, help="plans in the generated tree")
+    ap.add_argument("--repeat", type=int, default=5, help="interleaved rounds per row (median)")
+    ap.add_argument("--startup-repeat", type=int, default=21, help="rounds for the start-up rows")
+    ap.add_argument("--recheck-runs", type=int, default=200)
+    ap.add_argument("--only", choices=["tree", "startup", "recheck", "lsp"], action="append",
+                    help="run only these row groups (repeatable)")
+    ap.add_argument("--wheel", action="store_true", help="also measure start-up from a wheel install of each side")
+    ap.add_argument("--lsp", action="store_true", help="also measure language-server edit -> diagnostics")
+    ap.add_argument("--lsp-edits", type=int, default=60)
+    ap.add_argument("--json", default=str(HERE / "table.json"))
+    a = ap.parse_args(argv)
+    groups = set(a.only or ["tree", "startup", "recheck"] + (["lsp"] if a.lsp else []))
+
+    work = Path(tempfile.mkdtemp(prefix="loopc-table-"))
+    worktrees: list[Path] = []
+    try:
+        sides = [Side("current", copy_src(ROOT, work / "current-src"))]
+        trees = {"current": ROOT}
+        for k, rev in enumerate(a.baseline):
+            bt = baseline_tree(rev, work)
+            worktrees.append(bt)
+            sides.append(Side(f"baseline {rev}", copy_src(bt, work / f"baseline-src-{k}")))
+            trees[sides[-1].label] = bt
+        anchors: list[Side] = []
+        for spec in a.anchor:
+            name, _, path = spec.partition("=")
+            if name != "actionlint" or not path:
+                ap.error(f"--anchor {spec!r}: expected actionlint=PATH")
+            anchors.append(Side(name, binary=str(Path(path).resolve())))
+        doc: dict[str, Any] = {"cpus": os.cpu_count(), "python": sys.version.split()[0],
+                               "sides": [s.label for s in sides] + [s.label for s in anchors], "rows": {}}
+        rows: dict[str, dict[str, dict[str, float]]] = doc["rows"]
+
+        def record(row: str, samples: dict[str, list[float]], unit: str = "ms", scale: float = 1000.0,
+                   per: Callable[[float], str] | None = None) -> None:
+            rows[row] = {}
+            for label, xs in samples.items():
+                med = statistics.median(xs) * scale
+                cell: dict[str, Any] = {"median": round(med, 1), "p95": round(pct(xs, 95) * scale, 1),
+                                        "unit": unit, "n": len(xs)}
+                if per is not None:
+                    cell["rate"] = per(med / scale)
+                rows[row][label] = cell
+            print(render_row(row, rows[row]), flush=True)
+
+        if "tree" in groups:
+            tree = work / "tree"
+            nbytes = check_tree.make_tree(tree, a.files)
+            (work / ".git").mkdir(exist_ok=True)  # the tree's project root
+            doc["tree"] = {"files": a.files, "bytes": nbytes}
+            mb = nbytes / 1e6
+            rate = (lambda s: f"{mb / s:.2f} MB/s")
+            wf = work / "workflows"
+            if anchors:
+                n, wbytes = workflows.write_like(tree, wf / ".github" / "workflows")
+                doc["workflows"] = {"files": n, "bytes": wbytes}
+                wfiles = [str(p) for p in sorted(wf.rglob("*.yml"))]
+            for j in (1, 2):
+                cases: dict[str, Callable[[], float]] = {
+                    s.label: timed(s.loopc("check", "--no-cache", "-j", str(j), "tree"), s.env(bytecode=True,
+                                   pyc=work / f"pyc-{i}"), work) for i, s in enumerate(sides)}
+                if j == 1:
+                    for s in anchors:
+                        cases[s.label] = timed([s.binary or "", "-no-color", *wfiles], dict(os.environ), wf)
+                record(f"cold tree -j {j}", interleaved(cases, a.repeat), "s", 1.0, rate)
+            cases = {}
+            for i, s in enumerate(sides):
+                cache = work / f"cache-{i}"
+                env = s.env(bytecode=True, pyc=work / f"pyc-{i}")
+                subprocess.run(s.loopc("check", "--cache-dir", str(cache), "tree"), env=env, cwd=work,
+                               capture_output=True, check=True)
+                cases[s.label] = timed(s.loopc("check", "--cache-dir", str(cache), "tree"), env, work)
+            record("warm tree (cache)", interleaved(cases, a.repeat), "s", 1.0, rate)
+
+        if "startup" in groups:
+            small = work / "small.yaml"
+            shutil.copy(SMALL, small)
+            pythons: list[tuple[str, Side, bool, Path | None]] = []
+            for i, s in enumerate(sides):
+                pythons.append(("no bytecode", s, False, None))
+                pythons.append(("bytecode", s, True, work / f"pyc-{i}"))
+            if a.wheel:
+                for i, s in enumerate(sides):
+                    py = wheel_venv(trees[s.label], work, f"side{i}")
+                    pythons.append(("wheel", Side(s.label, None, py), True, None))
+            for how in dict.fromkeys(h for h, *_ in pythons):
+                picked = [(s, bc, pyc) for h, s, bc, pyc in pythons if h == how]
+                for row, args, ok in (("python -c pass", None, (0,)), ("loopc --version", ["--version"], (0,)),
+                                      ("loopc check small.yaml (--no-cache)", ["check", "--no-cache", "small.yaml"],
+                                       (0,)),
+                                      ("loopc check small.yaml (cache hit)", ["check", "small.yaml"], (0,))):
+                    cases = {}
+                    for i, (s, bc, pyc) in enumerate(picked):
+                        env = s.env(bytecode=bc, pyc=pyc, LOOPC_CACHE_DIR=str(work / f"cache-small-{how}-{i}"))
+                        argv = [s.python, "-c", "pass"] if args is None else s.loopc(*args)
+                        cases[s.label] = timed(argv, env, work, ok)
+                    if row.endswith("(--no-cache)"):
+                        for s in anchors:
+                            one = work / "one.yml"
+                            one.write_text(workflows.workflow(0, SMALL.stat().st_size), encoding="utf-8")
+                            cases[s.label] = timed([s.binary or "", "-no-color", str(one)], dict(os.environ), work)
+                    record(f"{row}, {how}", interleaved(cases, a.startup_repeat))
+
+        if "recheck" in groups:
+            cases = {}
+            out: dict[str, Path] = {}
+            for i, s in enumerate(sides):
+                out[s.label] = work / f"recheck-{i}.json"
+                argv = [s.python, str(HERE / "recheck.py"), "--runs", str(a.recheck_runs), "--quiet",
+                        "--json", str(out[s.label])]
+                cases[s.label] = timed(argv, s.env(bytecode=True, pyc=work / f"pyc-{i}"), ROOT)
+            medians: dict[str, list[float]] = {k: [] for k in cases}
+            p95s: dict[str, list[float]] = {k: [] for k in cases}
+            for _ in range(max(1, a.repeat // 2)):
+                for k, fn in cases.items():
+                    fn()
+                    r = json.loads(out[k].read_text())
+                    medians[k].append(r["cpu"]["median_ms"] / 1000)
+                    p95s[k].append(r["cpu"]["p95_ms"] / 1000)
+            record(f"re-check after one edit, 98 nodes, median CPU ({a.recheck_runs} edits)", medians)
+            record(f"re-check after one edit, 98 nodes, p95 CPU ({a.recheck_runs} edits)", p95s)
+
+        if "lsp" in groups:
+            import asyncio
+
+            import lsp_concurrency
+
+            medians = {s.label: [] for s in sides}
+            p95s = {s.label: [] for s in sides}
+            for _ in range(max(1, a.repeat // 2)):
+                for s in sides:
+                    r = asyncio.run(lsp_concurrency.edit_to_diagnostics(str(s.src), "neovim@v0.11.0", a.lsp_edits))
+                    medians[s.label].append(r["edit_to_diagnostics_ms"]["median_ms"] / 1000)
+                    p95s[s.label].append(r["edit_to_diagnostics_ms"]["p95_ms"] / 1000)
+            record("language server edit -> pulled diagnostics, 98 nodes, median", medians)
+            record("language server edit -> pulled diagnostics, 98 nodes, p95", p95s)
+
+        Path(a.json).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+        print()
+        print(markdown(doc))
+    finally:
+        for wt in worktrees:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(wt)], capture_output=True)
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def _cell(c: dict[str, Any]) -> str:
+    v = f"{c['median']:.3f} s" if c["unit"] == "s" else f"{c['median']:.1f} ms"
+    return v + (f", {c['rate']}" if "rate" in c else "")
+
+
+def render_row(row: str, cells: dict[str, dict[str, Any]]) -> str:
+    base = cells.get("current")
+    parts = []
+    for label, c in cells.items():
+        ratio = f" ({c['median'] / base['median']:.2f}x current)" if base and label != "current" and base["median"] else ""
+        parts.append(f"{label}: {_cell(c)}{ratio}")
+    return f"{row}: " + "; ".join(parts)
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    """The result as a markdown table: one column per side, the ratio of
+    each other side to ``current`` in brackets."""
+    sides = doc["sides"]
+    lines = ["| what | " + " | ".join(sides) + " |", "|---|" + "---|" * len(sides)]
+    for row, cells in doc["rows"].items():
+        base = cells.get("current")
+        out = []
+        for s in sides:
+            c = cells.get(s)
+            if c is None:
+                out.append("—")
+                continue
+            ratio = f" ({c['median'] / base['median']:.2f}×)" if base and s != "current" and base["median"] else ""
+            out.append(_cell(c) + ratio)
+        lines.append(f"| {row} | " + " | ".join(out) + " |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
