@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -114,17 +115,41 @@ def interleaved(cases: dict[str, Callable[[], float]], repeat: int) -> dict[str,
     for fn in cases.values():
         fn()
     out: dict[str, list[float]] = {k: [] for k in cases}
+    cpu: dict[str, list[float]] = {k: [] for k in cases}
     for _ in range(repeat):
         for k, fn in cases.items():
             out[k].append(fn())
+            cpu[k].append(LAST_CPU)
+    CPU_SAMPLES.clear()
+    CPU_SAMPLES.update(cpu)
     return out
 
 
+#: The CPU seconds of the last :func:`interleaved` call's samples, by case.
+CPU_SAMPLES: dict[str, list[float]] = {}
+
+
+#: CPU seconds (user + system) of the last process :func:`timed` ran; on a
+#: loaded machine CPU time moves less than wall time.
+LAST_CPU = 0.0
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def timed(argv: list[str], env: dict[str, str], cwd: Path, ok: tuple[int, ...] = (0,)) -> Callable[[], float]:
+    """A case for :func:`interleaved`: run ``argv``, return its wall seconds
+    (its CPU seconds go to ``LAST_CPU``); an exit status outside ``ok``
+    stops the benchmark with the process's standard error."""
     def run() -> float:
+        global LAST_CPU
+        c = _children_cpu()
         t = time.perf_counter()
         p = subprocess.run(argv, env=env, cwd=cwd, capture_output=True)
         dt = time.perf_counter() - t
+        LAST_CPU = _children_cpu() - c
         if p.returncode not in ok:
             raise SystemExit(f"{argv[:4]}... exited {p.returncode}: {p.stderr.decode(errors='replace')[-2000:]}")
         return dt
@@ -184,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
                                         "unit": unit, "n": len(xs)}
                 if per is not None:
                     cell["rate"] = per(med / scale)
+                if CPU_SAMPLES.get(label) and len(CPU_SAMPLES[label]) == len(xs):
+                    cell["cpu_median"] = round(statistics.median(CPU_SAMPLES[label]) * scale, 1)
                 rows[row][label] = cell
             print(render_row(row, rows[row]), flush=True)
 
@@ -261,6 +288,7 @@ def main(argv: list[str] | None = None) -> int:
                     r = json.loads(out[k].read_text())
                     medians[k].append(r["cpu"]["median_ms"] / 1000)
                     p95s[k].append(r["cpu"]["p95_ms"] / 1000)
+            CPU_SAMPLES.clear()
             record(f"re-check after one edit, 98 nodes, median CPU ({a.recheck_runs} edits)", medians)
             record(f"re-check after one edit, 98 nodes, p95 CPU ({a.recheck_runs} edits)", p95s)
 
@@ -276,6 +304,7 @@ def main(argv: list[str] | None = None) -> int:
                     r = asyncio.run(lsp_concurrency.edit_to_diagnostics(str(s.src), "neovim@v0.11.0", a.lsp_edits))
                     medians[s.label].append(r["edit_to_diagnostics_ms"]["median_ms"] / 1000)
                     p95s[s.label].append(r["edit_to_diagnostics_ms"]["p95_ms"] / 1000)
+            CPU_SAMPLES.clear()
             record("language server edit -> pulled diagnostics, 98 nodes, median", medians)
             record("language server edit -> pulled diagnostics, 98 nodes, p95", p95s)
 
@@ -291,6 +320,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _cell(c: dict[str, Any]) -> str:
     v = f"{c['median']:.3f} s" if c["unit"] == "s" else f"{c['median']:.1f} ms"
+    if "cpu_median" in c:
+        v += f" (CPU {c['cpu_median']:.3f} s)" if c["unit"] == "s" else f" (CPU {c['cpu_median']:.1f} ms)"
     return v + (f", {c['rate']}" if "rate" in c else "")
 
 
