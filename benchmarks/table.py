@@ -205,12 +205,13 @@ def main(argv: list[str] | None = None) -> int:
             rows[row] = {}
             for label, xs in samples.items():
                 med = statistics.median(xs) * scale
-                cell: dict[str, Any] = {"median": round(med, 1), "p95": round(pct(xs, 95) * scale, 1),
+                nd = 3 if unit == "s" else 1
+                cell: dict[str, Any] = {"median": round(med, nd), "p95": round(pct(xs, 95) * scale, nd),
                                         "unit": unit, "n": len(xs)}
                 if per is not None:
                     cell["rate"] = per(med / scale)
                 if CPU_SAMPLES.get(label) and len(CPU_SAMPLES[label]) == len(xs):
-                    cell["cpu_median"] = round(statistics.median(CPU_SAMPLES[label]) * scale, 1)
+                    cell["cpu_median"] = round(statistics.median(CPU_SAMPLES[label]) * scale, nd)
                 rows[row][label] = cell
             print(render_row(row, rows[row]), flush=True)
 
