@@ -97,3 +97,14 @@ def test_the_scope_a_node_opens_is_read_off_its_kind() -> None:
     node = types.SimpleNamespace(config=Switch.__new__(Switch))
     object.__setattr__(node.config, "mode", "all_match")
     assert owner_kind(node) == "all_match"  # type: ignore[arg-type]
+
+
+def test_the_contract_a_config_carries_is_read_off_its_wire_surface() -> None:
+    from loopc.ir import digest
+    from loopc.kinds.spec import CONTRACT, F
+
+    want = {"send_message": "callbackOutput", "join": "result", "loop": "state"}
+    assert dict(kinds.tables().config_contracts) == want == dict(digest.CONFIG_CONTRACTS)
+    k = kinds.KINDS["loop"]
+    with pytest.raises(ValueError, match="more than one contract"):
+        attrs.evolve(k, wire=attrs.evolve(k.wire, fields={**k.wire.fields, "other": F(CONTRACT)}))

@@ -24,6 +24,7 @@ import hashlib
 from typing import Any, Mapping
 
 from loopc.ir.canonical import canonical_bytes
+from loopc.kinds import tables as _kind_tables
 
 __all__ = ["DIGEST_TAG", "semantic_projection", "semantic_digest", "digest_of_projection", "digest_of_canonical",
            "FIELD_ANNOTATIONS", "NODE_ANNOTATIONS", "EDGE_ANNOTATIONS", "CONFIG_CONTRACTS"]
@@ -77,8 +78,9 @@ def _contract(c: Any) -> Any:
     return c if out is None else out
 
 
-#: opcode -> its config member holding a contract of FieldSchemas
-CONFIG_CONTRACTS = {"send_message": "callbackOutput", "join": "result", "loop": "state"}
+#: opcode -> its config member holding a contract of FieldSchemas, as its kind
+#: declares it (:attr:`loopc.kinds.Kind.contract_field`)
+CONFIG_CONTRACTS: Mapping[str, str] = _kind_tables().config_contracts
 
 
 def _node(n: Any) -> Any:

@@ -120,7 +120,9 @@ class Tables:
     kinds that open one); ``external_ops`` the types whose nodes submit an
     external effect; ``control_ops`` the pure control-flow types (effect
     class ``none``); ``modes`` type → its separate action types;
-    ``conditional_outputs`` type → ``{output field: source key}``.
+    ``conditional_outputs`` type → ``{output field: source key}``;
+    ``config_contracts`` opcode → its wire config field holding a contract
+    (:attr:`Kind.contract_field`; the semantic digest projects it).
     """
 
     kinds: Mapping[str, Kind]
@@ -141,6 +143,7 @@ class Tables:
     control_ops: tuple[str, ...]
     modes: Mapping[str, tuple[str, ...]]
     conditional_outputs: Mapping[str, Mapping[str, str]]
+    config_contracts: Mapping[str, str]
 
 
 @functools.cache
@@ -169,6 +172,7 @@ def tables() -> Tables:
         control_ops=tuple(k.name for k in ks if k.effect_class == "none"),
         modes=_frozen({k.name: k.modes for k in ks if k.modes}),
         conditional_outputs=_frozen({k.name: _frozen(k.conditional_outputs) for k in ks if k.conditional_outputs}),
+        config_contracts=_frozen({k.name: c for k in ks if (c := k.contract_field) is not None}),
     )
 
 

@@ -29,7 +29,7 @@ from typing import Any, Callable, Mapping
 
 import attrs
 
-from loopc.kinds.spec import Obj
+from loopc.kinds.spec import CONTRACT, Obj
 
 __all__ = [
     "Kind",
@@ -243,9 +243,17 @@ class Kind:
         for port in self.back_ports:
             if port not in self.ports.targets:
                 raise ValueError(f"{self.name}: back port {port!r} is not a target port")
+        if len([n for n, f in self.wire.fields.items() if f.spec == CONTRACT]) > 1:
+            raise ValueError(f"{self.name}: more than one contract field (the semantic digest projects one)")
         for key in self.conditional_outputs.values():
             if key not in self.source:
                 raise ValueError(f"{self.name}: conditional output on unknown key {key!r}")
+
+    @property
+    def contract_field(self) -> str | None:
+        """The wire config field holding a contract of FieldSchemas
+        (``callbackOutput``, ``result``, ``state``), or ``None``."""
+        return next((n for n, f in self.wire.fields.items() if f.spec == CONTRACT), None)
 
     def opened_scope(self, config: Any) -> str | None:
         """The scope a node of this kind with typed ``config`` (a source
