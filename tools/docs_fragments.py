@@ -149,6 +149,25 @@ def _instr_places() -> str:
     return "; ".join(parts)
 
 
+def _node_kinds_table() -> str:
+    """docs/reference.md#nodes: each kind's config key and ports, from its
+    declaration (:class:`loopc.kinds.base.Kind`)."""
+    from loopc.kinds import KINDS
+
+    authored = {"ports": "one per case, plus the default", "branches": "one per branch key"}
+    rows = ["", "| `type` | config key | source ports | target ports |", "|---|---|---|---|"]
+    for k in KINDS.values():
+        p = k.ports
+        if p.authored:
+            sources = authored[p.authored]
+        else:
+            names = [f"`{n}`" + (f" (with `{p.conditional[n]}`)" if n in p.conditional else "") for n in p.fixed]
+            sources = ", ".join(names) or "none"
+        targets = ", ".join(f"`{t}`" for t in p.targets)
+        rows.append(f"| `{k.name}` | `{k.config_key}` | {sources} | {targets} |")
+    return "\n".join(rows) + "\n"
+
+
 #: fragment name -> its text
 FRAGMENTS: dict[str, Callable[[], str]] = {
     "artifact-versions": _range,
@@ -157,6 +176,7 @@ FRAGMENTS: dict[str, Callable[[], str]] = {
     "artifact-schema-files": _schema_files,
     "artifact-versions-table": _version_table,
     "config-instruction-places": _instr_places,
+    "node-kinds-table": _node_kinds_table,
 }
 
 
