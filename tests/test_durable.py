@@ -127,6 +127,15 @@ def test_start_callback_finishes(db: str, tmp_path: Path) -> None:
     assert [r["seq"] for r in journal] == list(range(1, len(journal) + 1))
     keys = [r["key"] for r in journal if r["kind"] == "effect.reserved"]
     assert keys == [f"{run}:act_1:1"] and [e["key"] for e in _sink(db)] == keys
+    # DBOS stored everything as JSON, never pickle
+    import sqlalchemy as sa
+
+    eng = sa.create_engine(db)
+    with eng.connect() as c:
+        for table in ("workflow_status", "operation_outputs", "notifications", "workflow_events"):
+            kinds = {r[0] for r in c.execute(sa.text(f"select distinct serialization from {table}"))}
+            assert kinds <= {"portable_json", None}, (table, kinds)
+    eng.dispose()
     # a second callback is refused by the engine's own rules (the Run ended)
     r = loopc("callback", run, "--node", "ask_review", "--output", '{"verdict": "approve", "summary": "x"}',
               "--db", db)
@@ -316,3 +325,16 @@ def test_approve_reject_and_failed_callbacks(db: str, tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr  # a failed callback is applied: the node retries after its back-off
     kinds = [r["kind"] for r in _journal(db, cb)]
     assert "callback.failed" in kinds and kinds[-1] == "timer.scheduled"
+
+
+@pytest.mark.slow
+def test_start_refuses_an_input_that_breaks_the_contract(db: str, tmp_path: Path) -> None:
+    bad = dict(INPUT)
+    bad["reviewr"] = bad.pop("reviewer")
+    (tmp_path / "in.json").write_text(json.dumps(bad))
+    r = _start(db, tmp_path)
+    assert r.returncode == 1 and "did you mean 'reviewer'" in r.stderr and "Traceback" not in r.stderr
+    assert Store(db).open_runs() == []
+    (tmp_path / "in.json").write_text("[1, 2]")
+    r = _start(db, tmp_path)
+    assert r.returncode == 2 and "JSON object" in r.stderr

@@ -34,7 +34,7 @@ from loopc import __version__
 from loopc.durable.handlers import EFFECT_ACTIONS, Effect, bind_handlers, handler_factory
 from loopc.durable.store import Store
 from loopc.plan.builtin import action_type
-from loopc.interpreter.host import (EPOCH, Engine, World, effect_of, next_timer_due,
+from loopc.interpreter.host import (EPOCH, Engine, World, effect_of, input_problems, next_timer_due,
                                     program_from_artifact)
 
 __all__ = ["APP_VERSION", "launch", "shutdown", "start_run", "post", "wait_outcome", "new_run_id",
@@ -277,6 +277,9 @@ def start_run(artifact: bytes, plan_input: Mapping[str, Any], *, run: str, catal
     prog, why = program_from_artifact(artifact)
     if prog is None:
         raise DurableError(f"the artifact is refused: {why}")
+    problems = input_problems(prog, dict(plan_input))
+    if problems:
+        raise DurableError("the input does not match the Plan input: " + "; ".join(problems))
     actions = sorted({a for a in (action_type(n.op, n.config) for n in prog.nodes.values()) if a in EFFECT_ACTIONS})
     try:
         handlers = bind_handlers(catalog, actions)

@@ -7,8 +7,8 @@ A host drives :class:`Engine` through its inputs (``start``, ``callback``,
 ``terminal``), answers deliveries through a :class:`World`, persists
 committed steps from ``on_step`` and rebuilds a Run with :func:`resume` or
 :func:`restore`.  Everything here is re-exported from its defining module;
-this module adds only :func:`next_timer_due`, :func:`effect_of` and
-:func:`program_from_artifact`.
+this module adds only :func:`next_timer_due`, :func:`effect_of`,
+:func:`input_problems` and :func:`program_from_artifact`.
 """
 from __future__ import annotations
 
@@ -19,10 +19,11 @@ from loopc.interpreter.clock import EPOCH, format_instant, parse_instant
 from loopc.interpreter.engine import DEFAULT_BUDGET, Act, Budget, Engine, JournalDivergence, World
 from loopc.interpreter.program import Program, load_program
 from loopc.interpreter.runner import INPUT_KINDS, dump_journal, restore, resume, verify_artifact
+from loopc.interpreter.values import contract_problems
 
 __all__ = ["Act", "Budget", "DEFAULT_BUDGET", "EPOCH", "Engine", "INPUT_KINDS", "JournalDivergence", "Program",
            "World", "dump_journal", "effect_of", "format_instant", "next_timer_due", "parse_instant",
-           "program_from_artifact", "restore", "resume"]
+           "input_problems", "program_from_artifact", "restore", "resume"]
 
 
 def program_from_artifact(data: bytes) -> tuple[Program | None, str | None]:
@@ -57,3 +58,10 @@ def effect_of(eng: Engine, effect: str) -> dict[str, Any] | None:
         return None
     return {"act": a.id, "attempt": ref[1], "node": a.node.id, "op": a.node.op, "request": dict(a.request),
             "key": f"{eng.run_id}:{a.id}:{ref[1]}"}
+
+
+def input_problems(program: Program, plan_input: Any) -> list[str]:
+    """Why ``plan_input`` does not match the Plan input contract (unknown,
+    missing or mistyped fields, with a did-you-mean), one message each, in
+    field order; ``[]`` when it matches."""
+    return [msg for _, msg in contract_problems(plan_input, program.input, "input")]
