@@ -60,6 +60,8 @@ _FOLD_INTO = frozenset(("PureCompute", "BoundedMutation"))
 _BACK_PORTS = _kind_tables().back_ports
 #: opcodes whose nodes submit an external effect (Kind.effect_class)
 _EXTERNAL_OPS = frozenset(_kind_tables().external_ops)
+#: opcode -> its effect class (Kind.effect_class): the step a non-external node becomes
+_EFFECT_CLASS = {op: k.effect_class for op, k in _kind_tables().kinds.items()}
 
 
 @attrs.frozen
@@ -483,10 +485,11 @@ def _steps(
             )
             enter[nid], exit_[nid] = sk, ck
             continue
-        if n.op == "set_variable":
+        effect = _EFFECT_CLASS.get(n.op)
+        if effect == "state":  # writes Run state: a bounded mutation of the fields it writes
             res = sort_resources(ResourceKey(ResourceClass.RUN_STATE, "run", w) for w in n.writes)
             steps[nid] = Step(nid, "BoundedMutation", [nid], [a], resources=res)
-        elif n.op == "wait":
+        elif effect == "timer":  # waits on a Run-state condition or a clock
             if getattr(n.config, "condition", None) is not None:
                 dep = Dependency(
                     "run_state_condition",
