@@ -158,3 +158,21 @@ def test_key_tables_follow_an_amended_registry() -> None:
     with kinds.amended(new):
         assert "quiet" in keys.bool_keys() and ("wait", "grace") in keys.duration_keys()
     assert "quiet" not in keys.bool_keys() and ("wait", "grace") not in keys.duration_keys()
+
+
+def test_completion_follows_an_amended_registry() -> None:
+    """A field declared on a kind is offered as a key of its config and its
+    choices as values, read from ``kinds.tables()`` at request time."""
+    from loopc import kinds
+    from loopc.kinds.base import SourceField, s_choice
+
+    wait = kinds.KINDS["wait"]
+    new = attrs.evolve(
+        wait, source={**wait.source, "mood": SourceField(s_choice("calm", "busy"), choices=("calm", "busy"))}
+    )
+    text = "nodes:\n  - id: w\n    type: wait\n    wait:\n      "
+    val = text + "mood: "
+    with kinds.amended(new):
+        assert "mood" in {i.label for i in completion.complete(text, len(text), None)}
+        assert [i.label for i in completion.complete(val, len(val), None)] == ["calm", "busy"]
+    assert "mood" not in {i.label for i in completion.complete(text, len(text), None)}

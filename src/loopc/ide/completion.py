@@ -29,13 +29,13 @@ declarations (:mod:`loopc.ide.keys`).
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable
 
 import attrs
 
 from loopc import kinds
 from loopc.compiler import schema as S
-from loopc.compiler.model import FIELD_TYPES, NODE_CONFIG_KEYS, RETRY_CAPABLE
+from loopc.compiler.model import FIELD_TYPES
 from loopc.ide import keys as _keys
 from loopc.ide.cursor import Cursor, _flow_pairs, cursor_at
 from loopc.ide.document import Range
@@ -45,10 +45,6 @@ from loopc.lineindex import LineIndex
 TRIGGER_CHARACTERS = (".", ":", "{")
 
 DURATIONS = ("PT30S", "PT1M", "PT5M", "PT10M", "PT30M", "PT1H", "PT12H", "P1D", "P7D")
-#: config key → its closed key set, and → key → allowed literal values: both
-#: derived from the node-kind registry (:mod:`loopc.kinds`)
-CONFIG_KEYS: Mapping[str, frozenset[str]] = kinds.tables().config_keys
-ENUMS: Mapping[str, Mapping[str, tuple[str, ...]]] = kinds.tables().enums
 _PATH_TAIL = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*$|$")
 
 
@@ -199,19 +195,21 @@ class Completer:
         elif path == ("nodes",) and raw[-1] == "-":
             t = cur.siblings.get("type")
             add(S.NODE_KEYS, "node key", frozenset(("input", "retry")))
-            if t in NODE_CONFIG_KEYS:
-                add([NODE_CONFIG_KEYS[t]], f"configuration of a {t} node", frozenset([NODE_CONFIG_KEYS[t]]))
-                if t not in RETRY_CAPABLE:
+            tables = kinds.tables()
+            node_config_keys = tables.node_config_keys
+            if t in node_config_keys:
+                add([node_config_keys[t]], f"configuration of a {t} node", frozenset([node_config_keys[t]]))
+                if t not in tables.retry_capable:
                     out[:] = [o for o in out if o[0] != "retry"]
             else:
-                add(NODE_CONFIG_KEYS.values(), "node configuration key", frozenset(NODE_CONFIG_KEYS.values()))
+                add(node_config_keys.values(), "node configuration key", frozenset(node_config_keys.values()))
         elif len(path) >= 2 and path[0] == "nodes":
             last = path[-1]
             parent = path[-2] if len(path) >= 2 else ""
             if last == "retry":
                 add(sorted(S.RETRY_KEYS), "retry key")
-            elif last in CONFIG_KEYS and len(path) == 2:
-                add(sorted(CONFIG_KEYS[last]), f"{last} key")
+            elif last in kinds.tables().config_keys and len(path) == 2:
+                add(sorted(kinds.tables().config_keys[last]), f"{last} key")
             elif last == "cases" and raw[-1] == "-":
                 add(("port", "when"), "switch case key")
             elif last == "workItems":
@@ -285,13 +283,14 @@ class Completer:
             return []
         if key == "type":
             if path == ("nodes",):
-                return [(t, E, f"config key `{NODE_CONFIG_KEYS[t]}`") for t in NODE_CONFIG_KEYS]
+                return [(t, E, f"config key `{k}`") for t, k in kinds.tables().node_config_keys.items()]
             return [(t, E, "field type") for t in FIELD_TYPES]
         if key in _keys.bool_keys():
             return [("true", V, None), ("false", V, None)]
         last = path[-1]
-        if path[0] == "nodes" and last in ENUMS and key is not None and key in ENUMS[last]:
-            return [(v, E, None) for v in ENUMS[last][key]]
+        enums = kinds.tables().enums
+        if path[0] == "nodes" and last in enums and key is not None and key in enums[last]:
+            return [(v, E, None) for v in enums[last][key]]
         if (last, key) in _keys.duration_keys():
             return [(d, V, "ISO 8601 duration") for d in DURATIONS]
         if key == "forkId":
