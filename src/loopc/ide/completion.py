@@ -197,7 +197,7 @@ class Completer:
             add(S.NODE_KEYS, "node key", frozenset(("input", "retry")))
             tables = kinds.tables()
             node_config_keys = tables.node_config_keys
-            if t in node_config_keys:
+            if t is not None and t in node_config_keys:
                 add([node_config_keys[t]], f"configuration of a {t} node", frozenset([node_config_keys[t]]))
                 if t not in tables.retry_capable:
                     out[:] = [o for o in out if o[0] != "retry"]
