@@ -56,3 +56,25 @@ def test_the_check_finds_a_stale_range() -> None:
     assert _stale(f"accepts every envelope v1–v{older}") and _stale(f"`loop.plan.artifact/v1`…`v{older}`")
     assert _stale(f"N ∈ 1…{older}") and _stale(f"``loop.plan.artifact/v1`` … ``/v{older}``")
     assert not _stale(f"v1–v{LATEST} and `loop.plan.artifact/v1`…`v{LATEST}`, N ∈ 1…{LATEST}")
+
+
+def test_node_config_table_versions_match_the_declarations() -> None:
+    """docs/ir.md#node-configs is prose per opcode; each field it marks with
+    a version (``feedbackScope`` (v5, ...)) carries the version its kind
+    declares, and each field newer than v1 is marked."""
+    from loopc.kinds import KINDS
+
+    text = (ROOT / "docs" / "ir.md").read_text(encoding="utf-8")
+    section = text[text.index("## Node configs") :]
+    section = section[: section.index("\n## ", 1)]
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `([a-z_]+)`(?: \(v\d+\))? \| (.*) \|$", section, re.M)}
+    assert set(rows) == set(KINDS)
+    for op, row in rows.items():
+        for name, f in KINDS[op].wire.fields.items():
+            key = "`" + re.escape(name) + r"(?::[^`]*)?`"
+            at_once = re.search(key + r" \(v(\d+)", row)
+            if f.since > 1:
+                first = re.search(key + r".*?\(v(\d+)", row)
+                assert first and int(first.group(1)) == f.since, (op, name, f.since)
+            else:
+                assert at_once is None, (op, name, at_once.group(0))
