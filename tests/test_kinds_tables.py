@@ -59,12 +59,14 @@ def test_the_readers_read_the_facets() -> None:
     from loopc.compiler import scopemap
     from loopc.plan import builtin, derive
 
+    # equal, not identical: an earlier test's kinds.amended() clears the
+    # cache on exit, so tables() may be a fresh (equal) object by now
     t = kinds.tables()
-    assert scopemap.LOOP_CLOSING_PORTS is t.back_ports
-    assert context.LOOP_BACK_PORTS is t.back_ports
-    assert derive._BACK_PORTS is t.back_ports
+    assert scopemap.LOOP_CLOSING_PORTS == t.back_ports
+    assert context.LOOP_BACK_PORTS == t.back_ports
+    assert derive._BACK_PORTS == t.back_ports
     assert derive._EXTERNAL_OPS == frozenset(t.external_ops)
-    assert builtin.CONTROL_OPS is t.control_ops and builtin.MODES is t.modes
+    assert builtin.CONTROL_OPS == t.control_ops and builtin.MODES == t.modes
 
 
 def test_amended_tables_reach_the_readers_at_use() -> None:
