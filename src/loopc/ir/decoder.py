@@ -41,6 +41,7 @@ from typing import Any, Iterator, Mapping
 from loopc import limits as _limits
 from loopc.kinds import config_instr_values as _kind_config_instr_values
 from loopc.kinds import config_instrs as _kind_config_instrs
+from loopc.kinds import tables as _kind_tables
 from loopc.kinds import wire_source_ports
 from loopc.ir.canonical import CanonicalizationError, canonical_bytes, scan
 from loopc.ir.instr import instr_depth
@@ -178,6 +179,10 @@ def parse_json(data: bytes | str) -> Any:
     return value
 
 
+#: opcode -> its target ports, as its kind declares them (Kind.ports.targets)
+_TARGET_PORTS = {op: list(t) for op, t in _kind_tables().target_ports.items()}
+#: scope kind -> the opcode that opens it (Kind.scope)
+_SCOPE_OPENER = {scope: op for op, scope in _kind_tables().scope_owners.items()}
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
@@ -351,7 +356,7 @@ def _check_references(plan: Mapping[str, Any], *, deep: bool = True) -> None:
                 raise DecodeError(f"{base}/ports/source/{j}/implicit/status",
                                   f"implicit route status must be '{p['name']}'")
         tnames = [t["name"] for t in n["ports"]["target"]]
-        twant = ["in", "continue", "break"] if n["op"] == "loop" else ["in"]
+        twant = _TARGET_PORTS.get(n["op"], ["in"])
         if tnames != twant:
             raise DecodeError(f"{base}/ports/target", f"node '{n['id']}' must have target ports {twant}")
         for j, t in enumerate(n["ports"]["target"]):
@@ -420,7 +425,7 @@ def _check_references(plan: Mapping[str, Any], *, deep: bool = True) -> None:
                                                         f"(limit {MAX_EXPRESSION_NESTING})")
     for i, s in enumerate(plan["scopes"]):
         o = nodes.get(s["owner"])
-        want_op = {"fork": "fork", "all_match": "switch", "fan_out": "fan_out", "loop": "loop"}[s["kind"]]
+        want_op = _SCOPE_OPENER[s["kind"]]
         if o is None or o["op"] != want_op:
             raise DecodeError(f"/plan/scopes/{i}/owner", f"'{s['owner']}' is not a {want_op} node")
         j = s.get("join")
