@@ -35,8 +35,10 @@ def compiled_files(source: bytes, path: Path) -> dict[str, bytes]:
     from loopc.pipeline import compile_source
 
     res = compile_source(source, path=str(path))
-    if not res.ok:
-        lines = [f"{d.span.line}:{d.span.column} {d.code} {d.message}" for d in res.diagnostics]
+    if not res.ok or res.artifact is None or res.digest is None:
+        lines = [
+            (f"{d.span.line}:{d.span.column} " if d.span else "") + f"{d.code} {d.message}" for d in res.diagnostics
+        ]
         raise ValueError(f"{path.parent}: does not compile:\n  " + "\n  ".join(lines))
     return {
         "expected.json": res.artifact.pretty().encode("utf-8"),
