@@ -338,3 +338,30 @@ def test_start_refuses_an_input_that_breaks_the_contract(db: str, tmp_path: Path
     (tmp_path / "in.json").write_text("[1, 2]")
     r = _start(db, tmp_path)
     assert r.returncode == 2 and "JSON object" in r.stderr
+
+
+@pytest.mark.slow
+def test_a_workflow_that_stops_with_an_error_is_reported_not_waited_for(tmp_path: Path) -> None:
+    script = f"""
+import os, sys
+from loopc.pipeline import compile_source
+from loopc.plan import builtin_catalog
+from loopc.durable import handlers, runtime as rt
+
+def broken(options):
+    raise RuntimeError("handler configuration is gone")
+
+handlers.HANDLERS["loop.reference/send_message.callback"] = broken
+rt.launch("sqlite:///{tmp_path / 'x.sqlite'}", "t")
+art = compile_source(open({str(PLAN)!r}, "rb").read(), path="p.yaml").bytes
+try:
+    rt.start_run(art, {INPUT!r}, run=rt.new_run_id(), catalog=builtin_catalog(), options={{"sink": "s"}})
+except rt.DurableError as exc:
+    print("refused:", exc)
+rt.shutdown()
+sys.stdout.flush()
+os._exit(0)
+"""
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=ENV, timeout=120)
+    assert "refused: the Run's workflow stopped (ERROR)" in r.stdout, r.stdout + r.stderr
+    assert "handler configuration is gone" in r.stdout

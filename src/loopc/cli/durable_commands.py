@@ -186,8 +186,12 @@ def _post(run: str, db: str, event: dict[str, Any], wait: float) -> NoReturn:
         sys.exit(1)
     st.dispose()
     rt = _launch(db, run)
-    mid = rt.post(run, event)
-    got = rt.wait_outcome(run, mid, wait)
+    try:
+        mid = rt.post(run, event)
+        got = rt.wait_outcome(run, mid, wait)
+    except Exception as exc:  # noqa: BLE001 - the Run's workflow failed, a database error: one line
+        click.echo(f"loopc durable: {exc}", err=True)
+        _exit(1)
     if got is None:
         row = _store(db).run(run) or {}
         if row.get("status") in TERMINAL:

@@ -291,9 +291,26 @@ def start_run(artifact: bytes, plan_input: Mapping[str, Any], *, run: str, catal
                   {"handlers": handlers, "options": dict(options), "catalog": catalog.digest})
     with SetWorkflowID(run):
         DBOS.start_workflow(run_workflow, run)
-    got = DBOS.get_event(run, "started", timeout_seconds=120)
+    got = _wait_event(run, "started", 120.0)
     row = st.run(run) or {}
     return {"run": run, "status": (got or {}).get("status", row.get("status"))}
+
+
+def _wait_event(run: str, key: str, timeout: float) -> Any:
+    """The Run's DBOS event ``key``, waiting up to ``timeout`` seconds;
+    raises :class:`DurableError` when the Run's workflow stopped with an
+    error instead (a handler no longer registered, a database failure)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        got = DBOS.get_event(run, key, timeout_seconds=min(left, 1.0))
+        if got is not None:
+            return got
+        ws = DBOS.get_workflow_status(run)
+        if ws is not None and ws.status in ("ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"):
+            raise DurableError(f"the Run's workflow stopped ({ws.status}): {ws.error}")
 
 
 def message_id(run: str, event: Mapping[str, Any], seen: int) -> str:
@@ -313,14 +330,15 @@ def post(run: str, event: dict[str, Any]) -> str:
 
 def wait_outcome(run: str, mid: str, timeout: float) -> dict[str, Any] | None:
     """The outcome the workflow published for message ``mid``, or ``None``
-    when it did not within ``timeout`` seconds (or the Run ended first)."""
+    when it did not within ``timeout`` seconds (or the Run ended first).
+    Raises :class:`DurableError` when the Run's workflow stopped with an error."""
     deadline = time.monotonic() + timeout
     st = _st()
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
             return None
-        got = DBOS.get_event(run, f"done:{mid}", timeout_seconds=min(left, 1.0))
+        got = _wait_event(run, f"done:{mid}", min(left, 1.0))
         if got is not None:
             return dict(got)
         row = st.run(run)
