@@ -7,625 +7,77 @@ optional requested profile, and returns a :class:`Derivation`: the
 :class:`ExecutionPlan` (or ``None``) and :class:`PlanProblem` records naming
 node ids (the API layer positions them in the source).  It never raises on
 an artifact that passes verify.
+
+The plan's data is :mod:`loopc.plan.derive_model`, the forward graph and its
+bound proof :mod:`loopc.plan.derive_graph`, step grouping and ordering
+:mod:`loopc.plan.derive_steps`; this module checks the profiles, runs the
+derivation and re-exports every public name.
 """
 
 from __future__ import annotations
 
-import heapq
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
-import attrs
-
-from loopc.ir.model import Edge, Node, Plan
-from loopc.kinds import tables as _kind_tables
-from loopc.plan.builtin import CONTROL_OPS, WORK_ITEM_LIMIT, action_type
+from loopc.plan.builtin import action_type
 from loopc.plan.catalog import Catalog, CatalogEntry
+from loopc.plan.derive_graph import _bounds, _Graph
+from loopc.plan.derive_model import (
+    _BACK_PORTS,
+    _DURABLE,
+    _EXTERNAL_OPS as _EXTERNAL_OPS,  # the kind tables' readers (tests/test_kinds_tables.py)
+    ATOMIC_MAX_ACTIVATIONS,
+    ATOMIC_MAX_STATE_WRITES,
+    BACKEND_VERSION,
+    MAX_BOUND,
+    POLICY_VERSION,
+    PROFILES,
+    RESOURCE_ORDERING_VERSION,
+    STEP_KINDS,
+    Blocker,
+    Bounds,
+    Dependency,
+    Derivation,
+    ExecutionPlan,
+    PlanProblem,
+    ProfileVerdict,
+    ResourceKey,
+    Step,
+    resource_sort_key,
+    sort_resources,
+)
+from loopc.plan.derive_steps import _order_steps, _steps, validate_effect_pairs
 from loopc.plan.descriptor import (
     CapabilityDescriptor,
     ExecutionClass,
     FanoutKind,
     LockPlanKind,
     ReplayPolicy,
-    ResourceClass,
     TransactionPolicy,
 )
-from loopc.plan.digests import TAG_IDENTITY, TAG_PAYLOAD, tagged_digest
 
-PROFILES = ("embedded_before_save", "bounded_atomic", "durable_orchestration")
-"""Execution profiles, most restrictive first."""
-
-POLICY_VERSION = "loop.plan.policy/v1"
-"""The profile policy generation (limits and rules of docs/plan.md#profiles)."""
-
-BACKEND_VERSION = "loop.plan.backend/v1"
-"""The derivation behaviour generation (step grouping, keys, bounds)."""
-
-ATOMIC_MAX_ACTIVATIONS = 10_000
-ATOMIC_MAX_STATE_WRITES = 1_000
-RESOURCE_ORDERING_VERSION = 1
-MAX_BOUND = 2**53 - 1
-
-STEP_KINDS = (
-    "PureCompute",
-    "BoundedMutation",
-    "DependencyWait",
-    "EffectSubmit",
-    "EffectCompletion",
-    "ExplicitFault",
-    "Terminal",
-)
-_DURABLE = frozenset(("BoundedMutation", "DependencyWait", "EffectSubmit", "EffectCompletion"))
-_FOLD_INTO = frozenset(("PureCompute", "BoundedMutation"))
-#: target ports that return to their scope owner (a loop's continue/break; Kind.back_ports)
-_BACK_PORTS = _kind_tables().back_ports
-#: opcodes whose nodes submit an external effect (Kind.effect_class)
-_EXTERNAL_OPS = frozenset(_kind_tables().external_ops)
-#: opcode -> its effect class (Kind.effect_class): the step a non-external node becomes
-_EFFECT_CLASS = {op: k.effect_class for op, k in _kind_tables().kinds.items()}
-
-
-@attrs.frozen
-class Blocker:
-    """Why a profile is not provable: ``node`` (None for plan-level reasons),
-    the capability ``field``, its ``value``, a ``reason`` and the enclosing
-    scope owners ``scope`` (outermost first)."""
-
-    node: str | None
-    field: str
-    value: str
-    reason: str
-    scope: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "node": self.node,
-            "field": self.field,
-            "value": self.value,
-            "reason": self.reason,
-            "scope": list(self.scope),
-        }
-
-
-@attrs.frozen(order=False)
-class ResourceKey:
-    """A declared resource key: class, namespace identity, record identity,
-    optional partition and ordering version."""
-
-    resource_class: ResourceClass
-    namespace: str
-    record: str
-    partition: str | None = None
-    ordering_version: int = RESOURCE_ORDERING_VERSION
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "class": self.resource_class.value,
-            "namespace": self.namespace,
-            "record": self.record,
-            "partition": self.partition,
-            "orderingVersion": self.ordering_version,
-        }
-
-
-def resource_sort_key(k: ResourceKey) -> tuple[Any, ...]:
-    """The one canonical comparator of resource keys: ordering version, then
-    resource class in canonical class order, namespace, record, partition
-    (absent first); strings compare by Unicode code points."""
-    return (
-        k.ordering_version,
-        k.resource_class.rank,
-        k.namespace,
-        k.record,
-        (0, "") if k.partition is None else (1, k.partition),
-    )
-
-
-def sort_resources(keys: Iterable[ResourceKey]) -> tuple[ResourceKey, ...]:
-    """Unique keys in canonical order (:func:`resource_sort_key`)."""
-    return tuple(sorted(set(keys), key=resource_sort_key))
-
-
-@attrs.frozen
-class Dependency:
-    """What a waiting step waits for: ``kind`` timer | run_state_condition |
-    effect_outcome; ``resumes`` the step the resolution resumes; ``submit``
-    the submit step (effect outcomes); ``owner`` the effect owner."""
-
-    kind: str
-    resumes: str
-    submit: str | None = None
-    owner: str | None = None
-    watches: tuple[str, ...] = ()
-    timeout: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "resumes": self.resumes,
-            "submit": self.submit,
-            "owner": self.owner,
-            "watches": list(self.watches),
-            "timeout": self.timeout,
-        }
-
-
-@attrs.define
-class Step:
-    """One execution step (``kind`` one of :data:`STEP_KINDS`)."""
-
-    key: str
-    kind: str
-    nodes: list[str]
-    actions: list[str]
-    completion: str | None = None
-    resources: tuple[ResourceKey, ...] = ()
-    dependencies: tuple[Dependency, ...] = ()
-    next: list[str] = attrs.field(factory=list)
-    checkpoint_after: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "key": self.key,
-            "kind": self.kind,
-            "nodes": list(self.nodes),
-            "actions": sorted(set(self.actions)),
-            "completion": self.completion,
-            "resources": [r.to_json() for r in self.resources],
-            "dependencies": [d.to_json() for d in self.dependencies],
-            "next": sorted(set(self.next)),
-            "checkpointAfter": self.checkpoint_after,
-        }
-
-
-@attrs.frozen
-class Bounds:
-    """Maxima over every possible run (docs/plan.md#bounds)."""
-
-    activations: int
-    attempts: int
-    effects: int
-    state_writes: int
-    fan_out: int
-    lock_classes: tuple[str, ...]
-    proof: tuple[Mapping[str, Any], ...]
-    saturated: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "bounded": True,
-            "activations": self.activations,
-            "attempts": self.attempts,
-            "effects": self.effects,
-            "stateWrites": self.state_writes,
-            "fanOut": self.fan_out,
-            "lockClasses": list(self.lock_classes),
-            "proof": [dict(p) for p in self.proof],
-            "saturated": self.saturated,
-        }
-
-
-@attrs.frozen
-class ProfileVerdict:
-    eligible: bool
-    blockers: tuple[Blocker, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"eligible": self.eligible, "blockers": [b.to_json() for b in self.blockers]}
-
-
-@attrs.frozen
-class PlanProblem:
-    """A derivation finding: LP6xxx ``code``, the culprit ``node`` (or None),
-    message and, for LP6101, the blocker."""
-
-    code: str
-    node: str | None
-    message: str
-    blocker: Blocker | None = None
-
-
-@attrs.frozen
-class ExecutionPlan:
-    """A derived execution plan; ``identity`` is None when no profile was
-    selected (a requested profile was not provable)."""
-
-    artifact_digest: str
-    compiler_version: str
-    catalog: Catalog
-    referenced: tuple[str, ...]
-    profile: str | None
-    requested_profile: str | None
-    profiles: Mapping[str, ProfileVerdict]
-    steps: tuple[Step, ...]
-    bounds: Bounds
-    back_edges: frozenset[tuple[str, str]] = frozenset()
-    """Step edges that start a new loop iteration (into continue/break)."""
-    _cache: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
-
-    def catalog_json(self) -> dict[str, Any]:
-        entries: dict[str, Any] = {}
-        for a in self.referenced:
-            e = self.catalog.entry(a)
-            if e is not None:
-                entries[a] = {"entryDigest": e.entry_digest, "bindingFingerprint": e.binding_fingerprint}
-        return {
-            "digest": self.catalog.digest,
-            "bindingDigest": self.catalog.scope.digest,
-            "generation": self.catalog.scope.generation,
-            "entries": entries,
-        }
-
-    def payload(self) -> dict[str, Any]:
-        """The normalized plan payload (docs/plan.md#plan-identity)."""
-        return {"profile": self.profile, "steps": [s.to_json() for s in self.steps], "bounds": self.bounds.to_json()}
-
-    @property
-    def payload_digest(self) -> str:
-        if "payload" not in self._cache:
-            self._cache["payload"] = tagged_digest(TAG_PAYLOAD, self.payload())
-        return str(self._cache["payload"])
-
-    @property
-    def identity(self) -> str | None:
-        if self.profile is None:
-            return None
-        cat = self.catalog_json()
-        return tagged_digest(
-            TAG_IDENTITY,
-            {
-                "artifactDigest": self.artifact_digest,
-                "compilerVersion": self.compiler_version,
-                "backendVersion": BACKEND_VERSION,
-                "policyVersion": POLICY_VERSION,
-                "catalogDigest": cat["digest"],
-                "entries": cat["entries"],
-                "payloadDigest": self.payload_digest,
-            },
-        )
-
-    def to_json(self, diagnostics: Sequence[Any] = ()) -> dict[str, Any]:
-        """The ``loopc plan --format json`` object."""
-        return {
-            "artifactDigest": self.artifact_digest,
-            "planIdentity": self.identity,
-            "payloadDigest": self.payload_digest,
-            "compilerVersion": self.compiler_version,
-            "backendVersion": BACKEND_VERSION,
-            "policyVersion": POLICY_VERSION,
-            "profile": self.profile,
-            "requestedProfile": self.requested_profile,
-            "profiles": {p: self.profiles[p].to_json() for p in PROFILES},
-            "catalog": self.catalog_json(),
-            "steps": [s.to_json() for s in self.steps],
-            "bounds": self.bounds.to_json(),
-            "diagnostics": [d.to_json() for d in diagnostics],
-        }
-
-
-@attrs.frozen
-class Derivation:
-    plan: ExecutionPlan | None
-    problems: tuple[PlanProblem, ...]
-
-
-# ---------------------------------------------------------------------------
-# graph helpers
-# ---------------------------------------------------------------------------
-
-
-class _Graph:
-    def __init__(self, plan: Plan) -> None:
-        self.nodes: dict[str, Node] = {n.id: n for n in plan.nodes}
-        self.watches: dict[str, tuple[str, ...]] = {n.id: n.watches for n in plan.nodes}
-        self.edges: dict[str, Edge] = {e.id: e for e in plan.edges}
-        self.entry: str = plan.entry.node
-        self.joins: dict[str, str | None] = {s.owner: s.join for s in plan.scopes}
-        self.incoming: dict[str, list[Edge]] = {n: [] for n in self.nodes}
-        for e in self.edges.values():
-            if e.to_node in self.incoming:
-                self.incoming[e.to_node].append(e)
-
-    def forward_targets(self, n: Node) -> list[tuple[str, str | None]]:
-        """``(port, target node or None)`` per source port; None for implicit
-        routes and back edges (into a loop's continue/break)."""
-        out: list[tuple[str, str | None]] = []
-        for p in n.source_ports:
-            e = self.edges.get(p.edge) if p.edge else None
-            if e is None or e.to_port in _BACK_PORTS:
-                out.append((p.name, None))
-            else:
-                out.append((p.name, e.to_node))
-        return out
-
-    def topo_order(self) -> list[str] | None:
-        """Node ids in lexicographic topological order of the forward graph,
-        or None when it has a cycle."""
-        indeg = {n: 0 for n in self.nodes}
-        succ: dict[str, list[str]] = {n: [] for n in self.nodes}
-        for n in self.nodes.values():
-            for _, t in self.forward_targets(n):
-                if t is not None and t in indeg:
-                    succ[n.id].append(t)
-                    indeg[t] += 1
-        heap = [k for k, d in indeg.items() if d == 0]
-        heapq.heapify(heap)
-        order: list[str] = []
-        while heap:
-            k = heapq.heappop(heap)
-            order.append(k)
-            for t in succ[k]:
-                indeg[t] -= 1
-                if indeg[t] == 0:
-                    heapq.heappush(heap, t)
-        return order if len(order) == len(self.nodes) else None
-
-
-def _sat(v: int) -> int:
-    return v if v <= MAX_BOUND else MAX_BOUND
-
-
-# ---------------------------------------------------------------------------
-# bounds
-# ---------------------------------------------------------------------------
-
-_Vec = tuple[int, int, int, int]
-_ZERO: _Vec = (0, 0, 0, 0)
-
-
-def _add(*vs: _Vec) -> _Vec:
-    return (sum(v[0] for v in vs), sum(v[1] for v in vs), sum(v[2] for v in vs), sum(v[3] for v in vs))
-
-
-def _max(vs: Sequence[_Vec]) -> _Vec:
-    if not vs:
-        return _ZERO
-    return (max(v[0] for v in vs), max(v[1] for v in vs), max(v[2] for v in vs), max(v[3] for v in vs))
-
-
-def _mul(k: int, v: _Vec) -> _Vec:
-    return (k * v[0], k * v[1], k * v[2], k * v[3])
-
-
-def _bounds(g: _Graph, order: list[str], resources: Iterable[ResourceKey]) -> Bounds:
-    f: dict[str, _Vec] = {}
-    proof: list[dict[str, Any]] = []
-    fan_width = 0
-
-    def at(t: str | None) -> _Vec:
-        if t is None or t not in g.nodes or g.nodes[t].op == "join":
-            return _ZERO  # joins are counted once, by their scope owner
-        return f.get(t, _ZERO)
-
-    def join_of(owner: str) -> _Vec:
-        j = g.joins.get(owner)
-        return f.get(j, _ZERO) if j is not None and j in g.nodes else _ZERO
-
-    for nid in reversed(order):
-        n = g.nodes[nid]
-        attempts = n.retry.max_attempts if n.retry is not None else 1
-        own: _Vec = (1, attempts, 1 if n.op in _EXTERNAL_OPS else 0, len(n.writes))
-        targets = g.forward_targets(n)
-        outs = [at(t) for _, t in targets]
-        if n.op == "fork":
-            v = _add(own, *outs, join_of(nid))
-        elif n.op == "switch" and getattr(n.config, "mode", None) == "all_match":
-            cases = {c.port for c in getattr(n.config, "cases", ())}
-            case_sum = _add(*[at(t) for p, t in targets if p in cases])
-            default = _max([at(t) for p, t in targets if p not in cases])
-            v = _add(own, _max([case_sum, default]), join_of(nid))
-        elif n.op == "fan_out":
-            body = _max(outs)
-            width = WORK_ITEM_LIMIT
-            fan_width = max(fan_width, width)
-            proof.append(
-                {
-                    "node": nid,
-                    "kind": "fan_out",
-                    "factor": width,
-                    "maxConcurrency": getattr(n.config, "max_concurrency", None),
-                }
-            )
-            v = _add(own, _mul(width, body), join_of(nid))
-        elif n.op == "loop":
-            iters = getattr(n.config, "iterations", 1)
-            iters = iters if isinstance(iters, int) and iters >= 1 else 1
-            proof.append({"node": nid, "kind": "loop", "factor": iters, "maxConcurrency": None})
-            body = _max([at(t) for p, t in targets if p == "body"])
-            done = _max([at(t) for p, t in targets if p != "body"])
-            v = _add(own, _mul(iters, body), done)
-        else:
-            v = _add(own, _max(outs))
-        f[nid] = v
-    total = f.get(g.entry, _ZERO)
-    sat = any(x > MAX_BOUND for x in total)
-    classes = sorted({r.resource_class for r in resources}, key=lambda c: c.rank)
-    return Bounds(
-        _sat(total[0]),
-        _sat(total[1]),
-        _sat(total[2]),
-        _sat(total[3]),
-        fan_width,
-        tuple(c.value for c in classes),
-        tuple(sorted(proof, key=lambda p: p["node"])),
-        sat,
-    )
-
-
-# ---------------------------------------------------------------------------
-# steps
-# ---------------------------------------------------------------------------
-
-
-def _owner_text(d: CapabilityDescriptor) -> str:
-    o = d.effect_owner
-    return o.kind.value if o.owner is None else f"{o.kind.value}:{o.owner}"
-
-
-def _steps(
-    g: _Graph, order: Sequence[str], actions: Mapping[str, str], entries: Mapping[str, CatalogEntry]
-) -> tuple[list[Step], dict[str, str], dict[str, str]]:
-    """Steps in creation order, plus node → entry step key and node → exit step key."""
-    steps: dict[str, Step] = {}
-    enter: dict[str, str] = {}
-    exit_: dict[str, str] = {}
-    for nid in order:
-        n = g.nodes[nid]
-        a = actions[nid]
-        e = entries.get(a)
-        if n.op in _EXTERNAL_OPS:
-            sk, ck = f"{nid}/submit", f"{nid}/completion"
-            owner = _owner_text(e.descriptor) if e is not None else None
-            steps[sk] = Step(sk, "EffectSubmit", [nid], [a], completion=ck, next=[ck])
-            steps[ck] = Step(
-                ck,
-                "EffectCompletion",
-                [nid],
-                [a],
-                dependencies=(Dependency("effect_outcome", ck, submit=sk, owner=owner),),
-            )
-            enter[nid], exit_[nid] = sk, ck
-            continue
-        effect = _EFFECT_CLASS.get(n.op)
-        if effect == "state":  # writes Run state: a bounded mutation of the fields it writes
-            res = sort_resources(ResourceKey(ResourceClass.RUN_STATE, "run", w) for w in n.writes)
-            steps[nid] = Step(nid, "BoundedMutation", [nid], [a], resources=res)
-        elif effect == "timer":  # waits on a Run-state condition or a clock
-            if getattr(n.config, "condition", None) is not None:
-                dep = Dependency(
-                    "run_state_condition",
-                    nid,
-                    watches=g.watches.get(nid, ()),
-                    timeout=getattr(n.config, "timeout", None) is not None,
-                )
-            else:
-                dep = Dependency("timer", nid)
-            steps[nid] = Step(nid, "DependencyWait", [nid], [a], dependencies=(dep,))
-        elif n.op == "end":
-            kind = "ExplicitFault" if getattr(n.config, "status", None) == "failed" else "Terminal"
-            steps[nid] = Step(nid, kind, [nid], [a])
-        else:
-            # a control node: fold it into its only predecessor's step where legal
-            inc = g.incoming.get(nid, [])
-            if n.op in CONTROL_OPS and nid != g.entry and len(inc) == 1 and inc[0].to_port == "in":
-                host = exit_.get(inc[0].from_node)
-                if host is not None and steps[host].kind in _FOLD_INTO:
-                    steps[host].nodes.append(nid)
-                    steps[host].actions.append(a)
-                    enter[nid] = exit_[nid] = host
-                    continue
-            steps[nid] = Step(nid, "PureCompute", [nid], [a])
-        enter[nid] = exit_[nid] = nid
-    # implicit failure routes become explicit fault steps
-    for nid in order:
-        n = g.nodes[nid]
-        for p in n.source_ports:
-            if p.edge is None and p.implicit is not None and p.implicit.action != "never":
-                fk = f"{nid}/{p.name}/fault"
-                steps[fk] = Step(fk, "ExplicitFault", [nid], [actions[nid]])
-    # successors
-    for nid in order:
-        n = g.nodes[nid]
-        hstep = steps[exit_[nid]]
-        for p in n.source_ports:
-            edge = g.edges.get(p.edge) if p.edge else None
-            if edge is not None and edge.to_node in enter:
-                tgt = enter[edge.to_node]
-                if tgt != hstep.key:
-                    hstep.next.append(tgt)
-            elif p.edge is None and p.implicit is not None and p.implicit.action != "never":
-                hstep.next.append(f"{nid}/{p.name}/fault")
-    return list(steps.values()), enter, exit_
-
-
-def _order_steps(steps: list[Step], back: set[tuple[str, str]]) -> list[Step]:
-    """Lexicographic topological order of the step graph without back edges;
-    creation order (by key) for whatever a cycle leaves."""
-    by = {s.key: s for s in steps}
-    indeg = {k: 0 for k in by}
-    for s in steps:
-        for t in set(s.next):
-            if t in indeg and (s.key, t) not in back:
-                indeg[t] += 1
-    heap = [k for k, d in indeg.items() if d == 0]
-    heapq.heapify(heap)
-    out: list[Step] = []
-    while heap:
-        k = heapq.heappop(heap)
-        out.append(by[k])
-        for t in sorted(set(by[k].next)):
-            if t in indeg and (k, t) not in back:
-                indeg[t] -= 1
-                if indeg[t] == 0:
-                    heapq.heappush(heap, t)
-    seen = {s.key for s in out}
-    out += sorted((s for s in steps if s.key not in seen), key=lambda s: s.key)
-    return out
-
-
-def _acyclic(by: Mapping[str, Step], back: set[tuple[str, str]]) -> bool:
-    """Whether the step graph without ``back`` edges has no cycle (Kahn)."""
-    indeg = dict.fromkeys(by, 0)
-    for k, st in by.items():
-        for t in set(st.next):
-            if t in indeg and (k, t) not in back:
-                indeg[t] += 1
-    todo = [k for k, d in indeg.items() if d == 0]
-    seen = 0
-    while todo:
-        k = todo.pop()
-        seen += 1
-        for t in set(by[k].next):
-            if t in indeg and (k, t) not in back:
-                indeg[t] -= 1
-                if indeg[t] == 0:
-                    todo.append(t)
-    return seen == len(by)
-
-
-def validate_effect_pairs(steps: Sequence[Step], back: Iterable[tuple[str, str]] = ()) -> list[str]:
-    """Problems with the EffectSubmit → EffectCompletion pairing (empty when
-    valid): every submit names exactly one existing completion whose
-    dependency targets it, no submit waits on or resumes itself, every
-    completion has its submit, and no forward step path leads from a
-    completion back to its submit."""
-    by = {s.key: s for s in steps}
-    back = set(back)
-    errs: list[str] = []
-    completions_of: dict[str, list[str]] = {}
-    for s in steps:
-        if s.kind == "EffectCompletion":
-            subs = [d.submit for d in s.dependencies if d.kind == "effect_outcome"]
-            if len(subs) != 1 or subs[0] not in by or by[subs[0]].kind != "EffectSubmit":
-                errs.append(f"completion step '{s.key}' has no matching submit step")
-                continue
-            if any(d.resumes != s.key for d in s.dependencies):
-                errs.append(f"the outcome dependency of '{s.key}' does not resume it")
-            completions_of.setdefault(subs[0], []).append(s.key)
-    acyclic = _acyclic(by, back)
-    for s in steps:
-        if s.kind != "EffectSubmit":
-            continue
-        if s.dependencies or s.key in s.next:
-            errs.append(f"submit step '{s.key}' waits on or resumes itself")
-        comps = completions_of.get(s.key, [])
-        if s.completion is None or comps != [s.completion]:
-            errs.append(f"submit step '{s.key}' does not have exactly one completion step")
-            continue
-        if acyclic:
-            # the forward step graph is acyclic and holds submit → completion,
-            # so no forward path can lead from the completion back to it
-            continue
-        stack, seen = [s.completion], set()
-        while stack:
-            k = stack.pop()
-            if k == s.key:
-                errs.append(f"a step path leads from '{s.completion}' back to '{s.key}'")
-                break
-            if k in seen or k not in by:
-                continue
-            seen.add(k)
-            stack.extend(t for t in by[k].next if (k, t) not in back)
-    return errs
+__all__ = [
+    "ATOMIC_MAX_ACTIVATIONS",
+    "ATOMIC_MAX_STATE_WRITES",
+    "BACKEND_VERSION",
+    "MAX_BOUND",
+    "POLICY_VERSION",
+    "PROFILES",
+    "RESOURCE_ORDERING_VERSION",
+    "STEP_KINDS",
+    "Blocker",
+    "Bounds",
+    "Dependency",
+    "Derivation",
+    "ExecutionPlan",
+    "PlanProblem",
+    "ProfileVerdict",
+    "ResourceKey",
+    "Step",
+    "derive",
+    "resource_sort_key",
+    "sort_resources",
+    "validate_effect_pairs",
+]
 
 
 # ---------------------------------------------------------------------------
