@@ -1,5 +1,5 @@
 """LP1001 points at the cause of a YAML syntax error and says what was
-written there (compiler/yamlload.py ``_report_parse_error``): the bracket or
+written there (compiler/yamlerrors.py ``_report_parse_error``): the bracket or
 quote that is never closed, the key indented to no open block's column, the
 invisible character in indentation — with where the parser gave up as the
 related location."""
