@@ -1,29 +1,19 @@
 """Artifact and compiler envelope versions (docs/ir.md#envelope-and-versions:
 readers first, each version kept as it was).
 
-``loop.plan.artifact/v1`` … ``/v5``; the compiler envelope
+``loop.plan.artifact/vN`` for N in :data:`VERSIONS`; the compiler envelope
 ``loop.plan.compiler/vN`` always carries the same N.  The emitted version is
 the lowest one whose closed surface accepts the lowered artifact, i.e. the
 highest version whose feature the plan uses (see :mod:`loopc.ir.surface`,
 where every field, variant and enum value carries the version that introduced
-it):
-
-* v1 — base;
-* v2 — the ``scope`` value type, ``sendMessage.scope`` (destination union),
-  ``sendMessage.startThread`` (Thread-start output contract);
-* v3 — ``sendMessage.workScope`` (closed work-scope mode) and list-form
-  ``sendMessage.relatedScopes``;
-* v4 — ``sendMessage.responder``, array-valued ``relatedScopes``,
-  ``sendMessage.workItems``, the nominal ``work_items`` and ``responder``
-  types, ``fan_out`` (node, scope, ``item``/``items`` roots, item failure
-  dispositions), ``join.fanOutId``;
-* v5 — ``requestApproval.feedbackScope`` (and its ``comment`` output).
+it).  What each version introduced is listed in docs/ir.md#envelope-and-versions,
+a table generated from those declarations (``python tools/regen.py``).
 
 :data:`VERSIONS` is derived: 1 to the newest ``since`` that the node-kind
 registry (:mod:`loopc.kinds`: opcodes, config fields, union variants, enum
 values, FieldSchema types) or the reference roots and failure actions below
 declare, so a field introduced at a new version brings the version with it
-(docs/architecture.md#add-one-field-to-one-node-kind); list it above.
+(docs/architecture.md#add-one-field-to-one-node-kind).
 """
 from __future__ import annotations
 
