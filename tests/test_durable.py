@@ -365,3 +365,55 @@ os._exit(0)
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=ENV, timeout=120)
     assert "refused: the Run's workflow stopped (ERROR)" in r.stdout, r.stdout + r.stderr
     assert "handler configuration is gone" in r.stdout
+
+
+def _executor_of(db: str, run: str) -> str:
+    import sqlalchemy as sa
+
+    eng = sa.create_engine(db)
+    with eng.connect() as c:
+        got = c.execute(sa.text("select executor_id from workflow_status where workflow_uuid = :r"), {"r": run}).scalar()
+    eng.dispose()
+    return str(got)
+
+
+def _worker(db: str, executor: str) -> subprocess.Popen[str]:
+    w = subprocess.Popen([sys.executable, "-m", "loopc", "durable", "worker", "--db", db, "--executor-id", executor],
+                         env=ENV, cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    assert "recovering" in (w.stderr.readline() if w.stderr else "")
+    return w
+
+
+@pytest.mark.slow
+def test_a_second_worker_leaves_a_live_workers_runs_alone(db: str, tmp_path: Path) -> None:
+    run = json.loads(_start(db, tmp_path).stdout)["run"]
+    assert _executor_of(db, run) == run
+    a = _worker(db, "wa")
+    try:
+        for _ in range(100):
+            if _executor_of(db, run) == "wa":
+                break
+            time.sleep(0.1)
+        assert _executor_of(db, run) == "wa"
+        b = _worker(db, "wb")
+        time.sleep(1.5)
+        assert _executor_of(db, run) == "wa"  # not taken from the live worker
+        os.kill(b.pid, signal.SIGKILL)
+        b.wait(30)
+    finally:
+        os.kill(a.pid, signal.SIGKILL)
+        a.wait(30)
+    ev = ["--node", "ask_review", "--output", '{"verdict": "approve", "summary": "ok"}', "--db", db]
+    r = loopc("callback", run, *ev, "--wait", "1")
+    assert r.returncode == 3 and "no executor took it" in r.stderr  # its worker is dead: the event waits
+    a = _worker(db, "wa")  # the worker comes back with its id, takes its Run back and applies the queued event
+    try:
+        for _ in range(300):
+            if _status(db, run)["status"] != "waiting":
+                break
+            time.sleep(0.1)
+    finally:
+        a.terminate()
+        a.wait(30)
+    assert _status(db, run)["status"] == "succeeded"
+    assert [x["kind"] for x in _journal(db, run)].count("callback.accepted") == 1

@@ -13,8 +13,9 @@ with one line saying so.
   stays queued for the Run);
 * ``status RUN --db URL [--format json]`` — ``{"status", "output", "error",
   "state"}``; ``journal RUN --db URL`` — one JSON line per record;
-* ``worker --db URL`` — recover every open Run and keep executing (timers,
-  events) until interrupted.
+* ``worker --db URL [--executor-id ID]`` — recover the open Runs no other
+  worker executes and keep executing them (timers, events) until
+  interrupted.
 
 Exit 2: usage errors, an unreadable file, an unknown Run, a bad database URL.
 """
@@ -283,16 +284,19 @@ def journal_cmd(run: str, db: str) -> None:
 
 @durable.command("worker")
 @DB
-def worker_cmd(db: str) -> None:
-    """Recover every open Run and keep executing them (timers, events) until interrupted."""
+@click.option("--executor-id", default="loopc-worker", show_default=True,
+              help="This worker's DBOS executor id: give each of several workers on one database its own, and a "
+                   "restarted worker the one it had.")
+def worker_cmd(db: str, executor_id: str) -> None:
+    """Recover open Runs and keep executing them (timers, events) until interrupted."""
     import signal
     import threading
 
     _need_dbos()
-    from loopc.durable.runtime import WORKER_EXECUTOR
-
-    rt = _launch(db, WORKER_EXECUTOR)
-    n = rt.recover_all()
+    if not executor_id or executor_id.startswith("run_"):
+        _fail("--executor-id must be non-empty and must not look like a Run id")
+    rt = _launch(db, executor_id)
+    n = rt.recover_all(executor_id)
     click.echo(f"loopc durable worker: recovering {n} open Run(s); Ctrl-C stops", err=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -347,8 +347,14 @@ def wait_outcome(run: str, mid: str, timeout: float) -> dict[str, Any] | None:
             return dict(got) if got is not None else None
 
 
-def recover_all() -> int:
-    """Recover every open Run (a worker's start): returns how many."""
+def recover_all(executor_id: str = WORKER_EXECUTOR) -> int:
+    """A worker's start: recover the pending Runs no worker has taken yet
+    (their DBOS executor is still their own Run id: started or last run by
+    a command) and those of this worker's ``executor_id`` (left by its
+    previous life).  Returns how many open Runs the database holds.  A Run
+    another live worker executes is left alone: its executor is that
+    worker's id.  Recovery re-enqueues a workflow, and DBOS's dequeue admits
+    one runner, so two workers starting together take each Run once."""
     ids = _st().open_runs()
-    DBOS._recover_pending_workflows([*ids, WORKER_EXECUTOR])
+    DBOS._recover_pending_workflows([*ids, executor_id])
     return len(ids)
