@@ -1,0 +1,412 @@
+"""The canonical encoder of the typed IR model: model -> RFC 8785 text of the
+plan and of its semantic projection (docs/ir.md#canonical-bytes,
+#semantic-digest), written without building the JSON tree
+(:func:`encode_plan`, :func:`envelope_text`).  Re-exported by
+:mod:`loopc.ir.model`."""
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Mapping
+
+from loopc.ir.model.configs import _CONFIG_FIELDS_BY_WIRE, Config
+from loopc.ir.model.contracts import NO_DEFAULT, FieldSchema
+from loopc.ir.model.instrs import Instr, Lit, MakeObject, Ref
+from loopc.ir.model.nodes import Edge, Node
+from loopc.ir.model.scopes import DISPOSITION_MEMBERS, Disposition, ScopeDecl, ScopeRef
+
+if TYPE_CHECKING:
+    from loopc.ir.model.plan import Plan
+
+
+_q = json.encoder.encode_basestring  # a JSON string as RFC 8785 writes it (no ASCII escaping)
+_MAX_SAFE = 2**53 - 1
+
+
+def _utf16(k: str) -> bytes:
+    return k.encode("utf-16-be")
+
+
+def _keys(d: Mapping[str, Any]) -> list[str]:
+    """``d``'s keys in RFC 8785 order (UTF-16 code units; code points when
+    every key is in the Basic Multilingual Plane)."""
+    ks = sorted(d)
+    for k in ks:
+        if not k.isascii() and max(k) > "\uffff":
+            return sorted(ks, key=_utf16)
+    return ks
+
+
+def _scalar(v: Any) -> tuple[str, int]:
+    """Canonical text and nesting depth of a JSON value."""
+    t = type(v)
+    if t is str:
+        return _q(v), 0
+    if t is bool:
+        return ("true" if v else "false"), 0
+    if v is None:
+        return "null", 0
+    if t is int and -_MAX_SAFE <= v <= _MAX_SAFE:
+        return str(v), 0
+    from loopc.ir.canonical import value_text
+
+    return value_text(v)
+
+
+def _strs(xs: Any) -> str:
+    return "[" + ",".join([_q(x) for x in xs]) + "]"
+
+
+#: a memo of one encoding: object id -> its text(s) and depth (the model outlives it)
+_Memo = dict
+
+#: what the semantic projection leaves out (:mod:`loopc.ir.digest`: annotations
+#: of FieldSchemas, nodes, edges; opcode -> config contract), read on first use
+_PROJECTION: Any = ()
+
+
+def _projection_rules() -> None:
+    global _PROJECTION
+    if not _PROJECTION:
+        from loopc.ir import digest as D
+
+        _PROJECTION = (D.FIELD_ANNOTATIONS, D.NODE_ANNOTATIONS, D.EDGE_ANNOTATIONS, D.CONFIG_CONTRACTS)
+
+
+def _field_text(fs: FieldSchema, memo: _Memo) -> tuple[str, str, int]:
+    """``(text, projection text, depth)`` of a FieldSchema (members as
+    :func:`field_to_json` writes them, in key order; iterative over ``items``)."""
+    got = memo.get(id(fs))
+    if got is not None:
+        return got  # type: ignore[no-any-return]
+    annotations = _PROJECTION[0]
+    chain = []
+    cur: FieldSchema | None = fs
+    while cur is not None and id(cur) not in memo:
+        chain.append(cur)
+        cur = cur.items
+    inner = memo[id(cur)] if cur is not None else None
+    for f in reversed(chain):
+        depth = 1
+        default = desc = items = items_p = label = values = ""
+        if f.default is not NO_DEFAULT:
+            t, d = _scalar(f.default)
+            default = f'"default":{t},'
+            depth = max(depth, d + 1)
+        if f.description is not None:
+            desc = f'"description":{_q(f.description)},'
+        if f.items is not None:
+            assert inner is not None  # f.items is cur (memoized) or the previous chain step
+            items = f'"items":{inner[0]},'
+            items_p = items if inner[1] is inner[0] else f'"items":{inner[1]},'
+            depth = max(depth, inner[2] + 1)
+        if f.label is not None:
+            label = f'"label":{_q(f.label)},'
+        if f.values is not None:
+            values = f',"values":{_strs(f.values)}'
+            depth = max(depth, 2)
+        tail = f'"required":{"true" if f.required else "false"},"type":{_q(f.type)}{values}}}'
+        text = f"{{{default}{desc}{items}{label}{tail}"
+        desc_p = "" if "description" in annotations else desc
+        label_p = "" if "label" in annotations else label
+        if desc_p is desc and label_p is label and items_p is items:
+            proj = text
+        else:
+            proj = f"{{{default}{desc_p}{items_p}{label_p}{tail}"
+        inner = memo[id(f)] = (text, proj, depth)
+    return inner  # type: ignore[return-value]
+
+
+def _contract_text(c: Mapping[str, FieldSchema], memo: _Memo) -> tuple[str, str, int]:
+    """``(text, projection text, depth)`` of a contract."""
+    got = memo.get(id(c))
+    if got is not None:
+        return got  # type: ignore[no-any-return]
+    full = []
+    proj = []
+    depth = 1
+    same = True
+    for k in _keys(c):
+        f, p, d = _field_text(c[k], memo)
+        key = _q(k) + ":"
+        full.append(key + f)
+        proj.append(key + p)
+        same = same and f is p
+        if d >= depth:
+            depth = d + 1
+    text = "{" + ",".join(full) + "}"
+    got = memo[id(c)] = (text, text if same else "{" + ",".join(proj) + "}", depth)
+    return got  # type: ignore[no-any-return]
+
+
+def _instr_text(instr: Instr, memo: _Memo) -> tuple[str, int]:
+    """``(text, depth)`` of an instruction tree.  Iterative (post-order)."""
+    got = memo.get(id(instr))
+    if got is not None:
+        return got  # type: ignore[no-any-return]
+    out: list[tuple[str, int]] = []
+    stack: list[tuple[Any, bool]] = [(instr, False)]
+    pop = stack.pop
+    push = stack.append
+    while stack:
+        i, built = pop()
+        if not built:
+            got = memo.get(id(i))
+            if got is None:
+                cls = i.__class__
+                if cls is Lit:
+                    t, d = _scalar(i.value)
+                    got = memo[id(i)] = ('["lit",' + _q(i.type.wire) + "," + t + "]", d + 1)
+                elif cls is Ref:
+                    got = memo[id(i)] = ('["ref",' + ",".join([_q(x) for x in (i.type.wire, i.root, *i.path)]) + "]", 1)
+                else:
+                    push((i, True))
+                    for k in reversed(i.children):
+                        push((k, False))
+                    continue
+            out.append(got)
+            continue
+        n = len(i.children)
+        kids = out[len(out) - n:]
+        del out[len(out) - n:]
+        parts = [_q(i.op), _q(i.type.wire)]
+        if i.__class__ is MakeObject:
+            for k, (t, _) in zip(i.keys, kids):
+                parts.append(_q(k))
+                parts.append(t)
+        else:
+            parts.extend([t for t, _ in kids])
+        got = memo[id(i)] = ("[" + ",".join(parts) + "]", 1 + max([0] + [d for _, d in kids]))
+        out.append(got)
+    return out[0]
+
+
+def _bind_text(b: Mapping[str, Instr], memo: _Memo) -> tuple[str, int]:
+    if not b:
+        return "{}", 1
+    parts = []
+    depth = 1
+    get = memo.get
+    for k in _keys(b):
+        x = b[k]
+        t, d = get(id(x)) or _instr_text(x, memo)
+        parts.append(_q(k) + ":" + t)
+        if d >= depth:
+            depth = d + 1
+    return "{" + ",".join(parts) + "}", depth
+
+
+def _scope_text(stack: tuple[ScopeRef, ...], memo: _Memo) -> tuple[str, int]:
+    got = memo.get(id(stack))
+    if got is None:
+        parts = [("{" if s.branch is None else '{"branch":' + _q(s.branch) + ",")
+                 + '"kind":' + _q(s.kind) + ',"owner":' + _q(s.owner) + "}" for s in stack]
+        got = memo[id(stack)] = ("[" + ",".join(parts) + "]", 2 if parts else 1)
+    return got  # type: ignore[no-any-return]
+
+
+def _disp_text(d: Disposition, memo: _Memo) -> str:
+    got = memo.get(id(d))
+    if got is None:
+        members = {"action": d.action}
+        if d.status is not None:
+            members["status"] = d.status
+        for k in DISPOSITION_MEMBERS.get(d.action, ()):
+            members[k] = getattr(d, k)
+        got = memo[id(d)] = "{" + ",".join([f'"{k}":' + _scalar(members[k])[0] for k in sorted(members)]) + "}"
+    return got  # type: ignore[no-any-return]
+
+
+def _config_text(cfg: Config, memo: _Memo) -> tuple[str, str, int]:
+    """``(text, projection text, depth)`` of a node config (members as
+    :func:`config_to_json` writes them, in key order)."""
+    projected = _PROJECTION[3].get(cfg.OP)
+    full = []
+    proj = []
+    depth = 1
+    for name, wire, codec, required in _CONFIG_FIELDS_BY_WIRE[cfg.OP]:
+        v = getattr(cfg, name)
+        if not required and (v is None or v is False):
+            continue
+        p = None
+        d = 0
+        if codec == "str" or codec == "int" or codec == "flag":
+            t, d = _scalar(v)
+        elif codec == "instr":
+            t, d = _instr_text(v, memo)
+        elif codec == "bind":
+            t, d = _bind_text(v, memo)
+        elif codec == "contract":
+            t, p, d = _contract_text(v, memo)
+            if wire != projected:
+                p = None
+        elif codec == "strs":
+            t, d = _strs(v), 1
+        elif codec == "cases":
+            parts = []
+            d = 1
+            for c in v:
+                w, wd = _instr_text(c.when, memo)
+                parts.append('{"port":' + _q(c.port) + ',"when":' + w + "}")
+                d = max(d, wd + 2)
+            t = "[" + ",".join(parts) + "]"
+        elif codec == "work_scope":
+            t, d = '{"mode":' + _q(v.mode), 1
+            if v.scope is not None:
+                s, sd = _instr_text(v.scope, memo)
+                t, d = t + ',"scope":' + s, sd + 1
+            t += "}"
+        elif codec == "related_scopes":
+            t, d = '{"form":' + _q(v.form), 1
+            if v.items is not None:
+                items = [_instr_text(x, memo) for x in v.items]
+                t += ',"items":[' + ",".join([s for s, _ in items]) + "]"
+                d = max([2] + [sd + 2 for _, sd in items])
+            if v.value is not None:
+                s, sd = _instr_text(v.value, memo)
+                t += ',"value":' + s
+                d = max(d, sd + 1)
+            t += "}"
+        elif codec == "work_items":
+            s, sd = _instr_text(v.allowed_responders, memo)
+            t, d = '{"allowedResponders":' + s + "}", sd + 1
+        else:  # pragma: no cover - every codec of _CODECS is handled above
+            raise TypeError(f"no canonical text for codec {codec!r}")
+        key = f'"{wire}":'
+        full.append(key + t)
+        proj.append(key + (t if p is None else p))
+        if d >= depth:
+            depth = d + 1
+    text = "{" + ",".join(full) + "}"
+    return text, (text if projected is None else "{" + ",".join(proj) + "}"), depth
+
+
+def _node_text(n: Node, memo: _Memo) -> tuple[str, str, int]:
+    """``(text, projection text, depth)`` of a node (members as
+    :func:`node_to_json` writes them, in key order)."""
+    get = memo.get
+    config, config_p, depth = _config_text(n.config, memo)
+    eff = n.effects
+    effects = get(id(eff))
+    if effects is None:
+        effects = memo[id(eff)] = (f'{{"reads":{_strs(eff.reads)},"watches":{_strs(eff.watches)},'
+                                   f'"writes":{_strs(eff.writes)}}}')
+    inp, inp_p, d = get(id(n.input)) or _contract_text(n.input, memo)
+    depth = max(depth, d, 2)
+    src = []
+    src_p = []
+    pd = 1  # depth of the deeper of the source and target lists
+    for p in n.source_ports:
+        edge = "" if p.edge is None else f'"edge":{_q(p.edge)},'
+        if p.implicit is not None:
+            edge += f'"implicit":{_disp_text(p.implicit, memo)},'
+            pd = max(pd, 3)
+        if p.output is None:
+            t = f'{{{edge}"name":{_q(p.name)},"output":null}}'
+            src.append(t)
+            src_p.append(t)
+            pd = max(pd, 2)
+        else:
+            o, o_p, od = get(id(p.output)) or _contract_text(p.output, memo)
+            head = f'{{{edge}"name":{_q(p.name)},"output":'
+            t = f"{head}{o}}}"
+            src.append(t)
+            src_p.append(t if o_p is o else f"{head}{o_p}}}")
+            pd = max(pd, od + 2)
+    if n.target_ports:
+        pd = max(pd, 3)
+    scope, sd = get(id(n.scope)) or _scope_text(n.scope, memo)
+    depth = max(depth, pd + 1, sd) + 1
+    desc = "" if n.description is None else f',"description":{_q(n.description)}'
+    label = "" if n.label is None else f',"label":{_q(n.label)}'
+    mid = f',"effects":{effects},"id":{_q(n.id)},"input":'
+    ports = f',"op":{_q(n.config.OP)},"ports":{{"source":['
+    target = ",".join([f'{{"edges":{_strs(t.edges)},"name":{_q(t.name)}}}' for t in n.target_ports])
+    retry = ""
+    if n.retry is not None:
+        retry = (f',"retry":{{"backoff":{_scalar(n.retry.backoff)[0]},'
+                 f'"maxAttempts":{_scalar(n.retry.max_attempts)[0]}}}')
+    tail = f'],"target":[{target}]}}{retry},"scope":{scope}}}'
+    source = ",".join(src)
+    text = f'{{"config":{config}{desc}{mid}{inp}{label}{ports}{source}{tail}'
+    ann = _PROJECTION[1]
+    desc_p = "" if "description" in ann else desc
+    label_p = "" if "label" in ann else label
+    if config is config_p and inp is inp_p and desc is desc_p and label is label_p and src == src_p:
+        return text, text, depth
+    source = ",".join(src_p)
+    return text, f'{{"config":{config_p}{desc_p}{mid}{inp_p}{label_p}{ports}{source}{tail}', depth
+
+
+def _edge_text(e: Edge, memo: _Memo) -> tuple[str, str, int]:
+    """``(text, projection text, depth)`` of an edge (members as
+    :func:`edge_to_json` writes them, in key order)."""
+    get = memo.get
+    bind, depth = _bind_text(e.bind, memo)
+    eff = e.effects
+    effects = get(id(eff))
+    if effects is None:
+        effects = memo[id(eff)] = f'{{"reads":{_strs(eff.reads)}}}'
+    scope, sd = get(id(e.scope)) or _scope_text(e.scope, memo)
+    depth = max(depth, sd, 2) + 1
+    disp = "" if e.disposition is None else ',"disposition":' + _disp_text(e.disposition, memo)
+    head = (f'{{"bind":{bind}{disp},"effects":{effects},"from":{{"node":{_q(e.from_node)},"port":'
+            f'{_q(e.from_port)}}},"id":{_q(e.id)}')
+    tail = f',"scope":{scope},"to":{{"node":{_q(e.to_node)},"port":{_q(e.to_port)}}}}}'
+    if e.label is None:
+        text = head + tail
+        return text, text, depth
+    text = f'{head},"label":{_q(e.label)}{tail}'
+    return text, head + tail if "label" in _PROJECTION[2] else text, depth
+
+
+def _decl_text(s: ScopeDecl) -> tuple[str, int]:
+    t = "{"
+    if s.branches is not None:
+        t += '"branches":' + _strs(s.branches) + ","
+    if s.kind != "loop":
+        t += '"join":' + _scalar(s.join)[0] + ","
+    return t + '"kind":' + _q(s.kind) + ',"owner":' + _q(s.owner) + "}", 1 if s.branches is None else 2
+
+
+def _list_depth(depths: list[int]) -> int:
+    return 1 + max(depths) if depths else 1
+
+
+def encode_plan(plan: Plan) -> tuple[str, str, int]:
+    """The one encoder's core: ``(text, projection, depth)`` — the RFC 8785
+    canonical text of ``plan``'s wire JSON (what :func:`plan_to_json`
+    gives), that of its semantic projection (:func:`loopc.ir.digest.semantic_projection`
+    of it, which the digest hashes) and its nesting depth
+    (:func:`loopc.ir.canonical.scan`), straight from the model: objects
+    shared in the model are encoded once.  Raises
+    :class:`~loopc.ir.canonical.CanonicalizationError` as
+    :func:`~loopc.ir.canonical.canonical_bytes` does (for a literal value)."""
+    _projection_rules()
+    memo: _Memo = {}
+    nodes = [_node_text(n, memo) for n in plan.nodes]
+    edges = [_edge_text(e, memo) for e in plan.edges]
+    inp = _contract_text(plan.input, memo)
+    out = _contract_text(plan.output, memo)
+    state = _contract_text(plan.state, memo)
+    bind, bd = _bind_text(plan.entry.bind, memo)
+    entry = ',"entry":{"bind":' + bind + ',"node":' + _q(plan.entry.node) + "}"
+    decls = [_decl_text(s) for s in plan.scopes]
+    scopes = ',"scopes":[' + ",".join([t for t, _ in decls]) + "]"
+    depth = 1 + max(_list_depth([d for _, _, d in edges]), bd + 1, inp[2], _list_depth([d for _, _, d in nodes]),
+                    out[2], _list_depth([d for _, d in decls]), state[2])
+    text = ('{"edges":[' + ",".join([t for t, _, _ in edges]) + "]" + entry + ',"input":' + inp[0]
+            + ',"nodes":[' + ",".join([t for t, _, _ in nodes]) + '],"output":' + out[0] + scopes
+            + ',"state":' + state[0] + "}")
+    proj = ('{"edges":[' + ",".join([p for _, p, _ in edges]) + "]" + entry + ',"input":' + inp[1]
+            + ',"nodes":[' + ",".join([p for _, p, _ in nodes]) + '],"output":' + out[1] + scopes
+            + ',"state":' + state[1] + "}")
+    return text, proj, depth
+
+
+def envelope_text(version: int, digest: str, source_version: str, plan_text: str) -> str:
+    """Canonical text of an artifact from its envelope and :func:`encode_plan`'s text."""
+    from loopc.ir.versions import artifact_version, compiler_version
+
+    return ('{"artifactVersion":' + _q(artifact_version(version)) + ',"compilerVersion":'
+            + _q(compiler_version(version)) + ',"digest":' + _q(digest) + ',"plan":' + plan_text
+            + ',"sourceVersion":' + _q(source_version) + "}")
