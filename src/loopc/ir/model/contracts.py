@@ -1,4 +1,4 @@
-"""Contracts of the typed IR model (docs/ir.md#contracts): :class:`FieldSchema`
+"""Contracts of the typed IR model (docs/ir.md#contracts-and-fieldschemas): :class:`FieldSchema`
 (``NO_DEFAULT`` when the wire field has no default), a *Contract* as a
 ``dict[str, FieldSchema]`` in key order, and their JSON codec, plus the
 binding maps (field -> instruction) entries and edges carry.  Re-exported by

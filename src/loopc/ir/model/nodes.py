@@ -1,4 +1,5 @@
-"""Nodes and edges of the typed IR model (docs/ir.md#nodes, #edges):
+"""Nodes and edges of the typed IR model (docs/ir.md#nodes,
+docs/ir.md#edges):
 :class:`Node` (with :class:`SourcePort` / :class:`TargetPort`),
 :class:`Edge`, and their JSON codec.  Re-exported by :mod:`loopc.ir.model`."""
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The plan and the artifact of the typed IR model (docs/ir.md#the-artifact):
+"""The plan and the artifact of the typed IR model (docs/ir.md#plan,
+docs/ir.md#envelope-and-versions):
 :class:`Entry`, :class:`Plan`, :class:`Artifact`, the instruction-root
 iterators, the JSON view (:func:`from_json`, :func:`to_json`) and the one
 encoder :func:`encode` (canonical bytes by :mod:`loopc.ir.model.encoder`).

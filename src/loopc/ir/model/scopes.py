@@ -1,4 +1,5 @@
-"""Scopes, routes, retry and effects of the typed IR model (docs/ir.md):
+"""Scopes, routes, retry and effects of the typed IR model (docs/ir.md#nodes,
+docs/ir.md#scope-declarations):
 :class:`ScopeRef` stacks, :class:`ScopeDecl`, :class:`Disposition` (an
 implicit route), :class:`Retry`, :class:`NodeEffects`, :class:`EdgeEffects`,
 and their JSON codec.  Re-exported by :mod:`loopc.ir.model`."""
