@@ -26,20 +26,14 @@ MAX_METHODS = 40
 
 #: module (relative to src/loopc) -> (lines when listed, why it is still big)
 BIG_MODULES: dict[str, tuple[int, str]] = {
-    "compiler/schema.py": (1688, "schema readers, contracts, nodes and edges and per-kind readers in one _Builder"),
-    "interpreter/engine.py": (1597, "the Engine: run state, scopes, attempts and timers around the one loop"),
-    "compiler/yamlload.py": (1214, "the YAML loader and its position-keeping tree in one module"),
+    "compiler/yamlload.py": (1216, "the YAML loader and its position-keeping tree in one module"),
     "ir/surface.py": (991, "the artifact surface validator and its fast path, not yet split"),
-    "lsp/server.py": (946, "protocol registration and the feature handlers in one module"),
-    "plan/derive.py": (844, "plan step derivation for every kind in one module"),
+    "plan/derive.py": (847, "plan step derivation for every kind in one module"),
     "analyzer/scopes.py": (825, "scope typing rules for every kind in one module"),
 }
 
 #: (module, class qualified name) -> (methods when listed, why it is still big)
-BIG_CLASSES: dict[tuple[str, str], tuple[int, str]] = {
-    ("compiler/schema.py", "_Builder"): (58, "one reader method per kind and per field form"),
-    ("interpreter/engine.py", "Engine"): (84, "run state, scopes, attempts, timers and one _op_ per kind"),
-}
+BIG_CLASSES: dict[tuple[str, str], tuple[int, str]] = {}
 
 
 def _modules() -> dict[str, Path]:
@@ -115,3 +109,25 @@ def test_the_allowlists_only_hold_offenders() -> None:
 def test_the_allowlists_record_reasons() -> None:
     for entry in (*BIG_MODULES.values(), *BIG_CLASSES.values()):
         assert entry[0] > 0 and entry[1].strip()
+
+
+def test_the_counters(tmp_path: Path) -> None:
+    """The counts the limits apply to: methods directly in a class body
+    (async ones and properties included), nested classes on their own."""
+    p = tmp_path / "m.py"
+    p.write_text(
+        "class A:\n"
+        "    x = 1\n"
+        "    def f(self): pass\n"
+        "    async def g(self): pass\n"
+        "    @property\n"
+        "    def h(self): return 1\n"
+        "    class B:\n"
+        "        def i(self): pass\n"
+        "def k():\n"
+        "    class C:\n"
+        "        pass\n",
+        encoding="utf-8",
+    )
+    assert _classes(p) == {"A": 3, "A.B": 1, "k.<locals>.C": 0}
+    assert _lines(p) == 11

@@ -1,7 +1,6 @@
 """The canonical encoder of the typed IR model: model -> RFC 8785 text of the
 plan and of its semantic projection (docs/ir.md#canonical-bytes,
-docs/ir.md
-#semantic-digest), written without building the JSON tree
+docs/ir.md#semantic-digest), written without building the JSON tree
 (:func:`encode_plan`, :func:`envelope_text`).  Re-exported by
 :mod:`loopc.ir.model`."""
 from __future__ import annotations
