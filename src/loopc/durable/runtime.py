@@ -27,8 +27,7 @@ import time
 from decimal import Decimal
 from typing import Any, Mapping
 
-from dbos import DBOS, DBOSConfig, SetWorkflowID
-from dbos._serialization import DBOSPortableJSON
+from dbos import DBOS, DBOSConfig, DBOSPortableJSONSerializer, SetWorkflowID
 
 from loopc import __version__
 from loopc.durable.handlers import EFFECT_ACTIONS, Effect, bind_handlers, handler_factory
@@ -70,7 +69,7 @@ def launch(url: str, executor_id: str) -> Store:
     poll = float(os.environ.get("LOOPC_DURABLE_POLL", "0.1"))
     config: DBOSConfig = {
         "name": "loopc", "system_database_url": store.url, "application_version": APP_VERSION,
-        "executor_id": executor_id, "serializer": DBOSPortableJSON, "log_level": "WARNING",
+        "executor_id": executor_id, "serializer": DBOSPortableJSONSerializer(), "log_level": "WARNING",
         "notification_listener_polling_interval_sec": poll, "enable_otlp": False,
     }
     _store = store
