@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import re
 
+#: The source budget of one plan, in bytes (1 MiB; docs/reference.md#budgets).
+MAX_SOURCE_BYTES = 1024 * 1024
 MAX_SAFE_INTEGER = 2**53 - 1
 MAX_NUMBER_CHARS = 64
 MAX_SIGNIFICANT_DIGITS = 17

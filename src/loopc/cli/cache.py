@@ -39,7 +39,6 @@ import hmac
 import json
 import os
 import re
-import tempfile
 from typing import Any
 
 FORMAT = "loopc-cache/2"
@@ -288,6 +287,8 @@ class Cache:
         entry = b"%s %s %s\n" % (FORMAT.encode(), self._scheme, self._mac(key, payload).encode()) + payload
         if len(entry) > MAX_ENTRY_BYTES:
             return
+        import tempfile  # only a miss writes (a cache hit never needs it: start-up)
+
         target = self._file(key)
         tmp = None
         try:

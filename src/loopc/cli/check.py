@@ -62,7 +62,7 @@ class FileResult:
 def _decode(data: bytes) -> str | None:
     """The text the YAML layer sees: strict UTF-8 without BOM, ``None`` when
     the bytes do not decode or exceed the source budget (as in the check)."""
-    from loopc.compiler.yamlload import MAX_SOURCE_BYTES
+    from loopc.limits import MAX_SOURCE_BYTES
 
     if len(data) > MAX_SOURCE_BYTES:
         return None
@@ -182,7 +182,7 @@ def _read(path: str) -> tuple[bytes | None, str | None]:
     (:func:`loopc.boundedio.read_bounded`); or the precise reason it cannot
     be read."""
     from loopc.boundedio import read_bounded
-    from loopc.compiler.yamlload import MAX_SOURCE_BYTES
+    from loopc.limits import MAX_SOURCE_BYTES
 
     try:
         return read_bounded(path, MAX_SOURCE_BYTES), None  # one byte more is enough to diagnose LP1010
@@ -195,7 +195,7 @@ def collect(
 ) -> list[FileResult]:
     """Discover and read the files to check (no checking yet)."""
     from loopc.cli.walk import Entry, discover, looks_like_plan, plan_like
-    from loopc.compiler.yamlload import MAX_SOURCE_BYTES
+    from loopc.limits import MAX_SOURCE_BYTES
     from loopc.cli.walk import shard as take_shard
 
     entries: list[Entry] = []

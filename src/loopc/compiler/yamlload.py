@@ -34,7 +34,7 @@ from loopc.compiler.yamlpos import _YAML_ONLY_BREAKS, _mark_span, _positioner, _
 from loopc.diagnostics import Span
 from loopc.lineindex import LINE_BREAK
 
-MAX_SOURCE_BYTES = 1024 * 1024
+MAX_SOURCE_BYTES = _limits.MAX_SOURCE_BYTES
 MAX_NESTING = 64
 MAX_YAML_NODES = 100_000
 HEADER = ("apiVersion: loop.plan/v1", "kind: PlanVersion")
