@@ -235,7 +235,7 @@ def test_find_server_order(tmp_path: Path) -> None:
         assert "loopc.path" in r[i]["error"]
     assert "not an executable file" in r[11]["error"]
     assert "no folder is open" in r[13]["error"]
-    assert got[14] == (None, None) and "pip install loopc" in r[14]["error"]
+    assert got[14] == (None, None) and "pip install -e ." in r[14]["error"]
     assert got[15][0] in (None, shutil.which("loopc", path=""))  # no PATH: nothing, and no exception
 
 

@@ -133,7 +133,7 @@ function findLoopc(opts = {}) {
   return {
     command: null, source: null, tried,
     error: 'loopc was not found: set loopc.path, create a virtual environment with loopc in the workspace '
-      + '(.venv or venv), or put loopc on PATH (pip install loopc)',
+      + '(.venv or venv), or put loopc on PATH (pip install -e . in a clone of loopc)',
   };
 }
 
