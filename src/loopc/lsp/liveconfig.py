@@ -90,7 +90,7 @@ def configuration_changed(ls: Any, paths: list[str] | None = None) -> None:
     from loopc.lsp import project
 
     project.forget(paths)
-    ls.analyses.clear()
+    ls.invalidate()
     ls.config_problems_logged.clear()
     ls.refresh_diagnostics()
 

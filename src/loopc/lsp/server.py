@@ -252,6 +252,11 @@ class LoopcServer(LanguageServer):
         self.init_options: Any = None
         self.settings = Settings()
         self.analyses: dict[str, Analysis] = {}
+        #: the settings/configuration generation: bumped by :meth:`invalidate`
+        #: whenever the settings or the project configuration change
+        self.generation = 0
+        #: the generation each stored analysis was computed under
+        self.analysis_generation: dict[str, int] = {}
         self.last_good: dict[str, Analysis] = {}
         self.pending: dict[str, asyncio.Task[None]] = {}
         #: the check of each document in flight (at most one per document)
@@ -340,6 +345,8 @@ class LoopcServer(LanguageServer):
         a = self.analyses.get(uri)
         if doc is None or a is None or a.version != doc.version or a.text != doc.source:
             return None
+        if self.analysis_generation.get(uri) != self.generation:  # computed under older settings
+            return None
         if not config_current(a):  # its configuration files changed (docs/editors.md#live-configuration)
             return None
         return a
@@ -350,7 +357,9 @@ class LoopcServer(LanguageServer):
         at most one check per document runs at a time, in a worker thread;
         when the text changes while it runs, its result is dropped and the
         newest text is checked next, so the newest version always wins.
-        ``None`` for a document that is not open.  Cancelling the awaiting
+        A check that ran while the settings or the configuration changed
+        (:meth:`invalidate`) is dropped the same way and re-run under the
+        new ones.  ``None`` for a document that is not open.  Cancelling the awaiting
         request (``$/cancelRequest``) leaves the check running for the
         others that wait on it."""
         while True:
@@ -369,6 +378,7 @@ class LoopcServer(LanguageServer):
     async def _check(self, uri: str, text: str, version: int | None) -> Analysis | None:
         loop = asyncio.get_running_loop()
         t0 = time.perf_counter()
+        generation = self.generation  # the settings read below belong to it
         try:
             a = await loop.run_in_executor(self.executor, analyse, uri, text, version, self.encoding,
                                            self.settings.severity)
@@ -381,7 +391,10 @@ class LoopcServer(LanguageServer):
         if doc is None or doc.version != version or doc.source != text:
             log.debug("dropped the stale check of %s version %s", uri, version)
             return None
-        self._store(a)
+        if generation != self.generation:
+            log.debug("dropped the check of %s version %s: the settings changed while it ran", uri, version)
+            return None
+        self._store(a, generation)
         return a
 
     def analysis(self, uri: str) -> Analysis | None:
@@ -396,12 +409,15 @@ class LoopcServer(LanguageServer):
         if a is not None:
             return a
         a = analyse(uri, doc.source, doc.version, self.encoding, self.settings.severity)
-        self._store(a)
+        self._store(a, self.generation)
         return a
 
-    def _store(self, a: Analysis) -> None:
+    def _store(self, a: Analysis, generation: int) -> None:
+        """Cache ``a`` as the document's analysis, computed under the
+        settings/configuration ``generation``."""
         uri = a.uri
         self.analyses[uri] = a
+        self.analysis_generation[uri] = generation
         self._after_check()
         for p in a.config_problems:
             if p not in self.config_problems_logged:
@@ -532,6 +548,7 @@ class LoopcServer(LanguageServer):
         if old is not None:
             old.cancel()
         self.analyses.pop(uri, None)
+        self.analysis_generation.pop(uri, None)
         self.last_good.pop(uri, None)
         self.inflight.pop(uri, None)
         self.check_ms.pop(uri, None)
@@ -540,6 +557,15 @@ class LoopcServer(LanguageServer):
         self.published.discard(uri)
 
     # -- settings ------------------------------------------------------------
+    def invalidate(self) -> None:
+        """The settings or the project configuration changed: start a new
+        generation and forget every cached analysis.  A check still running
+        under the old generation is dropped when it ends (:meth:`_check`),
+        so neither a push nor a pull ever delivers it."""
+        self.generation += 1
+        self.analyses.clear()
+        self.analysis_generation.clear()
+
     async def load_settings(self) -> None:
         raw: Any = self.init_options
         caps = self.client_capabilities
@@ -554,7 +580,7 @@ class LoopcServer(LanguageServer):
         new = parse_settings(raw)
         if new != self.settings:
             self.settings = new
-            self.analyses.clear()
+            self.invalidate()
             self.refresh_diagnostics()
 
     def refresh_diagnostics(self) -> None:
