@@ -74,7 +74,8 @@ _ANSWERED = object()
 
 class LoopcProtocol(LanguageServerProtocol):
     """pygls protocol with loopc's negotiation: UTF-8 positions where the
-    client offers them (pygls alone takes the client's first preference), and
+    client offers them (pygls alone takes the client's first preference), the
+    ``positionEncoding`` of ``initializationOptions`` where it offers none, and
     ``diagnosticProvider`` only for clients that pull diagnostics."""
 
     @lsp_method(lsp.INITIALIZE)
@@ -85,6 +86,10 @@ class LoopcProtocol(LanguageServerProtocol):
         if caps.general is not None and caps.general.position_encodings is not None:
             offered = [str(getattr(e, "value", e)) for e in caps.general.position_encodings]
         encoding = choose_encoding(offered)
+        forced = parse_settings(params.initialization_options).position_encoding
+        if not offered and forced is not None:
+            # the client negotiated nothing: the positionEncoding setting decides (docs/editors.md#settings)
+            encoding = forced
         server.encoding = encoding
         server.pull = caps.text_document is not None and caps.text_document.diagnostic is not None
         server.init_options = params.initialization_options
@@ -272,6 +277,7 @@ class LoopcServer(LanguageServer):
         self.config_problems_logged: set[str] = set()
         self._since_gc = 0
         self._gc_scheduled = False
+        self._encoding_warned: set[str] = set()
 
     # -- lifetime --------------------------------------------------------------
     def start_lifeline(self, pid: Any) -> None:
@@ -578,6 +584,11 @@ class LoopcServer(LanguageServer):
             except Exception:  # noqa: BLE001 - client without settings: defaults
                 pass
         new = parse_settings(raw)
+        if new.position_encoding not in (None, self.encoding) and new.position_encoding not in self._encoding_warned:
+            self._encoding_warned.add(new.position_encoding)
+            log.warning("loopc: positionEncoding %r is not applied: the server answers in %s, fixed at "
+                        "initialize; give the setting in initializationOptions (a client that offers "
+                        "position encodings negotiates one instead)", new.position_encoding, self.encoding)
         if new != self.settings:
             self.settings = new
             self.invalidate()

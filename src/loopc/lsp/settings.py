@@ -10,7 +10,15 @@ ignored (a bad setting never stops the server):
 * ``debounce`` — milliseconds to wait after an edit before re-checking
   (push diagnostics only; 0..5000).  Unset: adaptive — half the document's
   last check time, between :data:`MIN_ADAPTIVE_MS` and
-  :data:`DEFAULT_DEBOUNCE_MS` (:func:`adaptive_debounce_ms`).
+  :data:`DEFAULT_DEBOUNCE_MS` (:func:`adaptive_debounce_ms`);
+* ``positionEncoding`` — ``utf-8`` | ``utf-16`` | ``utf-32``: the position
+  encoding to answer in when the client offers none
+  (``general.positionEncodings``), for clients that read columns in
+  something other than the protocol's UTF-16 default (Vim's ALE: bytes,
+  vim-lsp: code points).  Read from ``initializationOptions`` only, since
+  the encoding is fixed by the ``initialize`` result; in the workspace
+  configuration it is parsed, reported and, when it differs from the
+  encoding in use, logged as not applied.
 """
 from __future__ import annotations
 
@@ -23,20 +31,25 @@ MAX_DEBOUNCE_MS = 5000
 #: The shortest adaptive debounce: a burst of keystrokes (typically 30-200 ms
 #: apart) on a small plan re-checks after a pause this long.
 MIN_ADAPTIVE_MS = 10
+#: the values of the ``positionEncoding`` setting (LSP ``PositionEncodingKind``)
+POSITION_ENCODINGS = ("utf-8", "utf-16", "utf-32")
 _LEVELS = frozenset(("error", "warning", "info", "information", "hint", "off", "none", "ignore"))
 
 
 @attrs.frozen
 class Settings:
-    """Effective settings: ``severity`` overrides and ``debounce_ms`` (``None``:
-    adaptive)."""
+    """Effective settings: ``severity`` overrides, ``debounce_ms`` (``None``:
+    adaptive) and ``position_encoding`` (one of :data:`POSITION_ENCODINGS`,
+    ``None``: not set)."""
 
     severity: dict[str, str] = attrs.field(factory=dict)
     debounce_ms: int | None = None
+    position_encoding: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"severity": dict(self.severity),
-                "debounce": "adaptive" if self.debounce_ms is None else self.debounce_ms}
+                "debounce": "adaptive" if self.debounce_ms is None else self.debounce_ms,
+                "positionEncoding": self.position_encoding}
 
     def debounce_for(self, last_check_ms: float | None) -> float:
         """Milliseconds to wait after an edit before re-checking a document
@@ -78,4 +91,6 @@ def parse_settings(raw: Any) -> Settings:
     d = raw.get("debounce")
     if isinstance(d, (int, float)) and not isinstance(d, bool) and d == d:
         debounce = int(max(0, min(MAX_DEBOUNCE_MS, d)))
-    return Settings(sev, debounce)
+    enc = raw.get("positionEncoding")
+    encoding = enc.lower() if isinstance(enc, str) and enc.lower() in POSITION_ENCODINGS else None
+    return Settings(sev, debounce, encoding)
