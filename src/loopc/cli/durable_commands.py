@@ -15,7 +15,8 @@ with one line saying so.
   "state"}``; ``journal RUN --db URL`` — one JSON line per record;
 * ``worker --db URL [--executor-id ID]`` — recover the open Runs no other
   worker executes and keep executing them (timers, events) until
-  interrupted.
+  interrupted;
+* ``protocol --db URL`` — serve the conformance protocol (docs/durable.md#protocol).
 
 Exit 2: usage errors, an unreadable file, an unknown Run, a bad database URL.
 """
@@ -306,6 +307,20 @@ def worker_cmd(db: str, executor_id: str) -> None:
     except KeyboardInterrupt:
         pass
     _exit(0)
+
+
+@durable.command("protocol")
+@DB
+def protocol_cmd(db: str) -> None:
+    """Serve the conformance protocol on stdin/stdout with the durable runtime behind it
+    (loopc conform --runtime "loopc durable protocol --db URL")."""
+    _need_dbos()
+    _store(db).dispose()
+    from loopc.durable.protocol import serve
+
+    code = serve(sys.stdin, sys.stdout, db)
+    sys.stdout.flush()
+    os._exit(code)
 
 
 def register(cli: click.Group) -> None:

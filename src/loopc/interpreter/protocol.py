@@ -109,14 +109,18 @@ class Session:
             return {"ok": False, "error": f"artifact refused: {why}"}
         self.program = load_program(art)
         faults = req.get("faults") or {}
-        self.world = HostWorld(faults.get("deliveries") or {}, faults.get("transport") or {},
-                               crash_after_submit="afterEffectSubmit" in crashes)
+        self.world = self._make_world(faults, crashes)
         self.durable = []
         self.eng = self.engine_cls(self.program, self.world, on_step=self._committed)
         eng = self.eng
         self._host(lambda: eng.start(req.get("input") or {}, parse_instant(req.get("start", "2026-01-01T00:00:00Z")),
                                      run_id=run))
         return {"ok": True, "protocol": PROTOCOL_VERSION}
+
+    def _make_world(self, faults: Mapping[str, Any], crashes: list[str]) -> HostWorld:
+        """The world of a loaded Run (a subclass may serve another one)."""
+        return HostWorld(faults.get("deliveries") or {}, faults.get("transport") or {},
+                         crash_after_submit="afterEffectSubmit" in crashes)
 
     def _committed(self, eng: Engine) -> None:
         """A step committed: it is durable from now on."""
