@@ -84,8 +84,7 @@ class Supervisor:
     def load(self, req: dict[str, Any]) -> Any:
         from dbos import DBOSClient, DBOSPortableJSONSerializer
 
-        from loopc.interpreter.host import program_from_artifact
-        from loopc.interpreter.schemas import PROTOCOL_VERSION
+        from loopc.interpreter.host import PROTOCOL_VERSION, program_from_artifact
 
         if req.get("protocol", 1) != PROTOCOL_VERSION:
             return {"ok": False, "error": f"protocol version {json.dumps(req.get('protocol', 1))} is not "

@@ -33,7 +33,8 @@ from dbos import DBOS, SetWorkflowID
 
 from loopc.durable import runtime
 from loopc.interpreter.host import Engine
-from loopc.interpreter.protocol import HostWorld, Session
+from loopc.interpreter.host import ProtocolSession as Session
+from loopc.interpreter.host import ProtocolWorld as HostWorld
 
 __all__ = ["protocol_run", "main"]
 
