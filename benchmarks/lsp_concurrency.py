@@ -25,6 +25,14 @@ time per request:
 Prints median and p95 in milliseconds and writes
 ``benchmarks/lsp_concurrency_<label>.json``.  The machine is shared:
 compare side by side runs, expect p95 noise.
+
+``--before SRC`` (the ``src`` directory of the commit to compare with)
+runs both servers in one invocation, interleaved: the rounds and edits are
+split into ``--blocks`` blocks, and each block runs both servers in turn
+(current first in even blocks, the other first in odd ones), so drifting
+machine load hits both alike.  The samples of all blocks are pooled per
+server; the output adds ``ratio`` (current / before) for each median and
+p95, and prints a table.  The memory measurement is skipped in this mode.
 """
 from __future__ import annotations
 
@@ -157,7 +165,8 @@ async def hover_while_big_check(src: str | None, spec: str, rounds: int) -> dict
         checks.append((time.perf_counter() - t_edit) * 1000)
     await s.stop()
     return {"diagnostics": "pull" if s.pull else "push", "hover_small_ms": summary(lat),
-            "big_edit_to_diagnostics_ms": summary(checks)}
+            "big_edit_to_diagnostics_ms": summary(checks),
+            "_samples": {"hover_small_ms": lat, "big_edit_to_diagnostics_ms": checks}}
 
 
 async def edit_to_diagnostics(src: str | None, spec: str, edits: int) -> dict[str, Any]:
@@ -177,7 +186,54 @@ async def edit_to_diagnostics(src: str | None, spec: str, edits: int) -> dict[st
         lat.append((end - t0) * 1000)
         await asyncio.sleep(0.25)  # a pause between keystrokes: each edit is diagnosed on its own
     await s.stop()
-    return {"diagnostics": "pull" if s.pull else "push", "edit_to_diagnostics_ms": summary(lat)}
+    return {"diagnostics": "pull" if s.pull else "push", "edit_to_diagnostics_ms": summary(lat),
+            "_samples": {"edit_to_diagnostics_ms": lat}}
+
+
+def _public(result: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in result.items() if not k.startswith("_")}
+
+
+def interleaved(current: str | None, before: str, blocks: int, rounds: int, edits: int) -> dict[str, Any]:
+    """Both servers (``current`` and ``before``: ``src`` directories,
+    ``None`` for this checkout's), interleaved block by block (see the module
+    docstring); samples pooled per server.  Returns
+    ``{measure: {"current": summary, "before": summary, "ratio": {...}}}``
+    with the measures ``<metric>_<client>`` in milliseconds."""
+    servers = {"current": current, "before": before}
+    pooled: dict[str, dict[str, list[float]]] = {}
+    for b in range(blocks):
+        order = ["current", "before"] if b % 2 == 0 else ["before", "current"]
+        n_rounds = rounds // blocks + (1 if b < rounds % blocks else 0)
+        n_edits = edits // blocks + (1 if b < edits % blocks else 0)
+        for name, spec in (("neovim_pull", "neovim@v0.11.0"), ("vscode_push", "visual-studio-code")):
+            for label in order:
+                runs = []
+                if n_rounds:
+                    runs.append(asyncio.run(hover_while_big_check(servers[label], spec, n_rounds)))
+                if n_edits:
+                    runs.append(asyncio.run(edit_to_diagnostics(servers[label], spec, n_edits)))
+                for r in runs:
+                    for metric, xs in r["_samples"].items():
+                        pooled.setdefault(f"{metric}_{name}", {}).setdefault(label, []).extend(xs)
+                print(f"block {b + 1}/{blocks} {name} {label} done", flush=True)
+    out: dict[str, Any] = {}
+    for measure, by in pooled.items():
+        cur, bef = summary(by["current"]), summary(by["before"])
+        out[measure] = {"current": cur, "before": bef, "ratio": {
+            k: round(cur[k] / bef[k], 2) if bef[k] else None for k in ("median_ms", "p95_ms")}}
+    return out
+
+
+def table(result: dict[str, Any]) -> str:
+    """A Markdown table of :func:`interleaved`'s result."""
+    rows = ["| measure | n | current median / p95 ms | before median / p95 ms | ratio median / p95 |",
+            "|---|---|---|---|---|"]
+    for measure, r in result.items():
+        c, b, q = r["current"], r["before"], r["ratio"]
+        rows.append(f"| {measure} | {c['n']} / {b['n']} | {c['median_ms']} / {c['p95_ms']} | "
+                    f"{b['median_ms']} / {b['p95_ms']} | {q['median_ms']} / {q['p95_ms']} |")
+    return "\n".join(rows)
 
 
 def rss_kb(pid: int) -> int:
@@ -216,12 +272,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=30, help="hovers while the big plan is checked, per client")
     ap.add_argument("--edits", type=int, default=60, help="keystrokes on the 98-node plan, per client")
     ap.add_argument("--memory-edits", type=int, default=100_000)
+    ap.add_argument("--before", default=None,
+                    help="src directory of the commit to compare with, interleaved in this run")
+    ap.add_argument("--blocks", type=int, default=3, help="interleaved blocks with --before")
     args = ap.parse_args(argv)
     out: dict[str, Any] = {"label": args.label, "src": args.src}
+    if args.before:
+        out["before"] = args.before
+        out["side_by_side"] = interleaved(args.src, args.before, max(1, args.blocks), args.rounds, args.edits)
+        print(table(out["side_by_side"]), flush=True)
+        (HERE / f"lsp_concurrency_{args.label}.json").write_text(json.dumps(out, indent=2) + "\n",
+                                                                encoding="utf-8")
+        return 0
     for name, spec in (("neovim_pull", "neovim@v0.11.0"), ("vscode_push", "visual-studio-code")):
-        out[f"hover_while_big_check_{name}"] = asyncio.run(hover_while_big_check(args.src, spec, args.rounds))
+        out[f"hover_while_big_check_{name}"] = _public(asyncio.run(hover_while_big_check(args.src, spec,
+                                                                                         args.rounds)))
         print(name, json.dumps(out[f"hover_while_big_check_{name}"]), flush=True)
-        out[f"edit_to_diagnostics_{name}"] = asyncio.run(edit_to_diagnostics(args.src, spec, args.edits))
+        out[f"edit_to_diagnostics_{name}"] = _public(asyncio.run(edit_to_diagnostics(args.src, spec, args.edits)))
         print(name, json.dumps(out[f"edit_to_diagnostics_{name}"]), flush=True)
     if args.memory_edits:
         out["memory"] = asyncio.run(memory(args.src, args.memory_edits))
