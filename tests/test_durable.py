@@ -109,6 +109,17 @@ def test_without_the_extra_the_command_says_how_to_install(tmp_path: Path) -> No
     assert r.returncode == 2 and "pip install 'loopc[durable]'" in r.stderr and "Traceback" not in r.stderr
 
 
+def test_readme_input_file_is_shipped_and_matches_the_plan_input() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    shipped = ROOT / "examples" / "callback_review.input.json"
+    assert "--input examples/callback_review.input.json" in readme and "review-input.json --db" not in readme
+    assert set(json.loads(shipped.read_text("utf-8"))) == set(INPUT)
+    r = subprocess.run([sys.executable, "-m", "loopc", "check", "examples/"], capture_output=True, text=True,
+                       timeout=120, cwd=ROOT)
+    n_plans = len(list((ROOT / "examples").glob("*.yaml")))
+    assert r.returncode == 0 and f"checked {n_plans} file(s)" in r.stderr, r.stdout + r.stderr  # the .json is no plan
+
+
 # ---------------------------------------------------------------- slow: real processes
 @pytest.mark.slow
 def test_start_callback_finishes(db: str, tmp_path: Path) -> None:
