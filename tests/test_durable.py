@@ -98,6 +98,7 @@ def test_store_refuses_other_urls() -> None:
 
 
 def test_status_of_an_unknown_run_is_one_line(db: str) -> None:
+    Store(db).dispose()  # the database exists, the Run does not
     r = loopc("status", "run_nope", "--db", db)
     assert r.returncode == 2 and r.stderr.startswith("loopc durable: no Run run_nope") and "Traceback" not in r.stderr
 
@@ -118,6 +119,59 @@ def test_readme_input_file_is_shipped_and_matches_the_plan_input() -> None:
                        timeout=120, cwd=ROOT)
     n_plans = len(list((ROOT / "examples").glob("*.yaml")))
     assert r.returncode == 0 and f"checked {n_plans} file(s)" in r.stderr, r.stdout + r.stderr  # the .json is no plan
+
+
+def _ended_run(tmp_path: Path, status: str) -> str:
+    url = f"sqlite:///{tmp_path / 'ended.sqlite'}"
+    st = Store(url)
+    st.create_run("run_0123456789abcdef", "sha256:x", {}, "0", {})
+    st.settle("run_0123456789abcdef", status, None, None, {}, 0)
+    st.dispose()
+    return url
+
+
+def test_an_event_for_an_ended_run_prints_the_refusal_object(tmp_path: Path) -> None:
+    url = _ended_run(tmp_path, "succeeded")
+    r = loopc("approve", "run_0123456789abcdef", "--node", "n", "--by", "agt_x", "--db", url)
+    assert r.returncode == 1, r.stderr
+    assert json.loads(r.stdout) == {"run": "run_0123456789abcdef", "applied": False,
+                                    "reason": "the Run is succeeded", "status": "succeeded"}
+    assert r.stderr == "loopc durable: refused: the Run is succeeded\n"
+
+
+def test_cancelling_a_cancelled_run_is_idempotent(tmp_path: Path) -> None:
+    url = _ended_run(tmp_path, "cancelled")
+    r = loopc("cancel", "run_0123456789abcdef", "--db", url)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert json.loads(r.stdout) == {"run": "run_0123456789abcdef", "applied": False,
+                                    "reason": "already cancelled", "status": "cancelled"}
+
+
+@pytest.mark.parametrize("cmd", ["status", "journal"])
+def test_read_commands_refuse_a_missing_sqlite_file(tmp_path: Path, cmd: str) -> None:
+    missing = tmp_path / "typo.sqlite"
+    r = loopc(cmd, "run_nope", "--db", f"sqlite:///{missing}")
+    assert r.returncode == 2 and r.stderr.startswith(f"loopc durable: no database at {missing}"), r.stderr
+    assert len(r.stderr.splitlines()) == 1 and not missing.exists()
+
+
+@pytest.mark.parametrize("args", [["status", "run_x"], ["journal", "run_x"], ["cancel", "run_x"], ["worker"]])
+def test_an_empty_sqlite_path_is_a_usage_error(args: list[str]) -> None:
+    r = loopc(*args, "--db", "sqlite:///")
+    assert r.returncode == 2 and r.stderr == "loopc durable: the database URL sqlite:/// has no path: " \
+                                             "use sqlite:///PATH\n", r.stderr
+
+
+def test_a_database_error_is_one_clean_line(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'no' / 'such' / 'dir.sqlite'}"
+    r = loopc("worker", "--db", url, timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr == f"loopc durable: cannot open the database {url}: unable to open database file\n"
+
+
+def test_wait_must_not_be_negative(tmp_path: Path) -> None:
+    r = loopc("cancel", "run_x", "--db", f"sqlite:///{tmp_path / 'x.sqlite'}", "--wait", "-1")
+    assert r.returncode == 2 and "--wait" in r.stderr and "Traceback" not in r.stderr
 
 
 # ---------------------------------------------------------------- slow: real processes

@@ -8,8 +8,10 @@ with one line saying so.
 * ``callback RUN --node N [--item K] (--output JSON | --fail JSON) --db URL``,
   ``approve|reject RUN --node N --by MEMBER [--comment T] --db URL``,
   ``cancel RUN --db URL`` — post the event and wait until the Run waits
-  again; exit 0 when applied, 1 when the engine refused it (the reason on
-  stderr), 3 when no executor answered within ``--wait`` seconds (the event
+  again; print ``{"run", "applied", "reason", "status"}``; exit 0 when
+  applied (and for cancelling a cancelled Run: reason "already cancelled"),
+  1 when the engine refused it (a Run that ended: also one line on stderr),
+  3 when no executor answered within ``--wait`` seconds (≥ 0; the event
   stays queued for the Run);
 * ``status RUN --db URL [--format json]`` — ``{"status", "output", "error",
   "state"}``; ``journal RUN --db URL`` — one JSON line per record;
@@ -18,7 +20,10 @@ with one line saying so.
   interrupted;
 * ``protocol --db URL`` — serve the conformance protocol (docs/durable.md#protocol).
 
-Exit 2: usage errors, an unreadable file, an unknown Run, a bad database URL.
+Exit 2: usage errors, an unreadable file, an unknown Run, a bad database URL
+(``sqlite:///`` without a path), a SQLite file that does not exist for a
+command that only reads (status, journal, the events), a database that
+cannot be opened (one line: the cause's first line).
 """
 from __future__ import annotations
 
@@ -48,9 +53,20 @@ def _need_dbos() -> None:
         _fail("the durable runtime needs DBOS: pip install 'loopc[durable]'")
 
 
-def _store(db: str) -> Any:
-    from loopc.durable.store import Store, StoreError
+def _store(db: str, read_only: bool = False) -> Any:
+    """The loopc tables of ``db``; exit 2 (one line) for a bad URL or a
+    database that cannot be opened, and, when ``read_only``, for a SQLite
+    file that does not exist (a mistyped path must not create a database)."""
+    from loopc.durable.store import Store, StoreError, normalize_url
 
+    try:
+        url = normalize_url(db)
+    except StoreError as exc:
+        _fail(str(exc))
+    if read_only and url.startswith("sqlite:///"):
+        path = url[len("sqlite:///"):].split("?", 1)[0]
+        if path != ":memory:" and not os.path.isfile(path):
+            _fail(f"no database at {path} (sqlite:///PATH must name an existing file for this command)")
     try:
         return Store(db)
     except StoreError as exc:
@@ -60,14 +76,14 @@ def _store(db: str) -> Any:
 def _launch(db: str, executor: str) -> Any:
     _need_dbos()
     from loopc.durable import runtime
-    from loopc.durable.store import StoreError
+    from loopc.durable.store import StoreError, first_line
 
     try:
         runtime.launch(db, executor)
     except StoreError as exc:
         _fail(str(exc))
     except Exception as exc:  # noqa: BLE001 - DBOS cannot start: one line, no traceback
-        _fail(f"cannot start DBOS on {db}: {type(exc).__name__}: {exc}")
+        _fail(f"cannot start DBOS on {db}: {type(exc).__name__}: {first_line(exc)}")
     return runtime
 
 
@@ -127,7 +143,7 @@ def _emit(obj: Any, fmt: str) -> None:
 
 DB = click.option("--db", required=True, help="Database URL: sqlite:///PATH or postgresql://USER@HOST/DB.")
 FMT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-WAIT = click.option("--wait", type=float, default=60.0, show_default=True,
+WAIT = click.option("--wait", type=click.FloatRange(min=0), default=60.0, show_default=True,
                     help="Seconds to wait for the Run to take the event.")
 
 
@@ -178,14 +194,29 @@ def start_cmd(plan: str, input_path: str, db: str, catalog_path: str | None, sin
     _exit(0)
 
 
+def _ended(run: str, event: dict[str, Any], status: str, *, leave: Any = sys.exit) -> NoReturn:
+    """An event for a Run that already ended: print ``{"run", "applied":
+    false, "reason", "status"}``; cancelling a cancelled Run is idempotent
+    (exit 0, reason "already cancelled"), anything else is refused (exit 1,
+    also one line on stderr)."""
+    if event["kind"] == "cancel" and status == "cancelled":
+        reason, code = "already cancelled", 0
+    else:
+        reason, code = f"the Run is {status}", 1
+        click.echo(f"loopc durable: refused: {reason}", err=True)
+    click.echo(json.dumps({"run": run, "applied": False, "reason": reason, "status": status},
+                          sort_keys=True, ensure_ascii=False))
+    leave(code)
+    raise SystemExit(code)
+
+
 def _post(run: str, db: str, event: dict[str, Any], wait: float) -> NoReturn:
-    st = _store(db)
+    st = _store(db, read_only=True)
     row = st.run(run)
     if row is None:
         _fail(f"no Run {run} in {db}")
     if row["status"] in TERMINAL:
-        click.echo(f"loopc durable: refused: the Run is {row['status']}", err=True)
-        sys.exit(1)
+        _ended(run, event, row["status"])
     st.dispose()
     rt = _launch(db, run)
     try:
@@ -197,8 +228,7 @@ def _post(run: str, db: str, event: dict[str, Any], wait: float) -> NoReturn:
     if got is None:
         row = _store(db).run(run) or {}
         if row.get("status") in TERMINAL:
-            click.echo(f"loopc durable: refused: the Run is {row['status']}", err=True)
-            _exit(1)
+            _ended(run, event, row["status"], leave=_exit)
         click.echo(f"loopc durable: the event is queued for {run}, but no executor took it within {wait:g} s "
                    "(start `loopc durable worker`)", err=True)
         _exit(3)
@@ -253,7 +283,7 @@ _decision("reject")
 @DB
 @WAIT
 def cancel_cmd(run: str, db: str, wait: float) -> None:
-    """Cancel the Run (idempotent)."""
+    """Cancel the Run (idempotent: cancelling a cancelled Run exits 0 with applied false)."""
     _need_dbos()
     _post(run, db, {"kind": "cancel"}, wait)
 
@@ -264,7 +294,7 @@ def cancel_cmd(run: str, db: str, wait: float) -> None:
 @FMT
 def status_cmd(run: str, db: str, fmt: str) -> None:
     """The Run's status, output, error and state (read without starting DBOS)."""
-    row = _store(db).run(run)
+    row = _store(db, read_only=True).run(run)
     if row is None:
         _fail(f"no Run {run} in {db}")
     st = "running" if row["status"] == "starting" else row["status"]
@@ -276,7 +306,7 @@ def status_cmd(run: str, db: str, fmt: str) -> None:
 @DB
 def journal_cmd(run: str, db: str) -> None:
     """The Run's journal records, one JSON line each, in sequence order."""
-    st = _store(db)
+    st = _store(db, read_only=True)
     if st.run(run) is None:
         _fail(f"no Run {run} in {db}")
     for rec in st.journal(run):

@@ -11,7 +11,7 @@ from typing import Any, Iterator
 
 import sqlalchemy as sa
 
-__all__ = ["Store", "StoreError", "normalize_url"]
+__all__ = ["Store", "StoreError", "first_line", "normalize_url"]
 
 _meta = sa.MetaData()
 artifacts = sa.Table("loopc_artifacts", _meta,
@@ -42,14 +42,28 @@ class StoreError(Exception):
 def normalize_url(url: str) -> str:
     """``sqlite:///path`` or a Postgres URL (``postgresql://…``,
     ``postgresql+psycopg://…``) → the SQLAlchemy URL; raises
-    :class:`StoreError` for any other scheme."""
+    :class:`StoreError` for any other scheme and for ``sqlite:///`` with an
+    empty path (docs/durable.md#commands)."""
     if url.startswith("sqlite:///"):
+        if not url[len("sqlite:///"):]:
+            raise StoreError("the database URL sqlite:/// has no path: use sqlite:///PATH")
         return url
     if url.startswith(("postgresql://", "postgres://", "postgresql+psycopg://", "postgresql+psycopg2://")):
         if url.startswith("postgres://"):
             url = "postgresql://" + url[len("postgres://"):]
         return url
     raise StoreError(f"unsupported database URL {url!r}: use sqlite:///PATH or postgresql://USER@HOST/DB")
+
+
+def first_line(exc: BaseException) -> str:
+    """The first non-empty line of the error's cause: for a SQLAlchemy error
+    the driver's message (``exc.orig``), without SQLAlchemy's SQL echo and
+    its sqlalche.me link; else ``str(exc)`` (or the class name)."""
+    cause = getattr(exc, "orig", None) or exc
+    for line in str(cause).splitlines():
+        if line.strip():
+            return line.strip()
+    return type(cause).__name__
 
 
 def _dumps(v: Any) -> str:
@@ -68,9 +82,9 @@ class Store:
             self.engine = sa.create_engine(self.url, **kw)
             _meta.create_all(self.engine)
         except sa.exc.SQLAlchemyError as exc:
-            raise StoreError(f"cannot open database {url}: {exc.__class__.__name__}: {exc}") from None
+            raise StoreError(f"cannot open the database {url}: {first_line(exc)}") from None
         except ImportError as exc:  # a Postgres URL without a driver
-            raise StoreError(f"cannot open database {url}: {exc}") from None
+            raise StoreError(f"cannot open the database {url}: {first_line(exc)}") from None
 
     def dispose(self) -> None:
         self.engine.dispose()
