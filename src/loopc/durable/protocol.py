@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -132,6 +133,7 @@ class Supervisor:
         self.kill()
         if self.client is not None:
             self.client.destroy()
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 def serve(stdin: IO[str], stdout: IO[str], db: str) -> int:
