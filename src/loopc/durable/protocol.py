@@ -30,6 +30,8 @@ from typing import IO, Any
 
 import sqlalchemy as sa
 
+from loopc.interpreter.host import serve_requests
+
 __all__ = ["serve", "Supervisor"]
 
 #: seconds the supervisor waits for one reply of the workflow
@@ -140,28 +142,16 @@ def serve(stdin: IO[str], stdout: IO[str], db: str) -> int:
     """Serve protocol requests until ``quit`` or end of input; a bad request
     gets ``{"error": ...}``, never a traceback."""
     sup = Supervisor(db)
+
+    def answer(op: Any, req: dict[str, Any]) -> dict[str, Any]:
+        if op == "load":
+            return sup.load(req)
+        if op in ("event", "report"):
+            return sup.ask(req)
+        return {"error": f"unknown op {op!r}"}
+
     try:
-        for line in stdin:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                req = json.loads(line)
-                op = req.get("op") if isinstance(req, dict) else None
-                if op == "load":
-                    resp = sup.load(req)
-                elif op in ("event", "report"):
-                    resp = sup.ask(req)
-                elif op == "quit":
-                    stdout.write(json.dumps({"ok": True}) + "\n")
-                    stdout.flush()
-                    return 0
-                else:
-                    resp = {"error": f"unknown op {op!r}"}
-            except Exception as exc:  # noqa: BLE001 - the protocol answers, it does not crash
-                resp = {"error": f"{type(exc).__name__}: {exc}"}
-            stdout.write(json.dumps(resp, ensure_ascii=False, sort_keys=True) + "\n")
-            stdout.flush()
+        return serve_requests(stdin, stdout, answer)
     finally:
         sup.close()
     return 0

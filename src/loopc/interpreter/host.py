@@ -20,6 +20,7 @@ from loopc.interpreter.engine import DEFAULT_BUDGET, Act, Budget, Engine, Journa
 from loopc.interpreter.program import Program, load_program
 from loopc.interpreter.protocol import HostWorld as ProtocolWorld
 from loopc.interpreter.protocol import Session as ProtocolSession
+from loopc.interpreter.protocol import serve_requests
 from loopc.interpreter.runner import INPUT_KINDS, dump_journal, restore, resume, verify_artifact
 from loopc.interpreter.schemas import PROTOCOL_VERSION
 from loopc.interpreter.values import contract_problems
@@ -27,7 +28,7 @@ from loopc.interpreter.values import contract_problems
 __all__ = ["Act", "Budget", "DEFAULT_BUDGET", "EPOCH", "Engine", "INPUT_KINDS", "JournalDivergence", "Program",
            "World", "dump_journal", "effect_of", "format_instant", "next_timer_due", "parse_instant",
            "input_problems", "program_from_artifact", "restore", "resume", "PROTOCOL_VERSION", "ProtocolSession",
-           "ProtocolWorld"]
+           "ProtocolWorld", "serve_requests"]
 
 
 def program_from_artifact(data: bytes) -> tuple[Program | None, str | None]:

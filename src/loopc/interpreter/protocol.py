@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import IO, Any, Mapping
+from typing import IO, Any, Callable, Mapping
 
 from loopc.interpreter.clock import format_instant, parse_instant
 from loopc.interpreter.engine import Engine, JournalDivergence
@@ -209,34 +209,47 @@ def _duration(text: str) -> Any:
     return duration_seconds(text)
 
 
-def serve(stdin: IO[str], stdout: IO[str], engine_cls: type[Engine] = Engine) -> int:
-    """Serve requests until ``quit`` or end of input; never raises on a bad
-    request (it answers ``{"error": ...}``)."""
-    session = Session(engine_cls)
+def serve_requests(stdin: IO[str], stdout: IO[str], answer: Callable[[Any, dict[str, Any]], dict[str, Any]]) -> int:
+    """The protocol's line framing (docs/conformance.md#protocol): one JSON
+    request per line on ``stdin``, one JSON answer per line on ``stdout``.
+    ``answer(op, request)`` answers every op but ``quit``, which this loop
+    answers ``{"ok": true}`` before returning 0; a request that is not JSON,
+    not an object, or whose answer raises gets ``{"error": ...}``, never a
+    traceback. Returns 0 at ``quit`` or end of input."""
     for line in stdin:
         line = line.strip()
         if not line:
             continue
         try:
             req = json.loads(line)
-            op = req.get("op")
-            if op == "load":
-                resp = session.load(req)
-            elif op == "event":
-                resp = session.event(req)
-            elif op == "report":
-                resp = session.report()
-            elif op == "quit":
+            op = req.get("op") if isinstance(req, dict) else None
+            if op == "quit":
                 stdout.write(json.dumps({"ok": True}) + "\n")
                 stdout.flush()
                 return 0
-            else:
-                resp = {"error": f"unknown op {op!r}"}
+            resp = answer(op, req if isinstance(req, dict) else {})
         except Exception as exc:  # noqa: BLE001 - the protocol answers, it does not crash
             resp = {"error": f"{type(exc).__name__}: {exc}"}
         stdout.write(json.dumps(resp, ensure_ascii=False, sort_keys=True) + "\n")
         stdout.flush()
     return 0
+
+
+def serve(stdin: IO[str], stdout: IO[str], engine_cls: type[Engine] = Engine) -> int:
+    """Serve requests until ``quit`` or end of input; never raises on a bad
+    request (it answers ``{"error": ...}``)."""
+    session = Session(engine_cls)
+
+    def answer(op: Any, req: dict[str, Any]) -> dict[str, Any]:
+        if op == "load":
+            return session.load(req)
+        if op == "event":
+            return session.event(req)
+        if op == "report":
+            return session.report()
+        return {"error": f"unknown op {op!r}"}
+
+    return serve_requests(stdin, stdout, answer)
 
 
 if __name__ == "__main__":
