@@ -13,7 +13,10 @@ from collections import Counter
 from pathlib import Path
 
 from loopc import kinds
+from loopc.compiler import schema_configs, scopemap, typecheck_nodes
 from loopc.interpreter import engine
+from loopc.ir import budget, lower
+from loopc.kinds.base import SCOPES
 
 
 def test_every_kind_has_exactly_one_interpreter_handler() -> None:
@@ -23,6 +26,29 @@ def test_every_kind_has_exactly_one_interpreter_handler() -> None:
     assert acts | arrivals == set(kinds.KINDS)
     for op, h in engine.ACTIVATION_HANDLERS.items():
         assert h is getattr(engine.Engine, "_op_" + op)
+
+
+def test_each_pass_has_the_own_fields_of_exactly_the_kinds_with_custom_fields() -> None:
+    """Generic fields need no per-pass code; a kind's custom fields
+    (:attr:`loopc.kinds.Kind.custom_keys`) are read, typed, lowered and
+    counted by the kind's entry in each pass's table.  A new kind (or a new
+    custom field on a kind that had none) fails here until every pass has
+    its entry, and a kind that lost its last custom field until its entries go."""
+    custom = {n for n, k in kinds.KINDS.items() if k.custom_keys}
+    valued = {n for n, k in kinds.KINDS.items() if k.custom_value_keys}
+    # the schema pass's reader also checks the cross-field rules a kind
+    # declares for editors (Kind.source_rules: wait's condition xor duration)
+    ruled = {n for n, k in kinds.KINDS.items() if k.source_rules}
+    assert set(schema_configs._Configs._config_builders) == custom | ruled
+    assert set(lower._CUSTOM) == custom
+    assert set(typecheck_nodes._BY_TYPE) == valued
+    assert set(budget._CUSTOM) == valued
+
+
+def test_scope_kinds_are_the_scopes_the_kinds_open() -> None:
+    opened = {k.scope for k in kinds.KINDS.values()} - {"none"}
+    assert set(scopemap.SCOPE_KINDS) == opened
+    assert scopemap.SCOPE_KINDS == tuple(s for s in SCOPES if s != "none")
 
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -59,10 +59,12 @@ from typing import Mapping
 import attrs
 
 from loopc import kinds
+from loopc.kinds.base import SCOPES
 from loopc.compiler.model import CONFIG_CLASSES, Edge, End, FanOut, Fork, Join, Loop, Node, Plan, Switch
 from loopc.compiler.ports import branch_ports, source_ports
 
-SCOPE_KINDS = ("fork", "all_match", "fan_out", "loop")
+#: The scope kinds, in :data:`loopc.kinds.base.SCOPES` order (every one but ``none``).
+SCOPE_KINDS = tuple(s for s in SCOPES if s != "none")
 #: config class → its kind (the scope it opens is the kind's :attr:`~loopc.kinds.Kind.scope`)
 _KIND_OF_CONFIG = {cls: kinds.tables().kinds[t] for t, cls in CONFIG_CLASSES.items()}
 #: Target ports of a loop that close one iteration of its body.

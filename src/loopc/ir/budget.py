@@ -24,7 +24,7 @@ Both return diagnostics (codes LP5001–LP5007, slugs
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import attrs
 
@@ -34,7 +34,7 @@ from loopc.compiler.expr import ast as A
 from loopc.compiler.scopemap import ScopeMap
 from loopc.compiler.typecheck import TypeInfo
 from loopc.compiler.model import (
-    MISSING, End, FanOut, FieldSchema, Fork, Join, Loop, Node, Plan, SendMessage, SetVariable, Switch,
+    MISSING, End, FieldSchema, Join, Loop, Node, Plan, SendMessage, SetVariable, Switch,
 )
 from loopc.kinds import KINDS
 
@@ -257,9 +257,12 @@ class _Projector:
         in_f, in_b = self.contract(inp)
         fields += in_f
         nbytes += in_b
-        # ports: switch/fork copy the input onto every port (multiplied, not enumerated)
-        if isinstance(c, (Switch, Fork)):
-            names = c.ports if isinstance(c, Switch) else c.branches
+        kind = KINDS.get(n.type)
+        # ports: a kind whose author declares its ports (switch, fork) copies
+        # the input onto every port (multiplied, not enumerated)
+        authored = kind.ports.authored if kind is not None else None
+        if authored is not None:
+            names = getattr(c, authored)
             k = len(names)
             fields = _add(fields, _mul(k, in_f))
             nbytes = _add(nbytes, _mul(k, in_b + PORT_OVERHEAD))
@@ -279,42 +282,13 @@ class _Projector:
         nbytes += _mul(scope_depth, SCOPE_OVERHEAD)
         instrs = 0
         # every generic value, template and expression of the kind (loopc.kinds.Kind.generic_fields)
-        kind = KINDS.get(n.type)
         values: list[Any] = (
             [getattr(c, attr) for _key, attr, f in kind.generic_fields if f.form != "literal"] if kind else [])
-        if isinstance(c, SendMessage):
-            values += [c.target, c.scope, c.responder, c.allowed_responders]
-            if c.work_scope is not MISSING and c.work_scope is not None:
-                values.append(c.work_scope)
-            rs = c.related_scopes
-            if isinstance(rs, (tuple, list)):
-                values += list(rs)
-            elif rs is not None:
-                values.append(rs)
-            cf, cb = self.contract(c.callback_output)
-            fields, nbytes = _add(fields, cf), _add(nbytes, cb)
-        elif isinstance(c, SetVariable):
-            values += list(c.assign.values())
-            units += len(c.assign)
-            nbytes += sum(2 * _str_bytes(k) for k in c.assign)
-        elif isinstance(c, Switch):
-            values += [case.when for case in c.cases]
-        elif isinstance(c, Join):
-            values += list(c.merge.values())
-            nbytes += sum(_str_bytes(k) for k in c.merge)
-            cf, cb = self.contract(c.result)
-            fields, nbytes = _add(fields, cf), _add(nbytes, cb)
-        elif isinstance(c, Loop):
-            values += list(c.init.values())
-            nbytes += sum(_str_bytes(k) for k in c.init)
-            cf, cb = self.contract(c.state)
-            fields, nbytes = _add(fields, cf), _add(nbytes, cb)
-        elif isinstance(c, End):
-            values.append(c.detail)
-            if c.code:
-                nbytes += _str_bytes(c.code)
-            units += 1  # disposition record
-        if isinstance(c, (Fork, Switch, FanOut, Loop)):
+        custom = _CUSTOM.get(n.type)
+        if custom is not None:
+            more, fields, nbytes, units = custom(self, c, fields, nbytes, units)
+            values += more
+        if kind is not None and kind.scope != "none":
             units += 1  # scope declaration
             nbytes += SCOPE_OVERHEAD
         for v in values:
@@ -360,6 +334,66 @@ class Checked:
     plan: Plan | None
     scopes: ScopeMap | None
     types: TypeInfo | None
+
+
+# ---------------------------------------------------------------------------
+# The kinds' own (custom) config fields; generic fields need nothing here.
+# Each returns (the values it holds, fields, bytes, units) after adding its own.
+# ---------------------------------------------------------------------------
+
+_Acc = tuple[list[Any], int, int, int]
+
+
+def _send_message(pj: Any, c: SendMessage, fields: int, nbytes: int, units: int) -> _Acc:
+    values: list[Any] = [c.target, c.scope, c.responder, c.allowed_responders]
+    if c.work_scope is not MISSING and c.work_scope is not None:
+        values.append(c.work_scope)
+    rs = c.related_scopes
+    if isinstance(rs, (tuple, list)):
+        values += list(rs)
+    elif rs is not None:
+        values.append(rs)
+    cf, cb = pj.contract(c.callback_output)
+    return values, _add(fields, cf), _add(nbytes, cb), units
+
+
+def _set_variable(pj: Any, c: SetVariable, fields: int, nbytes: int, units: int) -> _Acc:
+    return (list(c.assign.values()), fields, nbytes + sum(2 * _str_bytes(k) for k in c.assign),
+            units + len(c.assign))
+
+
+def _switch(pj: Any, c: Switch, fields: int, nbytes: int, units: int) -> _Acc:
+    return [case.when for case in c.cases], fields, nbytes, units
+
+
+def _join(pj: Any, c: Join, fields: int, nbytes: int, units: int) -> _Acc:
+    nbytes += sum(_str_bytes(k) for k in c.merge)
+    cf, cb = pj.contract(c.result)
+    return list(c.merge.values()), _add(fields, cf), _add(nbytes, cb), units
+
+
+def _loop(pj: Any, c: Loop, fields: int, nbytes: int, units: int) -> _Acc:
+    nbytes += sum(_str_bytes(k) for k in c.init)
+    cf, cb = pj.contract(c.state)
+    return list(c.init.values()), _add(fields, cf), _add(nbytes, cb), units
+
+
+def _end(pj: Any, c: End, fields: int, nbytes: int, units: int) -> _Acc:
+    if c.code:
+        nbytes += _str_bytes(c.code)
+    return [c.detail], fields, nbytes, units + 1  # + its disposition record
+
+
+#: node type -> the budget of its kind's own fields, for every kind with a
+#: custom field that holds values (tests/test_kind_dispatch.py proves it complete)
+_CUSTOM: dict[str, Callable[[Any, Any, int, int, int], _Acc]] = {
+    "send_message": _send_message,
+    "set_variable": _set_variable,
+    "switch": _switch,
+    "join": _join,
+    "loop": _loop,
+    "end": _end,
+}
 
 
 def project(check: Any) -> Projection:

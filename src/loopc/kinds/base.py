@@ -281,6 +281,21 @@ class Kind:
         return got[1]
 
     @property
+    def custom_keys(self) -> tuple[str, ...]:
+        """Source keys of its custom fields (not :attr:`SourceField.generic`),
+        in declaration order.  A kind with any has an entry in each per-pass
+        table of its own fields: the schema pass's reader method, lowering's
+        ``_CUSTOM`` (docs/architecture.md#add-a-node-kind)."""
+        return tuple(k for k, f in self.source.items() if not f.generic)
+
+    @property
+    def custom_value_keys(self) -> tuple[str, ...]:
+        """The :attr:`custom_keys` that hold more than a literal (a template,
+        expression, value, contract or structure): a kind with any has an
+        entry in the type pass's ``_BY_TYPE`` and the budget's ``_CUSTOM``."""
+        return tuple(k for k in self.custom_keys if self.source[k].form != "literal")
+
+    @property
     def source_keys(self) -> frozenset[str]:
         """The closed key set of the source config mapping."""
         return frozenset(self.source)
