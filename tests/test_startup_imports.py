@@ -3,6 +3,7 @@ item 2): no language server, interpreter, plan, rich or jsonschema modules;
 lark only when an expression is more than a bare dotted path; wcwidth only
 for a non-ASCII source line shown in an excerpt.  The import *set* is
 asserted, never the time (benchmarks/startup.py measures that)."""
+
 from __future__ import annotations
 
 import json
@@ -35,16 +36,37 @@ print(json.dumps({"code": code, "top": sorted({m.split(".")[0] for m in mods}),
 #: Never on the one-file check path, whatever the plan holds.
 NEVER = {"pygls", "lsprotocol", "jsonschema", "rich", "networkx", "cattrs", "pytest", "hypothesis"}
 #: loopc subpackages and modules the check path does not use.
-NEVER_LOOPC = ("loopc.lsp", "loopc.interpreter", "loopc.plan", "loopc.cli.run_commands",
-               "loopc.cli.plan_commands", "loopc.cli.lsp_command", "loopc.cli.graph", "loopc.cli.fmt",
-               "loopc.cli.ir_commands", "loopc.cli.completion", "loopc.format")
+NEVER_LOOPC = (
+    "loopc.lsp",
+    "loopc.interpreter",
+    "loopc.plan",
+    "loopc.cli.run_commands",
+    "loopc.cli.plan_commands",
+    "loopc.cli.lsp_command",
+    "loopc.cli.graph",
+    "loopc.cli.fmt",
+    "loopc.cli.ir_commands",
+    "loopc.cli.completion",
+    "loopc.format",
+)
 
 
 def _imports(args: list[str], tmp_path: pathlib.Path) -> dict[str, Any]:
-    env = {"LOOPC_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
-           "PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"}
-    r = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(args)], capture_output=True, text=True,
-                       cwd=tmp_path, env=env, timeout=120)
+    env = {
+        "LOOPC_CACHE_DIR": str(tmp_path / "cache"),
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "NO_COLOR": "1",
+    }
+    r = subprocess.run(
+        [sys.executable, "-c", _PROBE, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+    )
     last = r.stderr.strip().splitlines()[-1]
     out: dict[str, Any] = json.loads(last)
     return out
@@ -64,8 +86,7 @@ WITH_CONDITION = ROOT / "examples" / "wait_timeout.yaml"  # `condition: "run.sta
 
 
 @pytest.mark.parametrize("cache", [["--no-cache"], []], ids=["no-cache", "cache"])
-def test_check_of_a_paths_only_plan_imports_neither_lark_nor_wcwidth(tmp_path: pathlib.Path,
-                                                                    cache: list[str]) -> None:
+def test_check_of_a_paths_only_plan_imports_neither_lark_nor_wcwidth(tmp_path: pathlib.Path, cache: list[str]) -> None:
     out = _imports(["check", *cache, str(PATHS_ONLY)], tmp_path)
     assert out["code"] == 0
     top = _check(out, extra=frozenset({"lark", "wcwidth"}))
@@ -75,7 +96,11 @@ def test_check_of_a_paths_only_plan_imports_neither_lark_nor_wcwidth(tmp_path: p
         out = _imports(["check", *cache, str(PATHS_ONLY)], tmp_path)
         assert out["code"] == 0
         _check(out, extra=frozenset({"lark", "wcwidth", "ruamel", "_ruamel_yaml", "tempfile"}))
-        assert not [m for m in out["loopc"] if m.startswith(("loopc.compiler.yamlload", "loopc.compiler.yamlerrors", "loopc.analyzer"))], out["loopc"]
+        assert not [
+            m
+            for m in out["loopc"]
+            if m.startswith(("loopc.compiler.yamlload", "loopc.compiler.yamlerrors", "loopc.analyzer"))
+        ], out["loopc"]
 
 
 def test_check_of_a_plan_with_a_condition_imports_lark_but_not_the_rest(tmp_path: pathlib.Path) -> None:
@@ -101,7 +126,9 @@ def test_version_imports_no_command_module(tmp_path: pathlib.Path) -> None:
     out = _imports(["--version"], tmp_path)
     assert out["code"] == 0
     loopc = out["loopc"]
-    assert not [m for m in loopc if m.startswith("loopc.cli.") and m not in ("loopc.cli.main", "loopc.cli.iofail")], loopc
+    assert not [m for m in loopc if m.startswith("loopc.cli.") and m not in ("loopc.cli.main", "loopc.cli.iofail")], (
+        loopc
+    )
 
 
 def test_every_command_is_still_listed_and_loads_on_use() -> None:
@@ -114,3 +141,43 @@ def test_every_command_is_still_listed_and_loads_on_use() -> None:
     for name in _LAZY:
         assert f"\n  {name} " in out, name
         assert name in cli.commands
+
+
+def test_importing_loopc_imports_no_submodule_and_every_public_name_loads() -> None:
+    """``import loopc`` (done first by every ``loopc.*`` import, the command
+    line's included) runs no pass module: the public names load on first use
+    (``loopc.__getattr__``), ``from loopc import X`` included."""
+    probe = (
+        "import json, sys; import loopc; before = sorted(m for m in sys.modules if m.startswith('loopc'));"
+        " top = sorted({m.split('.')[0] for m in sys.modules});"
+        " from loopc import check_source, Diagnostic, kinds;"
+        " names = {n: type(getattr(loopc, n)).__name__ for n in loopc.__all__};"
+        " print(json.dumps({'before': before, 'top': top, 'names': names,"
+        " 'same': check_source is loopc.pipeline.check_source, 'kinds': kinds.__name__}))"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["before"] == ["loopc"]
+    assert "attrs" not in out["top"] and "attr" not in out["top"]
+    assert out["same"] and out["kinds"] == "loopc.kinds"
+    assert set(out["names"]) == set(__import__("loopc").__all__)
+    assert out["names"]["__version__"] == "str" and out["names"]["check_source"] == "function"
+    import loopc
+
+    with pytest.raises(AttributeError):
+        loopc.no_such_name  # noqa: B018
+    assert set(loopc.__all__) <= set(dir(loopc))
+
+
+def test_version_builds_no_attrs_class(tmp_path: pathlib.Path) -> None:
+    out = _imports(["--version"], tmp_path)
+    assert out["code"] == 0
+    assert "attr" not in out["top"] and "attrs" not in out["top"], out["top"]
+    assert out["loopc"] == ["loopc.cli", "loopc.cli.iofail", "loopc.cli.main"], out["loopc"]

@@ -18,37 +18,79 @@ Public API (pure functions; no I/O except the ``*_file`` helpers):
 
 See docs/api.md.
 """
+
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
-from loopc.diagnostics import Applicability, Diagnostic, Fix, Related, Severity, Span, TextEdit
-from loopc.pipeline import CheckResult, CompileResult, check_file, check_source, compile_file, compile_source
+if TYPE_CHECKING:  # what mypy sees; at run time every name below loads on first use (``__getattr__``)
+    from loopc.compiler.sourcemap import SourceMap
+    from loopc.compiler.symbols import Occurrence, RenameError, Symbol, SymbolIndex
+    from loopc.diagnostics import Applicability, Diagnostic, Fix, Related, Severity, Span, TextEdit
+    from loopc.pipeline import CheckResult, CompileResult, check_file, check_source, compile_file, compile_source
+    from loopc.plan.api import PlanResult, plan_file, plan_source
 
 __all__ = [
-    "Applicability", "CheckResult", "CompileResult", "Diagnostic", "Fix", "Related", "Severity", "Span", "TextEdit",
-    "check_file", "check_source", "compile_file", "compile_source", "__version__",
-    "PlanResult", "plan_file", "plan_source",
-    "Occurrence", "RenameError", "SourceMap", "Symbol", "SymbolIndex",
+    "Applicability",
+    "CheckResult",
+    "CompileResult",
+    "Diagnostic",
+    "Fix",
+    "Related",
+    "Severity",
+    "Span",
+    "TextEdit",
+    "check_file",
+    "check_source",
+    "compile_file",
+    "compile_source",
+    "__version__",
+    "PlanResult",
+    "plan_file",
+    "plan_source",
+    "Occurrence",
+    "RenameError",
+    "SourceMap",
+    "Symbol",
+    "SymbolIndex",
 ]
 
-_PLAN_EXPORTS = ("PlanResult", "plan_file", "plan_source")
-#: Loaded on first use (start-up time): name → defining module.
+#: Every public name but ``__version__``, loaded on first use: name → defining
+#: module.  Importing ``loopc`` (which every ``loopc.*`` import does, the
+#: command line's first) then costs nothing; ``loopc check FILE`` imports the
+#: passes only when it checks, after ``loopc.cli.main.gc_policy`` has run.
 _LAZY_EXPORTS = {
-    "Occurrence": "loopc.compiler.symbols",
-    "RenameError": "loopc.compiler.symbols",
-    "Symbol": "loopc.compiler.symbols",
-    "SymbolIndex": "loopc.compiler.symbols",
+    **dict.fromkeys(
+        ("Applicability", "Diagnostic", "Fix", "Related", "Severity", "Span", "TextEdit"), "loopc.diagnostics"
+    ),
+    **dict.fromkeys(
+        ("CheckResult", "CompileResult", "check_file", "check_source", "compile_file", "compile_source"),
+        "loopc.pipeline",
+    ),
+    # the plan layer sits beside the language server, which imports this package
+    **dict.fromkeys(("PlanResult", "plan_file", "plan_source"), "loopc.plan.api"),
+    **dict.fromkeys(("Occurrence", "RenameError", "Symbol", "SymbolIndex"), "loopc.compiler.symbols"),
     "SourceMap": "loopc.compiler.sourcemap",
 }
 
 
 def __getattr__(name: str) -> object:
-    """Lazy execution-plan exports (``loopc.plan_source`` ...): the plan layer
-    sits beside the language server, which imports this package, so it is
-    loaded on first use rather than imported here."""
-    if name in _PLAN_EXPORTS or name in _LAZY_EXPORTS:
-        import importlib
+    """The public names of :data:`__all__`, imported from their defining
+    module on first use (PEP 562) and then kept in this module's namespace,
+    so ``from loopc import check_source`` and ``loopc.Diagnostic`` work as
+    if imported here.  Raises :class:`AttributeError` for any other name
+    (which lets ``from loopc import kinds`` find the submodule)."""
+    module = _LAZY_EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'loopc' has no attribute {name!r}")
+    import importlib
 
-        return getattr(importlib.import_module(_LAZY_EXPORTS.get(name, "loopc.plan.api")), name)
-    raise AttributeError(f"module 'loopc' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
