@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
-if TYPE_CHECKING:  # what mypy sees; at run time every name below loads on first use (``__getattr__``)
+if TYPE_CHECKING:  # what mypy sees; at run time every name loads on first use (``__getattr__``).  The plan
+    # layer's names are left out: it sits beside the language server, which imports this package (.importlinter)
     from loopc.compiler.sourcemap import SourceMap
     from loopc.compiler.symbols import Occurrence, RenameError, Symbol, SymbolIndex
     from loopc.diagnostics import Applicability, Diagnostic, Fix, Related, Severity, Span, TextEdit
     from loopc.pipeline import CheckResult, CompileResult, check_file, check_source, compile_file, compile_source
-    from loopc.plan.api import PlanResult, plan_file, plan_source
 
 __all__ = [
     "Applicability",
