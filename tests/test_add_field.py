@@ -9,13 +9,15 @@ kind module declares the field.  It shows that the source JSON Schema accepts
 the key, a plan using it checks clean, a type error in its template is
 diagnosed at its position, it is lowered under its wire name into the typed
 IR, the artifact selects the new version while plans not using it keep their
-bytes, decode(encode) round trips, and the artifact budget counts it.  The
+bytes, decode(encode) round trips, the artifact budget counts it, and the
+reference interpreter's approval request carries it.  The
 real modules are restored afterwards.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import sys
 import types
 from typing import Iterator
@@ -115,9 +117,12 @@ class Amended:
             import loopc as fresh
             from loopc.compiler import model
             from loopc.ir import budget, decoder, source_schema, versions
+            from loopc.interpreter import engine, program
             from loopc.ir import model as ir_model
 
             self.ns = types.SimpleNamespace(
+                engine=engine,
+                program=program,
                 loopc=fresh,
                 kinds=kinds,
                 model=model,
@@ -266,3 +271,33 @@ def test_the_budget_counts_it(reminder: Amended) -> None:
     assert with_it.instructions == without.instructions + count
     assert with_it.top["instructions"] == ("node", "ask", without.top["instructions"][2] + count)
     assert with_it.bytes > without.bytes
+
+
+def _request(ns: types.SimpleNamespace, text: str, plan_input: dict[str, object]) -> dict[str, object]:
+    res = ns.loopc.compile_source(text)
+    assert res.ok, res.diagnostics
+    eng = ns.engine.Engine(ns.program.load_program(res.artifact))
+    eng.start(plan_input)
+    (req,) = [r["request"] for step in eng.steps for r in step if r["kind"] == "effect.reserved"]
+    return dict(req)
+
+
+def test_the_interpreter_request_carries_it(reminder: Amended) -> None:
+    """Every declared field of a kind without custom fields reaches its
+    effect request (interpreter/attempts.py ``declared_request``): a new
+    field is never dropped silently."""
+    run = {"approver": "mem_ana", "title": "v2", "tags": []}
+    with reminder.active() as ns:
+        assert _request(ns, WITH, run) == {
+            "assignee": "mem_ana",
+            "summary": "Ship v2?",
+            "reminder": "Still waiting on v2",
+        }
+        assert _request(ns, WITHOUT, run) == {"assignee": "mem_ana", "summary": "Ship v2?"}
+        attempts = importlib.import_module("loopc.interpreter.attempts")  # the fresh module
+        assert [w for w, *_ in attempts.declared_request("request_approval") or ()] == [
+            "assignee",
+            "summary",
+            "feedbackScope",
+            "reminder",
+        ]

@@ -18,10 +18,39 @@ from loopc.interpreter.scopes import ScopeLayer
 from loopc.interpreter.values import check_value, is_id, is_scope
 from loopc.ir.evaluator import EvaluationError, evaluate
 from loopc.kinds import tables as kind_tables
+from loopc.kinds.base import attr_name
 from loopc.limits import duration_problem
 
 #: opcode → its effect class; an external one (message, approval) is the journal's effectKind
 _EFFECT_CLASS = {op: k.effect_class for op, k in kind_tables().kinds.items()}
+
+#: a declared field ``type`` → (the run-time test its value must pass, what a failure says)
+_REQUEST_CHECKS = {"scope": (is_scope, "not a valid scope")}
+
+
+def declared_request(op: str) -> tuple[tuple[str, str, bool, str | None], ...] | None:
+    """How an effect request of opcode ``op`` is built from its config when
+    the kind declares no custom field (docs/conformance.md#errors): one
+    ``(wire name, config attribute, render as text, declared type)`` per wire
+    field, in declaration order — every declared field reaches the request,
+    so a new one is never dropped.  ``None`` for a kind with custom fields
+    (``send_message``: its request has cross-field rules of its own)."""
+    kind = kind_tables().kinds[op]
+    if any(f.custom for f in kind.source.values()):
+        return None
+    out = []
+    for wire in kind.wire.fields:
+        src = kind.source.get(wire)
+        out.append((wire, attr_name(wire), bool(src is not None and src.render), src.type if src else None))
+    return tuple(out)
+
+
+#: opcode → its derived request fields (:func:`declared_request`), for the external kinds that have one
+_DECLARED_REQUESTS = {
+    op: fields
+    for op, k in kind_tables().kinds.items()
+    if k.effect_class in ("message", "approval") and (fields := declared_request(op)) is not None
+}
 
 
 class AttemptLayer(ScopeLayer):
@@ -117,14 +146,18 @@ class AttemptLayer(ScopeLayer):
         nid = a.node.id
         op = a.node.op
         req: dict[str, Any] = {}
-        if a.node.op == "request_approval":
-            req["assignee"] = self._eval(cfg.assignee, env, f"{op} '{nid}' assignee")
-            req["summary"] = self._text(cfg.summary, env, f"{op} '{nid}' summary")
-            if cfg.feedback_scope is not None:
-                fs = self._eval(cfg.feedback_scope, env, f"{op} '{nid}' feedbackScope")
-                if not is_scope(fs):
-                    raise _Fail({"code": "runtime.input_invalid", "detail": f"{op} '{nid}' feedbackScope: not a valid scope"})
-                req["feedbackScope"] = fs
+        declared = _DECLARED_REQUESTS.get(op)
+        if declared is not None:
+            for wire, attr, text, typ in declared:
+                instr = getattr(cfg, attr)
+                if instr is None:
+                    continue
+                where = f"{op} '{nid}' {wire}"
+                v = self._text(instr, env, where) if text else self._eval(instr, env, where)
+                check = _REQUEST_CHECKS.get(typ or "")
+                if check is not None and not check[0](v):
+                    raise _Fail({"code": "runtime.input_invalid", "detail": f"{where}: {check[1]}"})
+                req[wire] = v
             return req
         req["text"] = self._text(cfg.text, env, f"{op} '{nid}' text")
         if cfg.target is not None:
