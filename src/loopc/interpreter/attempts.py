@@ -30,7 +30,7 @@ _REQUEST_CHECKS = {"scope": (is_scope, "not a valid scope")}
 
 def declared_request(op: str) -> tuple[tuple[str, str, bool, str | None], ...] | None:
     """How an effect request of opcode ``op`` is built from its config when
-    the kind declares no custom field (docs/conformance.md#errors): one
+    the kind declares no custom field (docs/conformance.md#detail-and-reason-formats): one
     ``(wire name, config attribute, render as text, declared type)`` per wire
     field, in declaration order — every declared field reaches the request,
     so a new one is never dropped.  ``None`` for a kind with custom fields
