@@ -395,7 +395,7 @@ def test_budget_projection_saturates_without_enumerating() -> None:
 def test_public_names_are_functions_not_modules() -> None:
     import loopc.ir as ir
 
-    for name in ("compile_source", "compile_file", "decode", "verify", "evaluate", "canonical_bytes",
+    for name in ("decode", "verify", "evaluate", "canonical_bytes",
                  "semantic_digest", "semantic_projection"):
         assert callable(getattr(ir, name)), name
     import loopc.ir.decoder  # noqa: F401  - importing submodules must not shadow the functions

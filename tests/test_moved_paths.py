@@ -41,6 +41,26 @@ def test_its_names_live_in_the_pipeline(module: str, name: str) -> None:
     assert hasattr(home, name), f"{module}.{name} has no home in {home.__name__}"
 
 
+@pytest.mark.parametrize("name", ["compile_source", "compile_file", "compile_checked", "CompileResult"])
+def test_loopc_ir_no_longer_reaches_up_to_the_pipeline(name: str) -> None:
+    import loopc.ir
+
+    assert name not in loopc.ir.__all__
+    with pytest.raises(AttributeError):
+        getattr(loopc.ir, name)
+    assert hasattr(loopc, name) or hasattr(importlib.import_module("loopc.pipeline"), name)
+
+
+def test_loopc_ir_loads_its_names_by_import_statements() -> None:
+    """No importlib in ``loopc.ir``: every lazy name is a plain import the
+    import graph (tests/test_import_cycles.py) and import-linter see."""
+    import loopc.ir
+
+    assert "importlib" not in (SRC / "ir" / "__init__.py").read_text(encoding="utf-8")
+    for name in loopc.ir.__all__:
+        assert getattr(loopc.ir, name) is not None
+
+
 def _imports(path: Path) -> set[str]:
     out: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -36,6 +36,11 @@ def test_mypy_ini_has_no_ignore_errors_section() -> None:
         "instead (real annotations, narrowing; a `# type: ignore[code]` with its reason where one line must)")
 
 
+def test_mypy_rejects_a_stale_type_ignore() -> None:
+    """An ignore comment mypy no longer needs is an error, so none outlives its reason."""
+    assert _config().getboolean("mypy", "warn_unused_ignores", fallback=False)
+
+
 def test_mypy_checks_the_whole_package() -> None:
     cp = _config()
     assert cp.has_section("mypy")

@@ -116,7 +116,7 @@ def duration_problem(s: str) -> str | None:
 
 def is_duration(s: object) -> bool:
     """``s`` is a well-formed duration within the bounds above."""
-    return s.__class__ is str and duration_problem(s) is None  # type: ignore[arg-type]
+    return s.__class__ is str and duration_problem(s) is None
 
 
 def duration_seconds(s: str) -> float | None:

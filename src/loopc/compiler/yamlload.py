@@ -419,7 +419,7 @@ def _compose(text: str, reporter: Reporter, judge: Callable[[str], bool] | None 
                         pending = node
                         continue
                     pending = None
-                    key_text = k[0] if k.__class__ is tuple else k.raw  # type: ignore[union-attr]
+                    key_text = k[0] if k.__class__ is tuple else k.raw
                     node.key = key_text
                     if key_text not in p_index:
                         p_index[key_text] = len(p_items) >> 1
@@ -476,7 +476,7 @@ def _compose(text: str, reporter: Reporter, judge: Callable[[str], bool] | None 
     except YAMLError as exc:  # ruamel ScannerError/ParserError/ReaderError
         open_nodes = [n for n in stack if n is not None] + ([parent] if parent is not None else [])
         if pending.__class__ is tuple:
-            pending = key_scalar(pending, lref, pidx)  # type: ignore[arg-type]
+            pending = key_scalar(pending, lref, pidx)
         _report_parse_error(exc, text, where, open_nodes, closed, pending, verbatim, reporter, judge)
         return None
     if root is None:

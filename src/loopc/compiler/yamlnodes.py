@@ -193,7 +193,7 @@ class YMap(YNode):
             if links is None and self._links_root is not None:
                 links = weakref.ref(self._links_root)
             k = self.kv[j] = key_scalar(k, links, self._idx)
-        return k  # type: ignore[no-any-return]
+        return k
 
     @property
     def items(self) -> list[tuple[YScalar, YNode]]:
@@ -204,7 +204,7 @@ class YMap(YNode):
 
     def get(self, key: str) -> YNode | None:
         i = self.index.get(key)
-        return None if i is None else self.kv[2 * i + 1]  # type: ignore[no-any-return]
+        return None if i is None else self.kv[2 * i + 1]
 
     def key_node(self, key: str) -> YScalar | None:
         i = self.index.get(key)

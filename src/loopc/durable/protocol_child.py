@@ -89,7 +89,7 @@ class _KitWorld(HostWorld):
     def deliver(self, node: str, ordinal: int, effect: str, key: str = "") -> bool:
         return _kit_deliver(self.path, self.faults, self.crash, node, ordinal, effect, key)
 
-    @property  # type: ignore[override]
+    @property
     def log(self) -> list[dict[str, str]]:
         return list(_read_world(self.path)["log"])
 

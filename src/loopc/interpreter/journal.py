@@ -168,7 +168,7 @@ class RunJournal:
         self._set_now(Decimal(ck["now"]))
         self.run_id, self.input, self.state, self.versions = ck["run"], ck["input"], ck["state"], ck["versions"]
         self.status, self.output, self.error = ck["status"], ck["output"], ck["error"]
-        self.final = tuple(ck["final"]) if ck["final"] is not None else None  # type: ignore[assignment]
+        self.final = tuple(ck["final"]) if ck["final"] is not None else None
         self._over_budget = bool(ck["overBudget"])
         self.ready = deque(_task_in(t) for t in ck["ready"])
         table: dict[str, Act] = {}

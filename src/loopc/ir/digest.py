@@ -109,7 +109,7 @@ def _node(n: Any) -> Any:
             changed["ports"] = ports
     cfg = out.get("config")
     if isinstance(cfg, dict):
-        key = CONFIG_CONTRACTS.get(out.get("op"))  # type: ignore[arg-type]
+        key = CONFIG_CONTRACTS.get(out.get("op"))
         if key and key in cfg:
             c = _contract(cfg[key])
             if c is not cfg[key]:

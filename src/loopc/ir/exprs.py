@@ -52,7 +52,7 @@ def _lit(value: Any, t: TypeDesc, leaves: _Leaves | None = None) -> Lit:
     got = leaves.get(key)
     if got is None:
         got = leaves[key] = Lit(t, v)
-    return got  # type: ignore[no-any-return]
+    return got
 
 
 def _ref(t: TypeDesc, root: str, segments: Any, leaves: _Leaves) -> Ref:
@@ -61,7 +61,7 @@ def _ref(t: TypeDesc, root: str, segments: Any, leaves: _Leaves) -> Ref:
     got = leaves.get(key)
     if got is None:
         got = leaves[key] = Ref(t, root, path)
-    return got  # type: ignore[no-any-return]
+    return got
 
 
 def _object(t: TypeDesc, fields: dict[str, Instr]) -> MakeObject:

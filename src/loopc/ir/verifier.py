@@ -345,7 +345,7 @@ class _Checker:
     def _branches(n: Node) -> tuple[str, ...] | None:
         c = n.config
         if n.op == "fork":
-            return c.branches  # type: ignore[attr-defined, no-any-return]
+            return c.branches  # type: ignore[attr-defined]
         if isinstance(c, SwitchConfig):
             return tuple(case.port for case in c.cases) + (c.default,)
         return None

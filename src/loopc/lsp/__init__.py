@@ -12,7 +12,7 @@ from __future__ import annotations
 __all__ = ["create_server", "serve"]
 
 
-def create_server():  # type: ignore[no-untyped-def]
+def create_server():
     from loopc.lsp.server import create_server as _create
 
     return _create()

@@ -79,7 +79,7 @@ class LoopcProtocol(LanguageServerProtocol):
     ``diagnosticProvider`` only for clients that pull diagnostics."""
 
     @lsp_method(lsp.INITIALIZE)
-    def lsp_initialize(self, params: lsp.InitializeParams) -> Any:  # type: ignore[override]
+    def lsp_initialize(self, params: lsp.InitializeParams) -> Any:
         server: LoopcServer = self._server  # type: ignore[assignment]
         caps = params.capabilities
         offered = None
@@ -149,7 +149,7 @@ class LoopcProtocol(LanguageServerProtocol):
         super()._send_handler_result(future, msg_id=msg_id)
 
     @lsp_method(lsp.TEXT_DOCUMENT_DID_CHANGE)
-    def lsp_text_document__did_change(self, params: lsp.DidChangeTextDocumentParams) -> Any:  # type: ignore[override]
+    def lsp_text_document__did_change(self, params: lsp.DidChangeTextDocumentParams) -> Any:
         """pygls's ``didChange`` for an open document; one for a document
         that is not open (a client bug, or a change racing a close) is
         ignored with a warning in the log, not a server error shown to the

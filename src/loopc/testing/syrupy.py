@@ -116,7 +116,7 @@ class IRSnapshotExtension(SingleFileSnapshotExtension):
     file_extension = "json"
     _write_mode = WriteMode.TEXT
 
-    def serialize(self, data: Any, **_: Any) -> str:  # type: ignore[override]
+    def serialize(self, data: Any, **_: Any) -> str:
         return pretty_snapshot(data)
 
     def diff_lines(self, serialized_data: Any, snapshot_data: Any) -> Iterator[str]:

@@ -314,7 +314,7 @@ def config_from_json(op: str, c: Mapping[str, Any], memo: dict[Any, Any] | None 
     for name, wire, dec in _CONFIG_DECODERS[op]:
         if wire in c:
             kw[name] = c[wire] if dec is None else dec(c[wire], memo)
-    return CONFIG_CLASSES[op](**kw)  # type: ignore[no-any-return]
+    return CONFIG_CLASSES[op](**kw)
 
 
 def config_to_json(cfg: Config, memo: dict[int, Any] | None = None) -> dict[str, Any]:

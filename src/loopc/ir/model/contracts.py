@@ -121,7 +121,7 @@ def contract_from_json(c: Mapping[str, Any], memo: dict[Any, Any] | None = None)
     got = memo.get(key)
     if got is None:
         got = memo[key] = dict(fields)
-    return got  # type: ignore[no-any-return]
+    return got
 
 
 def contract_to_json(c: Mapping[str, FieldSchema], memo: dict[int, Any] | None = None) -> dict[str, Any]:
@@ -137,7 +137,7 @@ def contract_to_json(c: Mapping[str, FieldSchema], memo: dict[int, Any] | None =
             if f is None:
                 f = memo[id(v)] = field_to_json(v)
             got[k] = f
-    return got  # type: ignore[no-any-return]
+    return got
 
 
 def _bind_from(d: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> dict[str, Instr]:

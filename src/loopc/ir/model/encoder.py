@@ -77,7 +77,7 @@ def _field_text(fs: FieldSchema, memo: _Memo) -> tuple[str, str, int]:
     :func:`field_to_json` writes them, in key order; iterative over ``items``)."""
     got = memo.get(id(fs))
     if got is not None:
-        return got  # type: ignore[no-any-return]
+        return got
     annotations = _PROJECTION[0]
     chain = []
     cur: FieldSchema | None = fs
@@ -120,7 +120,7 @@ def _contract_text(c: Mapping[str, FieldSchema], memo: _Memo) -> tuple[str, str,
     """``(text, projection text, depth)`` of a contract."""
     got = memo.get(id(c))
     if got is not None:
-        return got  # type: ignore[no-any-return]
+        return got
     full = []
     proj = []
     depth = 1
@@ -135,14 +135,14 @@ def _contract_text(c: Mapping[str, FieldSchema], memo: _Memo) -> tuple[str, str,
             depth = d + 1
     text = "{" + ",".join(full) + "}"
     got = memo[id(c)] = (text, text if same else "{" + ",".join(proj) + "}", depth)
-    return got  # type: ignore[no-any-return]
+    return got
 
 
 def _instr_text(instr: Instr, memo: _Memo) -> tuple[str, int]:
     """``(text, depth)`` of an instruction tree.  Iterative (post-order)."""
     got = memo.get(id(instr))
     if got is not None:
-        return got  # type: ignore[no-any-return]
+        return got
     out: list[tuple[str, int]] = []
     stack: list[tuple[Any, bool]] = [(instr, False)]
     pop = stack.pop
@@ -201,7 +201,7 @@ def _scope_text(stack: tuple[ScopeRef, ...], memo: _Memo) -> tuple[str, int]:
         parts = [("{" if s.branch is None else '{"branch":' + _q(s.branch) + ",")
                  + '"kind":' + _q(s.kind) + ',"owner":' + _q(s.owner) + "}" for s in stack]
         got = memo[id(stack)] = ("[" + ",".join(parts) + "]", 2 if parts else 1)
-    return got  # type: ignore[no-any-return]
+    return got
 
 
 def _disp_text(d: Disposition, memo: _Memo) -> str:
@@ -213,7 +213,7 @@ def _disp_text(d: Disposition, memo: _Memo) -> str:
         for k in DISPOSITION_MEMBERS.get(d.action, ()):
             members[k] = getattr(d, k)
         got = memo[id(d)] = "{" + ",".join([f'"{k}":' + _scalar(members[k])[0] for k in sorted(members)]) + "}"
-    return got  # type: ignore[no-any-return]
+    return got
 
 
 def _config_text(cfg: Config, memo: _Memo) -> tuple[str, str, int]:

@@ -271,7 +271,7 @@ def _build(root: Any, memo: dict[Any, Any]) -> Instr:
             raise _Bad
         rest.reverse()
         stack.extend(rest)
-    return out[0]  # type: ignore[no-any-return]
+    return out[0]
 
 
 def _locate_shape_error(value: Any) -> None:
@@ -315,7 +315,7 @@ def instr_to_json(instr: Instr, memo: dict[int, Any] | None = None) -> list[Any]
     else:
         got = memo.get(id(instr))
         if got is not None:
-            return got  # type: ignore[no-any-return]
+            return got
     root: list[Any] = [None]
     stack: list[tuple[Instr, list[Any], int]] = [(instr, root, 0)]
     while stack:

@@ -112,7 +112,7 @@ def _effects_from(cls: type[_E], lists: tuple[tuple[str, ...], ...], memo: dict[
     got = memo.get(key)
     if got is None:
         got = memo[key] = cls(*lists)
-    return got  # type: ignore[no-any-return]
+    return got
 
 
 def node_to_json(n: Node, memo: dict[int, Any] | None = None) -> dict[str, Any]:

@@ -30,7 +30,7 @@ def _scope_from(lst: Any, memo: dict[Any, Any] | None = None) -> tuple[ScopeRef,
     got = memo.get(key)
     if got is None:
         got = memo[key] = tuple(ScopeRef(*k) for k in key[1:])
-    return got  # type: ignore[no-any-return]
+    return got
 
 
 def _scope_to(stack: tuple[ScopeRef, ...], memo: dict[int, Any] | None = None) -> list[dict[str, Any]]:
@@ -38,7 +38,7 @@ def _scope_to(stack: tuple[ScopeRef, ...], memo: dict[int, Any] | None = None) -
         got = memo.get(id(stack))
         if got is None:
             got = memo[id(stack)] = _scope_to(stack)
-        return got  # type: ignore[no-any-return]
+        return got
     out = []
     for s in stack:
         d: dict[str, Any] = {"kind": s.kind, "owner": s.owner}
@@ -102,7 +102,7 @@ def _disp_from(d: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> Disp
     got = memo.get(key)
     if got is None:
         got = memo[key] = Disposition(*key[1:])
-    return got  # type: ignore[no-any-return]
+    return got
 
 
 def _disp_to(d: Disposition, memo: dict[int, Any] | None = None) -> dict[str, Any]:
@@ -110,7 +110,7 @@ def _disp_to(d: Disposition, memo: dict[int, Any] | None = None) -> dict[str, An
         got = memo.get(id(d))
         if got is None:
             got = memo[id(d)] = _disp_to(d)
-        return got  # type: ignore[no-any-return]
+        return got
     out: dict[str, Any] = {"action": d.action}
     if d.status is not None:
         out["status"] = d.status
