@@ -11,8 +11,8 @@ it):
 * :func:`evaluate`, :class:`EvaluationError`.
 
 The compile entry points live in the pipeline layer above this one:
-``loopc.compile_source`` / :mod:`loopc.pipeline` (docs/api.md "Moved import
-paths").
+``loopc.compile_source`` / :mod:`loopc.pipeline`
+(docs/api.md#moved-import-paths-the-pipeline-layer).
 """
 
 from __future__ import annotations
