@@ -1,11 +1,14 @@
-"""The surface check's accepting pass (``surface.accept_parsed``, per-spec
-tables) agrees with the precise walk (``surface._validate``), which defines
-the surface and locates every error, and with the nesting scan
-(``canonical.scan``): on every golden artifact and on randomly mutated
-ones (as JSON parses them), under every artifact version, it returns the
-walk's version and the scan's ``(fast, depth)``, and ``None`` whenever the
-walk rejects.  (It may also give ``None`` for a value the walk accepts;
-``validate`` and the decoder then take the walk's answer — on the goldens
+"""The surface check is one walk over plans compiled from the declarations
+(``loopc.ir.surface.walk``) with two modes: the accepting mode
+(``surface.accept_parsed``: no pointers, members checked inline) and the
+precise mode (``surface._validate``: pointers, the first violation in
+declaration order).  They share their checks, so the accepting mode's
+answer is the precise mode's and the nesting scan's (``canonical.scan``): on
+every golden artifact and on randomly mutated ones (as JSON parses them),
+under every artifact version, it returns the precise mode's version and the
+scan's ``(fast, depth)``, and ``None`` whenever the precise mode rejects.
+(It may also give up, ``None``, on a value the precise mode accepts;
+``validate`` and the decoder then take the precise answer — on the goldens
 it never does.)"""
 from __future__ import annotations
 
@@ -31,7 +34,7 @@ ARTIFACTS = [json.loads(p.read_text(encoding="utf-8")) for p in GOLDENS]
 
 def _walk(v: Any, spec: Any, version: int) -> tuple[str, Any]:
     try:
-        return "ok", surface._validate(v, version, spec, False)
+        return "ok", surface._validate(v, version, spec)
     except surface.SurfaceError:
         return "rejected", None
     except Exception as exc:  # noqa: BLE001 - the walk's own exceptions are compared too
@@ -70,7 +73,7 @@ def test_goldens_take_the_accepting_pass(art: Any) -> None:
     assert GOLDENS
     version = int(art["artifactVersion"].rsplit("v", 1)[1])
     got = surface.accept_parsed(art, version)
-    assert got == (surface._validate(art, version, surface.ARTIFACT, False), *scan(art))
+    assert got == (surface._validate(art, version, surface.ARTIFACT), *scan(art))
     _agree(art)
 
 

@@ -5,7 +5,10 @@ newer field is never read under an older version).
 One declarative description (:data:`ARTIFACT`) drives three things, so they
 cannot drift apart:
 
-* the strict decoder's shape check (:func:`validate`), per version;
+* the strict decoder's shape check (:func:`validate`, and its accepting
+  mode :func:`accept_parsed`), per version: one walk over plans compiled
+  from the description, with a fast accepting mode and a precise mode that
+  locates the first error;
 * version selection: the lowest version whose surface accepts a lowered
   artifact (:func:`required_version`) — every field, union variant and enum
   value records the version that introduced it (``since``);
@@ -17,15 +20,14 @@ references between nodes, edges and ports) live in :mod:`loopc.ir.decoder`.
 The shape of each object is documented in ``docs/ir.md``.
 
 The package's modules, one per seam: :mod:`~loopc.ir.surface.declarations`
-(the description), :mod:`~loopc.ir.surface.walk` (the precise walk,
-:class:`SurfaceError`), :mod:`~loopc.ir.surface.accept` (the accepting pass,
-:func:`validate`, :func:`required_version`), :mod:`~loopc.ir.surface.schemas`
+(the description), :mod:`~loopc.ir.surface.walk` (the one walk and its two
+modes, :class:`SurfaceError`, :func:`validate`, :func:`accept_parsed`,
+:func:`required_version`), :mod:`~loopc.ir.surface.schemas`
 (:func:`json_schema`).  Import the names from here; the module split is not
 part of the API.
 """
 from __future__ import annotations
 
-from loopc.ir.surface.accept import accept_parsed, required_version, validate
 from loopc.ir.surface.declarations import (  # noqa: F401 - re-exported
     ARTIFACT, BINARY_OPS, CONFIGS, CONFIG_NAMES, DEFS, DISPOSITION, EDGE, EDGE_EFFECTS, ENDPOINT, FIELD_SCHEMA,
     FIELD_TYPES, IMPLICIT_ROUTE, INSTR_ARITY, INSTR_OPS, INSTR_SPEC, NARY_OPS, NODE, NODE_EFFECTS, NODE_OPS, PLAN,
@@ -33,7 +35,7 @@ from loopc.ir.surface.declarations import (  # noqa: F401 - re-exported
     UNARY_OPS,
 )
 from loopc.ir.surface.schemas import iter_specs, json_schema  # noqa: F401 - re-exported
-from loopc.ir.surface.walk import SurfaceError, _validate  # noqa: F401 - re-exported
+from loopc.ir.surface.walk import SurfaceError, _validate, accept_parsed, required_version, validate  # noqa: F401
 from loopc.kinds.spec import (  # noqa: F401 - the vocabulary is re-exported for readers of this module
     BIND, CONTRACT, DIGEST, DURATION, FIELD_KEY, ID, INSTR, PORT, TEXT, AnyJson, Arr, Bool, ByType, F, InstrArr,
     Int, MapOf, Null, Obj, Ref, Spec, Str, Tagged, TypeDesc,
