@@ -290,7 +290,7 @@ def _variant(v: dict, plan: list[Any], p: str, version: int) -> tuple[int, list[
             raise SurfaceError(pt, _newer(f"{s.tag} '{tag}'", s.variants[tag][1], version))
         allowed = ", ".join(k for k, (_, since) in s.variants.items() if since <= version)
         raise SurfaceError(pt, f"'{s.tag}' must be one of {allowed}; found {tag!r}")
-    return got  # type: ignore[no-any-return]
+    return got
 
 
 def _members(v: dict, plan: list[Any], p: str, d: int, version: int, push: Callable[[Any], None]) -> int:
@@ -536,8 +536,8 @@ def _walk(value: Any, version: int, spec: Spec, track: bool) -> tuple[int, bool,
             tv = type(v)
             if tv is not str and tv is not bool and v is not None and (tv is not int or not -_SAFE <= v <= _SAFE):
                 fast = False
-            if sv > used:  # type: ignore[operator]
-                used = sv  # type: ignore[assignment]
+            if sv > used:
+                used = sv
             continue
         else:  # any JSON value
             if not track:
