@@ -17,10 +17,10 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 # Runs the console-script entry point in a fresh interpreter on argv and
-# prints the top-level names (and loopc subpackages) it imported.
+# (importing json only then) prints the top-level names (and loopc subpackages) it imported.
 _PROBE = """
-import json, sys
-sys.argv = ["loopc"] + json.loads(sys.argv[1])
+import sys
+sys.argv = ["loopc"] + sys.argv[1:]
 from loopc.cli.main import main
 try:
     main()
@@ -29,6 +29,7 @@ except SystemExit as e:
 else:
     code = 0
 mods = sorted(sys.modules)
+import json
 print(json.dumps({"code": code, "top": sorted({m.split(".")[0] for m in mods}),
                   "loopc": [m for m in mods if m.startswith("loopc.")]}), file=sys.__stderr__)
 """
@@ -60,7 +61,7 @@ def _imports(args: list[str], tmp_path: pathlib.Path) -> dict[str, Any]:
         "NO_COLOR": "1",
     }
     r = subprocess.run(
-        [sys.executable, "-c", _PROBE, json.dumps(args)],
+        [sys.executable, "-c", _PROBE, *args],
         capture_output=True,
         text=True,
         cwd=tmp_path,
@@ -101,6 +102,33 @@ def test_check_of_a_paths_only_plan_imports_neither_lark_nor_wcwidth(tmp_path: p
             for m in out["loopc"]
             if m.startswith(("loopc.compiler.yamlload", "loopc.compiler.yamlerrors", "loopc.analyzer"))
         ], out["loopc"]
+
+
+#: Standard-library modules the clean one-file path (``--no-cache``) leaves
+#: unimported: each is used only for a diagnostic's text, a crash report, the
+#: lark grammar, the compile or the cache (``hashlib``).
+CLEAN_PATH_NEVER = {"json", "difflib", "traceback", "pathlib", "hashlib", "urllib", "textwrap"}
+
+
+def _bare_interpreter_modules(tmp_path: pathlib.Path) -> set[str]:
+    """Top-level modules a bare interpreter of this environment imports (site hooks may add some)."""
+    r = subprocess.run(
+        [sys.executable, "-c", "import sys, json; print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1"},
+        timeout=120,
+    )
+    return set(json.loads(r.stdout)) - {"json"}  # json: this probe's own
+
+
+def test_a_clean_check_imports_no_diagnostic_only_module_and_not_the_compile(tmp_path: pathlib.Path) -> None:
+    out = _imports(["check", "--no-cache", str(PATHS_ONLY)], tmp_path)
+    assert out["code"] == 0
+    never = CLEAN_PATH_NEVER - _bare_interpreter_modules(tmp_path)
+    assert not set(out["top"]) & never, sorted(set(out["top"]) & never)
+    assert "loopc.pipeline.compile" not in out["loopc"]
 
 
 def test_check_of_a_plan_with_a_condition_imports_lark_but_not_the_rest(tmp_path: pathlib.Path) -> None:

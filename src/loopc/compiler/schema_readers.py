@@ -13,7 +13,6 @@ and the counters of one walk.  Never raises on bad input.
 """
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Callable, Iterable
 
@@ -185,6 +184,8 @@ class _Readers:
         """LP2013 for ``{literal: x}`` on a literal-only key: write ``x`` directly."""
         fix = None
         if isinstance(inner, YScalar) and inner.value is not None:
+            import json  # diagnostics only (start-up: issue 26)
+
             text = inner.raw if inner.style == "" else json.dumps(inner.raw, ensure_ascii=False)
             fix = Fix(f"write {key}: {text}", (TextEdit(v.span, text),), Applicability.SAFE)
         self.err("LP2013", v, f"'{key}' takes a plain literal; {{literal: ...}} belongs to value "
@@ -308,6 +309,8 @@ class _Readers:
         if key != "expr" and isinstance(v, YMap) and len(v.index) == 1 and "expr" in v.index:
             inner = v.get("expr")
             if isinstance(inner, YScalar) and inner.value.__class__ is str:
+                import json  # diagnostics only (start-up: issue 26)
+
                 text = json.dumps(inner.value, ensure_ascii=False)
                 self.err("LP2028", v, f"'{key}' is already an expression: write it directly, {key}: {text}",
                          fix=Fix(f"write {key}: {text}", (TextEdit(v.span, text),), Applicability.SAFE))

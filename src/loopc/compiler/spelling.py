@@ -3,7 +3,6 @@ types, choices, enum values): one rule, shared by every pass that names
 what was expected."""
 from __future__ import annotations
 
-import difflib
 import re
 from typing import TYPE_CHECKING, Iterable
 
@@ -55,6 +54,8 @@ def suggest(word: str, choices: Iterable[str]) -> str | None:
     for c in ordered:
         if c.lower().replace("_", "") == norm:
             return c
+    import difflib  # only when no exact or normalised match (start-up: issue 26)
+
     got = difflib.get_close_matches(word, ordered, 1, 0.6)
     if got:
         return got[0]

@@ -26,8 +26,6 @@ the entry (``locate``).
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any, Callable, Mapping
 
 import attrs
@@ -61,6 +59,9 @@ class LintConfig:
 
     def digest(self) -> str:
         """SHA-256 hex of the canonical JSON of :meth:`to_dict` (a cache-key part)."""
+        import hashlib
+        import json
+
         data = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(data.encode()).hexdigest()
 
@@ -77,6 +78,8 @@ class LintConfig:
 
     def to_toml(self) -> str:
         """``[tool.loopc]``-style TOML text of the effective configuration."""
+        import json
+
         lines = [f"# effective configuration (from {self.source})"]
         for k, v in self.to_dict().items():
             if isinstance(v, bool):

@@ -13,9 +13,13 @@ or the root; this layer never imports them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from loopc.pipeline.check import CheckResult, check_file, check_source, yaml_budget_bytes
-from loopc.pipeline.compile import CompileResult, bench_compile, compile_checked, compile_file, compile_source
 from loopc.pipeline.guard import guard
+
+if TYPE_CHECKING:
+    from loopc.pipeline.compile import CompileResult, bench_compile, compile_checked, compile_file, compile_source
 
 __all__ = [
     "CheckResult",
@@ -29,3 +33,17 @@ __all__ = [
     "guard",
     "yaml_budget_bytes",
 ]
+
+_COMPILE = ("CompileResult", "bench_compile", "compile_checked", "compile_file", "compile_source")
+
+
+def __getattr__(name: str) -> object:
+    """The compile names, imported from :mod:`loopc.pipeline.compile` on first
+    use: ``loopc check`` never compiles (start-up, issue 26)."""
+    if name in _COMPILE:
+        from loopc.pipeline import compile as _compile
+
+        value = getattr(_compile, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'loopc.pipeline' has no attribute {name!r}")

@@ -12,7 +12,6 @@ server processes set a GC policy (docs/architecture.md#invariants).
 
 from __future__ import annotations
 
-import traceback
 from typing import Callable, TypeVar
 
 from loopc.compiler.report import Reporter
@@ -41,6 +40,8 @@ def report_crash(reporter: Reporter, name: str, exc: BaseException) -> None:
     if isinstance(exc, RecursionError):
         reporter.report("LP5999", None, f"internal error in {name}: recursion limit reached")
         return
+    import traceback  # only for a crash (start-up: issue 26)
+
     tb = traceback.extract_tb(exc.__traceback__)[-1]
     reporter.report(
         "LP5999",

@@ -28,7 +28,6 @@ string-shaped type when they match its wire form):
 """
 from __future__ import annotations
 
-import difflib
 from typing import Any, Mapping, Sequence, TypeGuard
 
 import attrs
@@ -171,6 +170,8 @@ def resolve_fields(t: Type, root: str, segments: Sequence[str]) -> Type | Contex
 
 
 def _suggest(word: str, names: Sequence[str]) -> str:
+    import difflib  # diagnostics only (start-up: issue 26)
+
     m = difflib.get_close_matches(word, list(names), n=1, cutoff=0.6)
     if not m:
         low = {n.lower(): n for n in names}

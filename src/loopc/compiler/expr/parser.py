@@ -25,7 +25,6 @@ input.
 from __future__ import annotations
 
 import functools
-import pathlib
 import re
 import threading
 from typing import Any, Protocol
@@ -266,6 +265,8 @@ def _parser() -> Any:
         with _LOCK:
             if _PARSER is None:
                 from lark import Lark
+
+                import pathlib
 
                 grammar = (pathlib.Path(__file__).with_name("grammar.lark")).read_text("utf-8")
                 # cache=True: lark keeps the LALR tables in a temp file keyed by
