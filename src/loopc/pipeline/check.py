@@ -301,14 +301,33 @@ def _checks_clean(text: str) -> bool:
 def _check(
     src: str | bytes, path: str | None, *, suppress_follow_ons: bool = True, confirm_fixes: bool = True
 ) -> CheckResult:
+    reporter = Reporter(suppress_follow_ons=suppress_follow_ons)
+    doc = load_document(src, path, reporter, confirm_fixes=confirm_fixes)
+    return check_document(doc, reporter, path, confirm_fixes=confirm_fixes)
+
+
+def load_document(
+    src: str | bytes, path: str | None, reporter: Reporter, *, confirm_fixes: bool = True
+) -> YDocument | None:
+    """Pass 1 (the YAML layer) of :func:`_check`, guarded: the positioned
+    tree of ``src`` (``None`` when none could be built), its findings on
+    ``reporter``.  The incremental re-check (:mod:`loopc.pipeline.incremental`)
+    calls it for a whole text and :func:`check_document` for the rest."""
     from loopc.compiler import yamlload
 
-    reporter = Reporter(suppress_follow_ons=suppress_follow_ons)
     # the judge checks each re-indentation that parses (a few whole checks):
     # above _JUDGE_MAX_CHARS the YAML pass picks by parsing and the one fix it
     # offers is proven afterwards (_confirm_yaml_fixes: one check)
     judge = _checks_clean if confirm_fixes and len(src) <= _JUDGE_MAX_CHARS else None
-    doc = guard(reporter, "yaml", lambda: yamlload.load(src, reporter, path=path, judge=judge))
+    return guard(reporter, "yaml", lambda: yamlload.load(src, reporter, path=path, judge=judge))
+
+
+def check_document(
+    doc: YDocument | None, reporter: Reporter, path: str | None, *, confirm_fixes: bool = True
+) -> CheckResult:
+    """Passes 2–12 of :func:`_check` on a loaded ``doc`` (whose YAML
+    findings, if any, are already on ``reporter``): the unlinted, uncapped
+    :class:`CheckResult`."""
     plan: Plan | None = None
     scopes: ScopeMap | None = None
     types: TypeInfo | None = None
