@@ -25,14 +25,50 @@ from loopc.pipeline.incremental import IncrementalChecker
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted(ROOT.glob("examples/*.yaml")) + sorted(ROOT.glob("golden/**/source.yaml"))
 TEXTS = [p.read_text(encoding="utf-8") for p in SOURCES]
-PROFILE = dict(derandomize=True, deadline=None, database=None,
-               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+PROFILE = dict(
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 # what an edit inserts: structure, quoting, comments, YAML's refused
 # features, indentation, line breaks
-PIECES = [" ", "  ", "\n", "-", "- ", ":", ": ", "x", "id", "1", "{", "}", "[", "]", '"', "'", "#", "# c",
-          "\t", "&a ", "*a", "!!str ", "{{ input.x }}", "  - ", "\n  - id: extra\n    type: end\n",
-          "\n    ", "é", "\ufeff", "\r\n", "---\n", "key: v\n", "nodes", "edges"]
+PIECES = [
+    " ",
+    "  ",
+    "\n",
+    "-",
+    "- ",
+    ":",
+    ": ",
+    "x",
+    "id",
+    "1",
+    "{",
+    "}",
+    "[",
+    "]",
+    '"',
+    "'",
+    "#",
+    "# c",
+    "\t",
+    "&a ",
+    "*a",
+    "!!str ",
+    "{{ input.x }}",
+    "  - ",
+    "\n  - id: extra\n    type: end\n",
+    "\n    ",
+    "é",
+    "\ufeff",
+    "\r\n",
+    "---\n",
+    "key: v\n",
+    "nodes",
+    "edges",
+]
 
 
 def _positions(text: str) -> list[int]:
@@ -58,9 +94,9 @@ def edit(text: str, rng: random.Random) -> str:
     if op == 0:  # insert a piece
         return text[:at] + rng.choice(PIECES) + text[at:]
     if op == 1:  # delete a few characters
-        return text[:at] + text[at + rng.randint(1, 4):]
+        return text[:at] + text[at + rng.randint(1, 4) :]
     if op == 2:  # replace one character
-        return text[:at] + rng.choice("xa1 :-#\n{") + text[at + 1:]
+        return text[:at] + rng.choice("xa1 :-#\n{") + text[at + 1 :]
     if op == 3:  # delete a line (or a few)
         k = rng.randrange(len(lines))
         del lines[k : k + rng.randint(1, 3)]
@@ -85,12 +121,21 @@ def _tree(node: YNode | None) -> Any:
     """Everything observable of a YAML tree, as plain data."""
     if node is None:
         return None
-    base = (type(node).__name__, node.line, node.col, node.start, node.end_line, node.end_col, node.end,
-            node.key, node.pointer, (node.parent.pointer if node.parent is not None else None))
+    base = (
+        type(node).__name__,
+        node.line,
+        node.col,
+        node.start,
+        node.end_line,
+        node.end_col,
+        node.end,
+        node.key,
+        node.pointer,
+        (node.parent.pointer if node.parent is not None else None),
+    )
     if isinstance(node, YScalar):
         v = node.value
-        return base + ("nan" if isinstance(v, float) and math.isnan(v) else repr(v), node.style, node.raw,
-                       node.is_key)
+        return base + ("nan" if isinstance(v, float) and math.isnan(v) else repr(v), node.style, node.raw, node.is_key)
     if isinstance(node, YMap):
         keys = [_tree(k) for k, _ in node.items]
         return base + (node.flow, dict(node.index), keys, [_tree(v) for v in node.values()])
@@ -156,7 +201,7 @@ def _inside_items(text: str, rng: random.Random) -> str:
     items = [it for name in ("nodes", "edges") if isinstance(root.get(name), YSeq) for it in root.get(name).items]
     spots = [j for it in items for j in range(it.start + 1, it.end - 1) if text[j].isalpha() and text[j - 1].isalpha()]
     at = rng.choice(spots)
-    return text[:at] + "q" + text[at:] if rng.random() < 0.5 else text[:at] + text[at + 1:]
+    return text[:at] + "q" + text[at:] if rng.random() < 0.5 else text[:at] + text[at + 1 :]
 
 
 def test_edits_inside_items_are_incremental() -> None:
@@ -226,3 +271,27 @@ def test_no_reference_cycles() -> None:
         if was:
             gc.enable()
     assert n == 0, names
+
+
+def test_language_server_re_checks_incrementally() -> None:
+    """analyse with the document's checker answers the whole check's
+    protocol diagnostics; the ``incremental`` setting switches it off."""
+    from loopc.lsp.analysis import analyse
+    from loopc.lsp.server import LoopcServer
+    from loopc.lsp.settings import parse_settings
+
+    uri = "file:///x/plan.yaml"
+    text = TEXTS[0]
+    server = LoopcServer()
+    checker = server.checker(uri)
+    assert checker is server.checker(uri)
+    analyse(uri, text, 1, "utf-16", project=False, checker=checker)
+    at = text.index("type: ", text.index("\nnodes:")) + 6
+    for version, new in enumerate([text[:at] + "x" + text[at:], text[:at] + "xq" + text[at:]], 2):
+        a = analyse(uri, new, version, "utf-16", project=False, checker=checker)
+        assert checker.last_mode == "incremental", checker.last_reason
+        b = analyse(uri, new, version, "utf-16", project=False)
+        assert a.diagnostics and a.diagnostics == b.diagnostics
+    server.settings = parse_settings({"incremental": False})
+    assert server.checker(uri) is None
+    assert parse_settings({"incremental": "no"}).incremental is True

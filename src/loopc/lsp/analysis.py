@@ -72,10 +72,14 @@ class Analysis:
 
 
 def analyse(uri: str, text: str, version: int | None, encoding: str,
-            overrides: Mapping[str, str] | None = None, *, project: bool = True) -> Analysis:
+            overrides: Mapping[str, str] | None = None, *, project: bool = True,
+            checker: Any = None) -> Analysis:
     """Check ``text`` when it is a plan and convert its diagnostics.  With
     ``project``, the document's project configuration applies as in
-    ``loopc check`` (:mod:`loopc.lsp.project`)."""
+    ``loopc check`` (:mod:`loopc.lsp.project`).  ``checker``, the
+    document's :class:`loopc.pipeline.incremental.IncrementalChecker`,
+    re-checks an edited text incrementally (same result as
+    :func:`loopc.check_source`; docs/editors.md#incremental-re-check)."""
     if not is_plan_text(text):
         return Analysis(uri, version, text, EditorIndex(text, encoding), False, None, [])
     if source_over_budget(text):
@@ -92,7 +96,10 @@ def analyse(uri: str, text: str, version: int | None, encoding: str,
 
         stamp = config_stamp(path)  # before reading: a change meanwhile shows as a stale stamp
         config, problems = config_for(path)
-    result = check_source(text, path=path, config=config)
+    if checker is not None:
+        result = checker.check(text, path=path, config=config)
+    else:
+        result = check_source(text, path=path, config=config)
     diags = []
     for d in result.diagnostics:
         ld = to_lsp(d, index, uri, overrides)

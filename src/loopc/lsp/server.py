@@ -268,6 +268,8 @@ class LoopcServer(LanguageServer):
         self.inflight: dict[str, asyncio.Task[Analysis | None]] = {}
         #: how long each document's last check took, in milliseconds
         self.check_ms: dict[str, float] = {}
+        #: each open document's incremental checker (docs/editors.md#incremental-re-check)
+        self.checkers: dict[str, Any] = {}
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.loop_thread: int | None = None
@@ -386,8 +388,8 @@ class LoopcServer(LanguageServer):
         t0 = time.perf_counter()
         generation = self.generation  # the settings read below belong to it
         try:
-            a = await loop.run_in_executor(self.executor, analyse, uri, text, version, self.encoding,
-                                           self.settings.severity)
+            a = await loop.run_in_executor(self.executor, functools.partial(
+                analyse, uri, text, version, self.encoding, self.settings.severity, checker=self.checker(uri)))
         except Exception:  # noqa: BLE001 - analyse never raises; a worker that cannot start
             self.log_error("check", uri)
             return None
@@ -414,9 +416,24 @@ class LoopcServer(LanguageServer):
         a = self.fresh(uri)
         if a is not None:
             return a
-        a = analyse(uri, doc.source, doc.version, self.encoding, self.settings.severity)
+        a = analyse(uri, doc.source, doc.version, self.encoding, self.settings.severity,
+                    checker=self.checker(uri))
         self._store(a, self.generation)
         return a
+
+    def checker(self, uri: str) -> Any:
+        """The document's :class:`~loopc.pipeline.incremental.IncrementalChecker`
+        (made on first use), or ``None`` when the ``incremental`` setting is
+        off (docs/editors.md#incremental-re-check)."""
+        if not self.settings.incremental:
+            self.checkers.pop(uri, None)
+            return None
+        c = self.checkers.get(uri)
+        if c is None:
+            from loopc.pipeline.incremental import IncrementalChecker
+
+            c = self.checkers[uri] = IncrementalChecker()
+        return c
 
     def _store(self, a: Analysis, generation: int) -> None:
         """Cache ``a`` as the document's analysis, computed under the
@@ -558,6 +575,7 @@ class LoopcServer(LanguageServer):
         self.last_good.pop(uri, None)
         self.inflight.pop(uri, None)
         self.check_ms.pop(uri, None)
+        self.checkers.pop(uri, None)
         if not self.pull and uri in self.published:
             self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         self.published.discard(uri)

@@ -18,7 +18,11 @@ ignored (a bad setting never stops the server):
   vim-lsp: code points).  Read from ``initializationOptions`` only, since
   the encoding is fixed by the ``initialize`` result; in the workspace
   configuration it is parsed, reported and, when it differs from the
-  encoding in use, logged as not applied.
+  encoding in use, logged as not applied;
+* ``incremental`` — ``true`` (the default) or ``false``: re-check a document
+  after an edit by re-reading only the ``nodes:``/``edges:`` items it
+  touched (:mod:`loopc.pipeline.incremental`; the result is the whole
+  check's); ``false`` checks the whole text every time.
 """
 from __future__ import annotations
 
@@ -40,16 +44,18 @@ _LEVELS = frozenset(("error", "warning", "info", "information", "hint", "off", "
 class Settings:
     """Effective settings: ``severity`` overrides, ``debounce_ms`` (``None``:
     adaptive) and ``position_encoding`` (one of :data:`POSITION_ENCODINGS`,
-    ``None``: not set)."""
+    ``None``: not set) and ``incremental`` (re-check edits incrementally)."""
 
     severity: dict[str, str] = attrs.field(factory=dict)
     debounce_ms: int | None = None
     position_encoding: str | None = None
+    incremental: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return {"severity": dict(self.severity),
                 "debounce": "adaptive" if self.debounce_ms is None else self.debounce_ms,
-                "positionEncoding": self.position_encoding}
+                "positionEncoding": self.position_encoding,
+                "incremental": self.incremental}
 
     def debounce_for(self, last_check_ms: float | None) -> float:
         """Milliseconds to wait after an edit before re-checking a document
@@ -93,4 +99,5 @@ def parse_settings(raw: Any) -> Settings:
         debounce = int(max(0, min(MAX_DEBOUNCE_MS, d)))
     enc = raw.get("positionEncoding")
     encoding = enc.lower() if isinstance(enc, str) and enc.lower() in POSITION_ENCODINGS else None
-    return Settings(sev, debounce, encoding)
+    inc = raw.get("incremental")
+    return Settings(sev, debounce, encoding, inc if isinstance(inc, bool) else True)

@@ -68,8 +68,9 @@ class _Section:
 
     __slots__ = ("name", "seq", "dash", "line_start", "line", "end")
 
-    def __init__(self, name: str, seq: YSeq, dash: list[int], line_start: list[int], line: list[int],
-                 end: int | None) -> None:
+    def __init__(
+        self, name: str, seq: YSeq, dash: list[int], line_start: list[int], line: list[int], end: int | None
+    ) -> None:
         self.name = name
         self.seq = seq
         self.dash = dash
@@ -206,8 +207,9 @@ class IncrementalChecker:
         return self._finish(res, config, lint, max_diagnostics, path)
 
     @staticmethod
-    def _finish(res: CheckResult, config: Any, lint: bool, max_diagnostics: int | None,
-                path: str | None) -> CheckResult:
+    def _finish(
+        res: CheckResult, config: Any, lint: bool, max_diagnostics: int | None, path: str | None
+    ) -> CheckResult:
         if not lint:
             return cap_result(res, max_diagnostics)
         return cap_result(linted(res, config, path), max_diagnostics)
@@ -220,8 +222,14 @@ class IncrementalChecker:
         if keep:
             self.last_mode = "full"
             self._state = None
-            if (clean and doc is not None and doc.root is not None and isinstance(src, str)
-                    and doc.text == src and _SPECIAL.search(src) is None):
+            if (
+                clean
+                and doc is not None
+                and doc.root is not None
+                and isinstance(src, str)
+                and doc.text == src
+                and _SPECIAL.search(src) is None
+            ):
                 count = _count(doc.root)
                 if count <= _MAX_YAML_NODES:
                     self._state = _State(src, doc, count)
@@ -356,9 +364,21 @@ def _splice(st: _State, text: str, path: str | None) -> YDocument | str:
     return _rebuild(st.doc, sec, i, j, new_items, oe, dl, delta, frag_line, frag_off, text, path, tail)
 
 
-def _rebuild(doc: YDocument, sec: _Section, i: int, j: int, new_items: list[YNode], oe: int, dl: int,
-             delta: int, frag_line: int, frag_off: int, text: str, path: str | None,
-             tail: tuple[int, int, int] | None) -> YDocument:
+def _rebuild(
+    doc: YDocument,
+    sec: _Section,
+    i: int,
+    j: int,
+    new_items: list[YNode],
+    oe: int,
+    dl: int,
+    delta: int,
+    frag_line: int,
+    frag_off: int,
+    text: str,
+    path: str | None,
+    tail: tuple[int, int, int] | None,
+) -> YDocument:
     """The new tree: the old root copied with the positions at or after
     ``oe`` moved by ``dl`` lines and ``delta`` offsets, the items ``i..j``
     of ``sec`` replaced by ``new_items`` (positions in the re-read text:
@@ -392,8 +412,7 @@ def _rebuild(doc: YDocument, sec: _Section, i: int, j: int, new_items: list[YNod
     return YDocument(text, new_root, path)
 
 
-def _splice_seq(cp: _Copier, seq: YSeq, i: int, j: int, new_items: list[YNode], frag_line: int,
-                frag_off: int) -> YSeq:
+def _splice_seq(cp: _Copier, seq: YSeq, i: int, j: int, new_items: list[YNode], frag_line: int, frag_off: int) -> YSeq:
     node = YSeq.__new__(YSeq)
     _fill_pos(node, seq, cp.oe, cp.dl, cp.delta)
     node.flow = seq.flow
