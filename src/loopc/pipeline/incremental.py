@@ -85,7 +85,7 @@ def _sections(text: str, root: YMap) -> dict[str, _Section]:
     out: dict[str, _Section] = {}
     for name in SECTIONS:
         seq = root.get(name)
-        if seq.__class__ is not YSeq or seq.flow or not seq.items:  # type: ignore[union-attr]
+        if seq.__class__ is not YSeq or seq.flow or not seq.items:
             continue
         assert isinstance(seq, YSeq)
         dash: list[int] = []
@@ -151,7 +151,7 @@ class _State:
     def sections(self) -> dict[str, _Section]:
         if self._sections is None:
             root = self.doc.root
-            self._sections = _sections(self.text, root) if root.__class__ is YMap else {}  # type: ignore[arg-type]
+            self._sections = _sections(self.text, root) if root.__class__ is YMap else {}
         return self._sections
 
 
@@ -242,7 +242,7 @@ class IncrementalChecker:
             return None
         doc = _splice(st, text, path)
         if doc.__class__ is str:
-            self.last_reason = doc  # type: ignore[assignment]
+            self.last_reason = doc
             return None
         assert isinstance(doc, YDocument)
         count = _count(doc.root)  # type: ignore[arg-type]
@@ -479,7 +479,7 @@ class _Copier:
         raw, value, style, line, col, start, end_line, end_col, end = k
         oe = self.oe
         if start < oe and end < oe:
-            return k  # type: ignore[no-any-return]
+            return k
         dl, delta = self.dl, self.delta
         if start >= oe:
             line += dl
