@@ -8,8 +8,11 @@ and runs every scenario, so it is the slow test here."""
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
+import types
+from typing import Any, Iterator
 
 import pytest
 
@@ -92,3 +95,76 @@ def test_a_fragment_is_rewritten_between_its_markers_only(tmp_path) -> None:
         "<!-- regen:no-such-fragment -->keep<!-- /regen:no-such-fragment -->\n"
     )
     assert len(errors) == 1 and "no-such-fragment" in errors[0]
+
+
+def test_every_fragment_is_used_in_the_docs() -> None:
+    """Each table docs_fragments derives is written between its markers in
+    some page (a table copied back by hand would leave its fragment unused)."""
+    import docs_fragments
+
+    used = set()
+    for page in (ROOT / "docs").glob("*.md"):
+        used |= {m.group(2) for m in docs_fragments._MARKED.finditer(page.read_text("utf-8"))}
+    assert set(docs_fragments.FRAGMENTS) - used == set()
+
+
+def test_a_new_field_and_a_new_kind_reach_the_derived_tables() -> None:
+    """A field declared on a kind shows in docs/ir.md's node-configs table,
+    docs/conformance.md's ``<where>`` rows (an approval's request fields) and,
+    rendered as text, the rendered-fields list; a new kind in the opcode list,
+    the node-configs table, the port order and the port-output tables — with
+    no edit in the docs (docs/architecture.md#add-one-field-to-one-node-kind)."""
+    import attrs
+    import docs_fragments
+
+    from loopc import kinds
+    from loopc.kinds.base import S_TEMPLATE, Kind, Ports, SourceField
+    from loopc.kinds.spec import INSTR, F, Obj
+
+    old = kinds.KINDS["request_approval"]
+    field = attrs.evolve(
+        old,
+        source={**old.source, "reminder": SourceField(S_TEMPLATE, form="template", type="string", render=True)},
+        wire=attrs.evolve(old.wire, fields={**old.wire.fields, "reminder": F(INSTR, required=False, since=9)}),
+    )
+    with kinds.amended(field):
+        assert "`reminder` (v9, instr, optional)" in docs_fragments.FRAGMENTS["node-configs-table"]()
+        assert "`request_approval` `reminder`" in docs_fragments.FRAGMENTS["rendered-fields"]()
+        assert "`requestApproval.reminder`" in docs_fragments.FRAGMENTS["template-keys"]()
+        assert "`feedbackScope` or `reminder` |" in docs_fragments.FRAGMENTS["where-table"]()
+    assert "reminder" not in docs_fragments.FRAGMENTS["node-configs-table"]()
+    toy = Kind(
+        name="noop",
+        config_key="noop",
+        since=9,
+        summary="Do nothing.",
+        source={},
+        wire=Obj({}),
+        ports=Ports(fixed=("completed",), outputs={"completed": "nothing"}),
+        effects="none",
+    )
+    with _added(kinds, toy):
+        assert "`noop` (v9)" in docs_fragments.FRAGMENTS["op-list"]()
+        assert "| `noop` (v9) |" in docs_fragments.FRAGMENTS["node-configs-table"]()
+        assert "`noop` `completed`" in docs_fragments.FRAGMENTS["source-port-order"]()
+        assert "| `noop` | `completed` | nothing |" in docs_fragments.FRAGMENTS["port-outputs-table"]()
+        assert "`noop`" in docs_fragments.FRAGMENTS["node-kinds-table"]()
+
+
+
+@contextlib.contextmanager
+def _added(kinds: types.ModuleType, kind: Any) -> Iterator[None]:
+    """The registry with a new ``kind`` placed before ``end`` (``kinds.amended``
+    replaces kinds only); restored on exit."""
+    saved = dict(kinds.KINDS)
+    items = list(saved.items())
+    items.insert(len(items) - 1, (kind.name, kind))
+    kinds.KINDS.clear()
+    kinds.KINDS.update(items)
+    kinds.tables.cache_clear()
+    try:
+        yield
+    finally:
+        kinds.KINDS.clear()
+        kinds.KINDS.update(saved)
+        kinds.tables.cache_clear()

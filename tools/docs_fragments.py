@@ -168,6 +168,233 @@ def _node_kinds_table() -> str:
     return "\n".join(rows) + "\n"
 
 
+def _md(text: str) -> str:
+    """``text`` safe inside a markdown table cell."""
+    return text.replace("|", "\\|")
+
+
+def _shape(spec: object, floor: int = 1) -> str:
+    """A wire spec (:mod:`loopc.kinds.spec`) in the words of docs/ir.md:
+    ``instr``, ``Contract``, ``field → instr``, literal choices, bounds, and
+    nested objects and unions, with the version of every part newer than
+    ``floor`` (the version of what holds it)."""
+    from loopc.kinds.spec import F, Arr, Bool, ByType, Int, MapOf, Obj, Ref, Str, Tagged
+
+    def newer(n: int) -> str:
+        return f" (v{n})" if n > floor else ""
+
+    if isinstance(spec, F):
+        return _shape(spec.spec, floor)
+    if isinstance(spec, Ref):
+        return "instr" if spec.name == "Instr" else spec.name
+    if isinstance(spec, MapOf):
+        return f"field → {_shape(spec.values, floor)}"
+    if isinstance(spec, Str):
+        if spec.enum:
+            return " | ".join(f"`{v}`" + newer(n) for v, n in spec.enum.items())
+        return "string"
+    if isinstance(spec, Int):
+        return f"{spec.minimum}..{spec.maximum}"
+    if isinstance(spec, Bool):
+        return "`true`" if spec.const is True else "boolean"
+    if isinstance(spec, Arr):
+        at_least = f", ≥ {spec.min_items}" if spec.min_items else ""
+        return f"[{_shape(spec.items, floor)}…{at_least}]"
+    if isinstance(spec, Obj):
+        return "{" + ", ".join(_member(k, f, floor) for k, f in spec.fields.items()) + "}"
+    if isinstance(spec, Tagged):
+        alts = []
+        for tag, (obj, since) in spec.variants.items():
+            fields = {**spec.common, **obj.fields}
+            inner = [f'"{spec.tag}": "{tag}"'] + [_member(k, f, max(floor, since)) for k, f in fields.items()]
+            alts.append("{" + ", ".join(inner) + "}" + newer(since))
+        return " or ".join(alts)
+    if isinstance(spec, ByType):
+        return " or ".join(_shape(a, max(floor, n)) + newer(n) for a, n in spec.alts.values())
+    return type(spec).__name__
+
+
+def _member(name: str, f: object, floor: int = 1) -> str:
+    """One config member: ``name`` (its version when newer than ``floor``,
+    its shape, ``optional``)."""
+    from loopc.kinds.spec import F
+
+    assert isinstance(f, F)
+    marks = [f"v{f.since}"] if f.since > floor else []
+    marks += [_shape(f.spec, max(floor, f.since))] + ([] if f.required else ["optional"])
+    return f"`{name}` ({', '.join(marks)})"
+
+
+def _node_configs_table() -> str:
+    """docs/ir.md#node-configs: each opcode's config members with their
+    shape, the version that introduced them and whether they are optional,
+    and its cross-field rules, from the kinds' wire declarations."""
+    from loopc.kinds import KINDS
+
+    rows = ["", "| op | `config` members | rules |", "|---|---|---|"]
+    for op, k in KINDS.items():
+        head = f"`{op}`" + (f" (v{k.since})" if k.since > 1 else "")
+        members = "; ".join(_member(n, f, k.since) for n, f in k.wire.fields.items())
+        rules = "; ".join(msg for msg, _ in k.wire.checks) or "—"
+        rows.append(f"| {head} | {_md(members)} | {_md(rules)} |")
+    return "\n".join(rows) + "\n"
+
+
+def _port_outputs_table() -> str:
+    """docs/reference.md#nodes: what an edge leaving each port reads as
+    ``output.*``, from each kind's :attr:`loopc.kinds.base.Ports.outputs`
+    (ports with the same text share a row)."""
+    from loopc.kinds import KINDS
+
+    rows = ["", "| node | port | `output.*` |", "|---|---|---|"]
+    for k in KINDS.values():
+        by_text: dict[str, list[str]] = {}
+        for port, what in k.ports.outputs.items():
+            by_text.setdefault(what, []).append(port)
+        for what, ports in by_text.items():
+            names = " / ".join(p if p.startswith("<") else f"`{p}`" for p in ports)
+            rows.append(f"| `{k.name}` | {names} | {_md(what)} |")
+    return "\n".join(rows) + "\n"
+
+
+def _op_list() -> str:
+    """The opcodes by the artifact version that introduced them."""
+    from loopc.kinds import KINDS
+
+    by: dict[int, list[str]] = defaultdict(list)
+    for op, k in KINDS.items():
+        by[k.since].append(op)
+    return ", ".join(f"`{' '.join(ops)}` (v{v})" for v, ops in sorted(by.items()))
+
+
+def _source_port_order() -> str:
+    """docs/ir.md: each opcode's source ports in the order it lists them."""
+    from loopc.kinds import KINDS
+
+    authored = {
+        "ports": "the case ports in case order then the default port",
+        "branches": "the branches in authored order",
+    }
+    parts = []
+    for op, k in KINDS.items():
+        p = k.ports
+        if p.authored:
+            parts.append(f"`{op}` {authored[p.authored]}")
+        elif not p.fixed:
+            parts.append(f"`{op}` none")
+        else:
+            names = [f"[{n}]" if n in p.conditional else n for n in p.fixed]
+            cond = "".join(f" (`{n}` exactly when `config.{c}` exists)" for n, c in p.conditional.items())
+            parts.append(f"`{op}` `{' '.join(names)}`{cond}")
+    return "; ".join(parts)
+
+
+def _rendered_fields() -> str:
+    """The config fields whose value the runtime renders as text
+    (:attr:`loopc.kinds.base.SourceField.render`)."""
+    from loopc.kinds import KINDS
+
+    names = [f"`{op}` `{key}`" for op, k in KINDS.items() for key, f in k.source.items() if f.render]
+    return _and(names)
+
+
+def _template_keys() -> str:
+    """The config keys written as templates (form ``template``), by key."""
+    from loopc.kinds import KINDS
+
+    keys: list[str] = []
+    for k in KINDS.values():
+        for key, f in k.source.items():
+            name = f"`{k.config_key}.{key}`"
+            if f.form == "template" and name not in keys:
+                keys.append(name)
+    return _and(keys)
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+#: ``<where>`` rows of evaluations that are not one config field: the entry and
+#: edge bindings, and the value maps and cases of a kind (docs/conformance.md)
+_WHERE_FIXED = (("entry", "the entry binding"), ("edge '<edge>'", "an edge `bind` (also into `continue`/`break`)"))
+_WHERE_MAPS = {
+    "set_variable": ("set_variable '<node>' <field>", "one assignment"),
+    "switch": ("switch '<node>' case '<port>'", "a case's `when`"),
+    "join": ("join '<node>' merge", "a join's `merge`"),
+    "loop": ("loop '<node>' init", "a loop's `init`"),
+}
+
+
+def _where_labels(op: str) -> list[str]:
+    """How the runtime names each config field of ``op`` that holds an
+    instruction: its key; a field inside a union by the union's key
+    (``workScope``), inside a plain object by its own (``allowedResponders``)."""
+    from loopc.kinds import KINDS
+    from loopc.kinds.spec import F, Obj
+
+    labels: list[str] = []
+    for key, f in KINDS[op].wire.fields.items():
+        paths: list[str] = []
+        _instr_paths(f, key, paths)
+        if not paths:
+            continue
+        spec = f.spec if isinstance(f, F) else f
+        if isinstance(spec, Obj):
+            labels += [p.rsplit(".", 1)[-1] for p in paths]
+        else:
+            labels.append(key)
+    return labels
+
+
+def _where_table() -> str:
+    """docs/conformance.md: every ``<where>`` a run-time error names, with the
+    config fields of each kind from its wire declaration (an approval's are
+    the fields its request is built from,
+    :func:`loopc.interpreter.attempts.declared_request`)."""
+    from loopc.kinds import KINDS
+
+    rows = ["", "| where | what |", "|---|---|"]
+    rows += [f"| `{w}` | {what} |" for w, what in _WHERE_FIXED]
+    for op in KINDS:
+        if op in _WHERE_MAPS:
+            w, what = _WHERE_MAPS[op]
+            rows.append(f"| `{w}` | {what} |")
+            continue
+        labels = _where_labels(op)
+        if len(labels) == 1:
+            rows.append(f"| `{op} '<node>' {labels[0]}` | its `{labels[0]}` |")
+        elif labels:
+            names = [f"`{x}`" for x in labels]
+            rows.append(f"| `{op} '<node>' <field>` | `<field>` is {', '.join(names[:-1])} or {names[-1]} |")
+    return "\n".join(rows) + "\n"
+
+
+def _config_classes() -> str:
+    """docs/api.md: the typed IR's config class of each opcode with its
+    members (:data:`loopc.ir.model.CONFIG_CLASSES`)."""
+    import attrs
+
+    from loopc.ir.model import configs
+
+    nested = {"work_scope": configs.WorkScope, "related_scopes": configs.RelatedScopes, "work_items": configs.WorkItems}
+    out = []
+    for cls in configs.CONFIG_CLASSES.values():
+        members = []
+        for a in attrs.fields(cls):
+            codec = a.metadata.get("codec")
+            inner = nested.get(codec)
+            if inner is not None:
+                members.append(f"{a.name}: {inner.__name__}({', '.join(x.name for x in attrs.fields(inner))})")
+            elif codec == "cases":
+                sc = configs.SwitchCase
+                members.append(f"{a.name}: ({sc.__name__}({', '.join(x.name for x in attrs.fields(sc))}), ...)")
+            else:
+                members.append(a.name)
+        out.append(f"`{cls.__name__}({', '.join(members)})`")
+    return ", ".join(out)
+
+
 #: fragment name -> its text
 FRAGMENTS: dict[str, Callable[[], str]] = {
     "artifact-versions": _range,
@@ -177,6 +404,14 @@ FRAGMENTS: dict[str, Callable[[], str]] = {
     "artifact-versions-table": _version_table,
     "config-instruction-places": _instr_places,
     "node-kinds-table": _node_kinds_table,
+    "node-configs-table": _node_configs_table,
+    "port-outputs-table": _port_outputs_table,
+    "op-list": _op_list,
+    "source-port-order": _source_port_order,
+    "rendered-fields": _rendered_fields,
+    "template-keys": _template_keys,
+    "where-table": _where_table,
+    "config-classes": _config_classes,
 }
 
 

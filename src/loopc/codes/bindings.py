@@ -275,7 +275,8 @@ register(
          _fan_out("[]"), _fan_out("{ref: output.workItems}")),
     # ---------------------------------------------------------------- config
     Code("LP3401", "config.not_assignable", "Node configuration value has the wrong type",
-         "Typed configuration keys take values of one type: `sendMessage.scope`, `workScope` and "
+         "Typed configuration keys take values of the one type their node kind declares "
+         "(docs/node-kinds.md gives each key's type), for example: `sendMessage.scope`, `workScope` and "
          "`requestApproval.feedbackScope` a scope; `responder` an agent or responder; "
          "`relatedScopes` scope expressions or one `array<scope>`; `workItems.allowedResponders` "
          "an `array<agent>`; `assignee` a member; `when` and `wait.condition` a boolean; "

@@ -62,6 +62,8 @@ MAX_RELATED_SCOPES = 64
 
 #: Ports that may be left unrouted (their omission is lowered as a failure route).
 OPTIONAL_PORTS = frozenset(("failed", "timed_out"))
+#: what every ``failed`` port carries under ``output.*`` (:attr:`Ports.outputs`)
+FAILED_OUTPUT = "`{code: string, detail: string}`"
 
 #: What running a node of a kind does outside the token game, as a class
 #: (docs/node-kinds.md): ``none`` — pure control flow; ``state`` — writes Run

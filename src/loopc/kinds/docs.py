@@ -24,6 +24,10 @@ def _keys(k: Kind) -> str:
             s += f": integer {f.bounds[0]}..{f.bounds[1]:,}"
         if f.form not in ("literal", "structure"):
             s += f" — {f.form}"
+            if f.type:
+                s += f", `{f.type}`"
+            if f.render:
+                s += ", rendered as text"
         parts.append(s)
     return "<br>".join(parts)
 

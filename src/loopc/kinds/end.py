@@ -35,7 +35,7 @@ KIND = Kind(
         "status": SourceField(s_choice(*STATUSES), required=True, choices=STATUSES),
         "code": SourceField({"type": "string", "pattern": ERROR_CODE}),
         # a failed End's only: read, typed and lowered by the kind's own code
-        "detail": SourceField(S_TEMPLATE, form="template", custom=True),
+        "detail": SourceField(S_TEMPLATE, form="template", custom=True, render=True),
     },
     wire=WIRE,
     ports=Ports(fixed=()),

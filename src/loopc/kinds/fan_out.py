@@ -35,7 +35,7 @@ KIND = Kind(
             "failureMode": F(Str(enum={"collect": 4})),
         }
     ),
-    ports=Ports(fixed=("item",), outputs={"item": "nothing under output.* (the item is item.*)"}),
+    ports=Ports(fixed=("item",), outputs={"item": "nothing; use `item.*`"}),
     effects="none (item bodies run concurrently)",
     scope="fan_out",
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from loopc.kinds.base import S_CONTRACT, S_IDENT, S_VALUES, Kind, Ports, SourceField, s_choice
+from loopc.kinds.base import FAILED_OUTPUT, S_CONTRACT, S_IDENT, S_VALUES, Kind, Ports, SourceField, s_choice
 from loopc.kinds.spec import BIND, CONTRACT, ID, F, Obj, Str
 
 MODES = ("all", "any")
@@ -41,8 +41,6 @@ KIND = Kind(
     },
     source_rules={"oneOf": [{"required": ["forkId"]}, {"required": ["fanOutId"]}]},
     wire=WIRE,
-    ports=Ports(
-        fixed=("completed", "failed"), outputs={"completed": "the result contract", "failed": "{code, detail}"}
-    ),
+    ports=Ports(fixed=("completed", "failed"), outputs={"completed": "the join's `result`", "failed": FAILED_OUTPUT}),
     effects="none (cancels the other branches of an any join)",
 )

@@ -30,7 +30,7 @@ KIND = Kind(
     ports=Ports(
         fixed=("body", "done"),
         targets=("in", "continue", "break"),
-        outputs={"body": "nothing under output.* (loop.* holds the iteration)", "done": "the loop state"},
+        outputs={"body": "nothing; use `loop.*`", "done": "the final loop state"},
     ),
     effects="none",
     scope="loop",

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from loopc.kinds.base import S_TEMPLATE, S_VALUE, Kind, Ports, SourceField, described
+from loopc.kinds.base import FAILED_OUTPUT, S_TEMPLATE, S_VALUE, Kind, Ports, SourceField, described
 from loopc.kinds.spec import INSTR, F, Obj
 
 KIND = Kind(
@@ -28,9 +28,9 @@ KIND = Kind(
     ports=Ports(
         fixed=("approved", "rejected", "failed"),
         outputs={
-            "approved": "{decidedBy} (+ comment with feedbackScope)",
-            "rejected": "{decidedBy} (+ comment with feedbackScope)",
-            "failed": "{code, detail}",
+            "approved": "`{decidedBy: member}`, plus `comment: string` with `feedbackScope`",
+            "rejected": "`{decidedBy: member}`, plus `comment: string` with `feedbackScope`",
+            "failed": FAILED_OUTPUT,
         },
     ),
     retry=True,

@@ -4,6 +4,7 @@ an Agent's callback (docs/reference.md#node-send-message)."""
 from __future__ import annotations
 
 from loopc.kinds.base import (
+    FAILED_OUTPUT,
     MAX_RELATED_SCOPES,
     S_CONTRACT,
     S_TEMPLATE,
@@ -139,9 +140,9 @@ KIND = Kind(
     ports=Ports(
         fixed=("completed", "failed"),
         outputs={
-            "completed": "sent: nothing, or {messageId, threadScope} with startThread; callback: the "
-            "callbackOutput fields (+ workScope, workItems when declared)",
-            "failed": "{code, detail}",
+            "completed": "`sent`: nothing, or `{messageId, threadScope}` with `startThread`; `callback`: the "
+            "`callbackOutput` fields plus `workScope`/`workItems` when those are authored",
+            "failed": FAILED_OUTPUT,
         },
     ),
     retry=True,

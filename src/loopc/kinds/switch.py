@@ -42,7 +42,7 @@ KIND = Kind(
     ports=Ports(
         authored="ports",
         authored_wire=_wire_ports,
-        outputs={"<case port>": "the node's input", "<default>": "the node's input"},
+        outputs={"<case port>": "the node's input, unchanged", "<default>": "the node's input, unchanged"},
     ),
     effects="none (all_match opens parallel branches)",
     scope="all_match",

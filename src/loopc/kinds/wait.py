@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from loopc.kinds.base import S_EXPRESSION, S_VALUE, Kind, Ports, SourceField, described
+from loopc.kinds.base import FAILED_OUTPUT, S_EXPRESSION, S_VALUE, Kind, Ports, SourceField, described
 from loopc.kinds.spec import INSTR, F, Obj
 
 WIRE = Obj(
@@ -42,7 +42,7 @@ KIND = Kind(
     ports=Ports(
         fixed=("completed", "timed_out", "failed"),
         conditional={"timed_out": "timeout"},
-        outputs={"completed": "nothing", "timed_out": "nothing", "failed": "{code, detail}"},
+        outputs={"completed": "nothing", "timed_out": "nothing", "failed": FAILED_OUTPUT},
     ),
     retry=True,
     effects="watches Run state (condition) or a timer",
