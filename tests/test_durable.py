@@ -182,7 +182,11 @@ def test_start_callback_finishes(db: str, tmp_path: Path) -> None:
     started = json.loads(r.stdout)
     assert set(started) == {"run", "status"} and started["status"] == "waiting"
     run = started["run"]
-    assert _status(db, run) == {"status": "waiting", "output": None, "error": None, "state": {}}
+    assert _status(db, run) == {"status": "waiting", "output": None, "error": None, "state": {},
+                                "waiting": [{"kind": "callback", "node": "ask_review", "act": "act_1", "attempt": 1,
+                                             "item": None}]}
+    r = loopc("status", run, "--db", db)
+    assert r.stdout.splitlines()[-1] == "waiting: callback on ask_review (act_1 attempt 1)", r.stdout
     r = loopc("callback", run, "--node", "ask_review", "--output", '{"verdict": "approve", "summary": "ok"}',
               "--db", db)
     assert r.returncode == 0, r.stderr
@@ -376,7 +380,7 @@ def test_approve_reject_and_failed_callbacks(db: str, tmp_path: Path) -> None:
     r = loopc("approve", yes, "--node", "signoff", "--by", "usr_boss", "--comment", "ship", "--db", db)
     assert r.returncode == 0, r.stderr
     assert _status(db, yes) == {"status": "succeeded", "output": {"by": "usr_boss", "comment": "ship"}, "error": None,
-                                "state": {}}
+                                "state": {}, "waiting": []}
     r = loopc("reject", no, "--node", "signoff", "--by", "usr_boss", "--comment", "not yet", "--db", db)
     assert r.returncode == 0, r.stderr
     assert _status(db, no)["error"]["code"] == "release_rejected"
@@ -413,8 +417,13 @@ from loopc.pipeline import compile_source
 from loopc.plan import builtin_catalog
 from loopc.durable import handlers, runtime as rt
 
-def broken(options):
-    raise RuntimeError("handler configuration is gone")
+calls = []
+
+def broken(options):  # accepts its options at start, then its configuration disappears
+    calls.append(1)
+    if len(calls) > 1:
+        raise RuntimeError("handler configuration is gone")
+    return handlers.FileSink(options["sink"])
 
 handlers.HANDLERS["loop.reference/send_message.callback"] = broken
 rt.launch("sqlite:///{tmp_path / 'x.sqlite'}", "t")
@@ -482,3 +491,239 @@ def test_a_second_worker_leaves_a_live_workers_runs_alone(db: str, tmp_path: Pat
         a.wait(30)
     assert _status(db, run)["status"] == "succeeded"
     assert [x["kind"] for x in _journal(db, run)].count("callback.accepted") == 1
+
+
+@pytest.mark.slow
+def test_a_running_worker_picks_up_a_run_started_after_it_and_fires_its_timer(db: str, tmp_path: Path) -> None:
+    w = _worker(db, "loopc-worker")  # no open Run when it starts
+    try:
+        (tmp_path / "in.json").write_text(json.dumps({"owner": "usr_ana", "room": {"kind": "channel",
+                                                                                   "scopeId": "chn_r"},
+                                                      "task_title": "X", "delay": "PT2S"}))
+        run = json.loads(_start(db, tmp_path, plan=ROOT / "examples" / "set_variable_timer.yaml").stdout)["run"]
+        got = _status(db, run)
+        if got["status"] == "waiting":  # (a loaded machine may already have fired it)
+            assert [(x["kind"], x["timer"]) for x in got["waiting"]] == [("timer", "wait")], got
+        for _ in range(300):
+            if _status(db, run)["status"] != "waiting":
+                break
+            time.sleep(0.1)
+    finally:
+        w.terminate()
+        w.wait(30)
+    got = _status(db, run)
+    assert got["status"] == "succeeded" and got["waiting"] == [], got
+    assert _executor_of(db, run) == "loopc-worker"  # the worker fired it, not a command
+    kinds = [r["kind"] for r in _journal(db, run)]
+    assert kinds.count("run.started") == 1 and "timer.fired" in kinds
+
+
+# ---------------------------------------------------------------- the webhook handler (HTTP to 127.0.0.1)
+class _Receiver:
+    """A webhook receiver on 127.0.0.1 (an ephemeral port): records every
+    POST; ``/ok`` answers 204, ``/fail`` 503, ``/moved`` 302 to ``/ok``,
+    ``/slow`` sleeps 1 s.  It stops by itself after 120 s."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        self.got: list[dict] = []
+        recv = self
+
+        class H(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                recv.got.append({"path": self.path, "key": self.headers.get("Idempotency-Key"),
+                                 "type": self.headers.get("Content-Type"), "body": json.loads(body)})
+                if self.path == "/slow":
+                    time.sleep(1.0)
+                code = {"/ok": 204, "/fail": 503, "/moved": 302}.get(self.path, 200)
+                self.send_response(code)
+                if code == 302:
+                    self.send_header("Location", "/ok")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.timer = threading.Timer(120.0, self.server.shutdown)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.cancel()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def receiver():  # type: ignore[no-untyped-def]
+    r = _Receiver()
+    try:
+        yield r
+    finally:
+        r.stop()
+
+
+_EFFECT = Effect(key="run_1:act_1:1", run="run_1", act="act_1", attempt=1, node="n", action="send_message.sent",
+                 effect="eff_1", ordinal=1, request={"text": "hi"})
+
+
+def test_webhook_posts_the_effect_as_json_with_its_key(receiver: _Receiver) -> None:
+    from loopc.durable.handlers import Webhook
+
+    assert Webhook(receiver.url + "/ok").deliver(_EFFECT)
+    (got,) = receiver.got
+    assert got["key"] == "run_1:act_1:1" and got["type"] == "application/json" and got["body"] == _EFFECT.to_json()
+
+
+def test_webhook_non_2xx_redirect_timeout_and_refusal_are_not_delivered(receiver: _Receiver) -> None:
+    import socket
+
+    from loopc.durable.handlers import Webhook
+
+    assert not Webhook(receiver.url + "/fail").deliver(_EFFECT)
+    assert not Webhook(receiver.url + "/moved").deliver(_EFFECT)
+    assert not Webhook(receiver.url + "/slow", timeout=0.2).deliver(_EFFECT)
+    assert [g["path"] for g in receiver.got] == ["/fail", "/moved", "/slow"]  # the redirect was not followed
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert not Webhook(f"http://127.0.0.1:{port}/").deliver(_EFFECT)
+    for bad in ("ftp://x/y", "http:///nohost", "http://h:99999/"):
+        with pytest.raises(ValueError, match="webhook URL"):
+            Webhook(bad)
+
+
+# ---------------------------------------------------------------- custom handlers
+@pytest.mark.parametrize(("spec", "why"), [
+    ("nocolon", "expected MODULE:ATTR"),
+    ("no_such_module_x:T", "cannot import no_such_module_x: ModuleNotFoundError"),
+    ("json:NOPE", "json has no attribute NOPE"),
+    ("json:dumps", "must be a non-empty mapping"),
+])
+def test_a_bad_handlers_spec_is_one_line(tmp_path: Path, spec: str, why: str) -> None:
+    r = loopc("start", str(PLAN), "--input", "-", "--db", f"sqlite:///{tmp_path / 'x.sqlite'}", "--handlers", spec)
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and why in r.stderr, r.stderr
+    assert not (tmp_path / "x.sqlite").exists()
+
+
+def test_an_installed_entry_point_handler_is_found(tmp_path: Path) -> None:
+    (tmp_path / "acme_hooks.py").write_text("class H:\n    def deliver(self, e):\n        return True\n\n"
+                                            "def make(options):\n    return H()\n")
+    dist = tmp_path / "acme_hooks-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-hooks\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[loopc.durable.handlers]\nacme/hook = acme_hooks:make\n"
+                                           "acme/broken = acme_hooks:missing\n")
+    code = ("from loopc.durable.handlers import handler_factory, BindingError\n"
+            "print(type(handler_factory('acme/hook')({})).__name__)\n"
+            "for n in ('acme/broken', 'acme/none'):\n"
+            "    try:\n        handler_factory(n)\n    except BindingError as e:\n        print(e)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                       env={**ENV, "PYTHONPATH": str(tmp_path)})
+    lines = r.stdout.splitlines()
+    assert lines[0] == "H", r.stdout + r.stderr
+    assert "'acme/broken' (entry point acme_hooks:missing) cannot be loaded: AttributeError" in lines[1]
+    assert "no handler named 'acme/none'" in lines[2] and "acme/hook" in lines[2]
+
+
+# ---------------------------------------------------------------- list and waiting
+def test_list_names_runs_status_and_what_they_wait_for(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'l.sqlite'}"
+    st = Store(url)
+    st.create_run("run_b", "sha256:b", {}, "20", {})
+    st.create_run("run_a", "sha256:a", {}, "10", {})
+    st.settle("run_a", "waiting", None, None, {}, 3,
+              [{"kind": "approval", "node": "signoff", "act": "act_2", "attempt": 1, "item": None},
+               {"kind": "timer", "timer": "timeout", "node": "signoff", "act": "act_2", "due": "2026-01-01T00:01:10Z"}])
+    st.settle("run_b", "succeeded", {"x": 1}, None, {}, 5)
+    st.dispose()
+    r = loopc("list", "--db", url, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    assert [(x["run"], x["status"], x["startedAt"]) for x in got] == [("run_a", "waiting", "2026-01-01T00:00:10Z"),
+                                                                     ("run_b", "succeeded", "2026-01-01T00:00:20Z")]
+    assert got[0]["waiting"][0]["kind"] == "approval" and got[1]["waiting"] == []
+    r = loopc("list", "--db", url, "--status", "waiting")
+    assert r.stdout == ("run_a  waiting    2026-01-01T00:00:10Z  waiting: approval on signoff (act_2 attempt 1); "
+                        "timer timeout on signoff due 2026-01-01T00:01:10Z (act_2)\n"), r.stdout
+    r = loopc("status", "run_a", "--db", url, "--format", "json")
+    assert set(json.loads(r.stdout)) == {"status", "output", "error", "state", "waiting"}
+    r = loopc("list", "--db", url, "--status", "bogus")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    r = loopc("list", "--db", f"sqlite:///{tmp_path / 'missing.sqlite'}")
+    assert r.returncode == 2 and r.stderr.startswith("loopc durable: no database at")
+
+
+def _webhook_catalog(tmp_path: Path) -> Path:
+    """The built-in catalog with both send_message actions bound to the webhook."""
+    data = builtin_catalog().to_json()
+    for b in data["bindings"]:
+        if b["action"].startswith("send_message."):
+            b["handler"] = "loopc.durable/webhook"
+    p = tmp_path / "catalog.json"
+    p.write_text(json.dumps(data))
+    return p
+
+
+@pytest.mark.slow
+def test_webhook_kill9_during_delivery_redelivers_with_the_same_key(db: str, tmp_path: Path,
+                                                                    receiver: _Receiver) -> None:
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    hook = ["--catalog", str(_webhook_catalog(tmp_path)), "--webhook", receiver.url + "/ok", "--webhook-timeout", "5"]
+    r = loopc("start", str(PLAN), "--input", str(tmp_path / "in.json"), "--db", db, "--format", "json", *hook,
+              env={**ENV, "LOOPC_DURABLE_DIE_AFTER_EFFECT": str(marks)})
+    assert r.returncode == -signal.SIGKILL  # died inside the delivery, after the POST was answered
+    (run,) = Store(db).open_runs()
+    assert [g["key"] for g in receiver.got] == [f"{run}:act_1:1"]
+    r = loopc("callback", run, "--node", "ask_review", "--output",
+              '{"verdict": "request_changes", "summary": "fix it"}', "--db", db)
+    assert r.returncode == 0 and json.loads(r.stdout)["status"] == "succeeded", r.stdout + r.stderr
+    keys = [g["key"] for g in receiver.got]
+    assert keys[:2] == [f"{run}:act_1:1"] * 2  # redelivered after the crash, with the same key
+    assert len(keys) == 3 and keys[2].startswith(f"{run}:act_") and keys[2] != keys[0]  # the change note, once
+    assert all(g["body"]["key"] == g["key"] and g["path"] == "/ok" for g in receiver.got)
+    journal = _journal(db, run)
+    assert [x["kind"] for x in journal].count("effect.delivered") == 2  # each effect recorded once
+    assert not _sink(db)  # nothing went to the file sink
+
+
+@pytest.mark.slow
+def test_a_failing_webhook_is_a_failed_delivery_and_custom_handlers_load(db: str, tmp_path: Path,
+                                                                       receiver: _Receiver) -> None:
+    r = _start_hooked(db, tmp_path, ["--catalog", str(_webhook_catalog(tmp_path)), "--webhook",
+                                     receiver.url + "/fail"])
+    assert r.returncode == 0, r.stderr
+    run = json.loads(r.stdout)["run"]
+    kinds = [x["kind"] for x in _journal(db, run)]
+    assert "effect.delivered" not in kinds and kinds[-1] == "timer.scheduled"  # the retry policy's back-off
+    assert [w["timer"] for w in _status(db, run)["waiting"]] == ["retry"]
+    # a custom handler table given with --handlers serves a catalog binding
+    (tmp_path / "my_hooks.py").write_text(
+        "import json\nclass Rec:\n    def __init__(self, o):\n        self.path = o['sink'] + '.mine'\n"
+        "    def deliver(self, e):\n        open(self.path, 'a').write(e.key + '\\n')\n        return True\n"
+        "HANDLERS = {'acme/mine': Rec}\n")
+    data = json.loads(_webhook_catalog(tmp_path).read_text().replace("loopc.durable/webhook", "acme/mine"))
+    (tmp_path / "mine.json").write_text(json.dumps(data))
+    env = {**ENV, "PYTHONPATH": str(tmp_path)}
+    r = _start_hooked(db, tmp_path, ["--catalog", str(tmp_path / "mine.json")], env=env)
+    assert r.returncode == 1 and "no handler named 'acme/mine'" in r.stderr  # not registered: no Run
+    r = _start_hooked(db, tmp_path, ["--catalog", str(tmp_path / "mine.json"), "--handlers", "my_hooks:HANDLERS"],
+                      env=env)
+    assert r.returncode == 0, r.stderr
+    run = json.loads(r.stdout)["run"]
+    mine = Path(db[len("sqlite:///"):] + ".effects.jsonl.mine").read_text().split()
+    assert mine == [f"{run}:act_1:1"]
+
+
+def _start_hooked(db: str, tmp: Path, extra: list[str], env: dict[str, str] | None = None
+                  ) -> subprocess.CompletedProcess[str]:
+    return loopc("start", str(PLAN), "--input", str(tmp / "in.json"), "--db", db, "--format", "json", *extra, env=env)

@@ -37,6 +37,8 @@ import click
 MAX_PLAN_BYTES = 16 * 1024 * 1024
 MAX_INPUT_BYTES = 1024 * 1024
 TERMINAL = ("succeeded", "failed", "cancelled")
+#: How often a worker looks for Runs left by commands that died (seconds).
+SWEEP_SECONDS = 5.0
 
 
 def _fail(msg: str, code: int = 2) -> NoReturn:
@@ -73,13 +75,17 @@ def _store(db: str, read_only: bool = False) -> Any:
         _fail(str(exc))
 
 
-def _launch(db: str, executor: str) -> Any:
+_launched: dict[str, str] = {}
+
+
+def _launch(db: str, executor: str, role: str = "command") -> Any:
     _need_dbos()
     from loopc.durable import runtime
     from loopc.durable.store import StoreError, first_line
 
     try:
-        runtime.launch(db, executor)
+        runtime.launch(db, executor, role=role)
+        _launched["executor"] = executor
     except StoreError as exc:
         _fail(str(exc))
     except Exception as exc:  # noqa: BLE001 - DBOS cannot start: one line, no traceback
@@ -89,9 +95,17 @@ def _launch(db: str, executor: str) -> Any:
 
 def _exit(code: int) -> NoReturn:
     """Leave without waiting for the Run's workflow thread (it is blocked in
-    a durable wait; everything it did is in the database)."""
+    a durable wait; everything it did is in the database), after handing
+    the open Runs this process executes to the workers' queue
+    (docs/durable.md#commands)."""
     from loopc.durable import runtime
 
+    executor = _launched.get("executor")
+    if executor is not None:
+        try:
+            runtime.release(executor)
+        except Exception as exc:  # noqa: BLE001 - the next command or worker still finds the Run
+            click.echo(f"loopc durable: could not hand the Run to the workers' queue: {exc}", err=True)
     try:
         runtime.shutdown()
     except Exception:  # noqa: BLE001,S110 - shutting down after the answer was printed
@@ -132,6 +146,16 @@ def _artifact(path: str) -> bytes:
     return res.bytes
 
 
+def describe_wait(w: dict[str, Any]) -> str:
+    """One wait of ``status``'s ``waiting`` list as text: ``callback on
+    NODE [item K] (act_N attempt A)``, ``approval on NODE (…)``, ``timer
+    KIND on NODE due INSTANT``."""
+    if w.get("kind") == "timer":
+        return f"timer {w.get('timer')} on {w.get('node')} due {w.get('due')} ({w.get('act')})"
+    item = f" item {w['item']}" if w.get("item") is not None else ""
+    return f"{w.get('kind')} on {w.get('node')}{item} ({w.get('act')} attempt {w.get('attempt')})"
+
+
 def _emit(obj: Any, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps(obj, sort_keys=True, ensure_ascii=False))
@@ -139,10 +163,30 @@ def _emit(obj: Any, fmt: str) -> None:
         for k in ("run", "status", "output", "error", "state"):
             if k in obj:
                 click.echo(f"{k}: {json.dumps(obj[k], sort_keys=True, ensure_ascii=False)}")
+        if "waiting" in obj:
+            waits = obj["waiting"]
+            click.echo("waiting: " + ("; ".join(describe_wait(w) for w in waits) if waits else "nothing"))
 
 
 DB = click.option("--db", required=True, help="Database URL: sqlite:///PATH or postgresql://USER@HOST/DB.")
 FMT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+HANDLERS_OPT = click.option(
+    "--handlers", "handler_specs", multiple=True, metavar="MODULE:ATTR",
+    help="Register the handler table ATTR of MODULE (a mapping of handler names to factories) before running; "
+         "repeatable. Give it to every command that executes the Run (start, the events, worker).")
+
+
+def _load_handlers(specs: tuple[str, ...]) -> None:
+    """Register ``--handlers`` tables; exit 2 with one line for a bad one."""
+    from loopc.durable.handlers import BindingError, load_handlers
+
+    for spec in specs:
+        try:
+            load_handlers(spec)
+        except BindingError as exc:
+            _fail(str(exc))
+
+
 WAIT = click.option("--wait", type=click.FloatRange(min=0), default=60.0, show_default=True,
                     help="Seconds to wait for the Run to take the event.")
 
@@ -159,12 +203,27 @@ def durable() -> None:
 @click.option("--catalog", "catalog_path", help="Catalog file whose handler bindings serve the effects.")
 @click.option("--sink", help="File the built-in file-sink handler appends effects to "
                              "(default: next to a SQLite database, PATH.effects.jsonl).")
+@click.option("--webhook", "webhook", metavar="URL",
+              help="Where the built-in webhook handler (loopc.durable/webhook) POSTs effects.")
+@click.option("--webhook-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
+              help="Seconds the webhook waits to connect and for each read of the answer.")
+@HANDLERS_OPT
 @FMT
-def start_cmd(plan: str, input_path: str, db: str, catalog_path: str | None, sink: str | None, fmt: str) -> None:
+def start_cmd(plan: str, input_path: str, db: str, catalog_path: str | None, sink: str | None, webhook: str | None,
+              webhook_timeout: float, handler_specs: tuple[str, ...], fmt: str) -> None:
     """Start a Run of PLAN (a plan or a compiled artifact) and run it until it waits or ends."""
     from loopc.cli.inputs import read_input
 
     _need_dbos()
+    _load_handlers(handler_specs)
+    options: dict[str, Any] = {}
+    if webhook is not None:
+        from loopc.durable.handlers import webhook_url_problem
+
+        why = webhook_url_problem(webhook)
+        if why is not None:
+            _fail(why)
+        options["webhook"] = {"url": webhook, "timeout": webhook_timeout}
     artifact = _artifact(plan)
     raw = read_input(input_path, MAX_INPUT_BYTES)
     inp = _json_arg(raw.decode("utf-8", "replace"), "--input")
@@ -186,7 +245,7 @@ def start_cmd(plan: str, input_path: str, db: str, catalog_path: str | None, sin
     run = rt.new_run_id()
     _launch(db, run)
     try:
-        got = rt.start_run(artifact, inp, run=run, catalog=catalog, options={"sink": os.path.abspath(sink)})
+        got = rt.start_run(artifact, inp, run=run, catalog=catalog, options={"sink": os.path.abspath(sink), **options})
     except Exception as exc:  # noqa: BLE001 - a refused artifact or binding, a database error: one line
         click.echo(f"loopc durable: {exc}", err=True)
         _exit(1)
@@ -221,6 +280,7 @@ def _post(run: str, db: str, event: dict[str, Any], wait: float) -> NoReturn:
     rt = _launch(db, run)
     try:
         mid = rt.post(run, event)
+        rt.take(run)
         got = rt.wait_outcome(run, mid, wait)
     except Exception as exc:  # noqa: BLE001 - the Run's workflow failed, a database error: one line
         click.echo(f"loopc durable: {exc}", err=True)
@@ -245,9 +305,11 @@ def _post(run: str, db: str, event: dict[str, Any], wait: float) -> NoReturn:
 @click.option("--fail", "fail", help='A failed callback: {"code", "detail"} (JSON).')
 @DB
 @WAIT
+@HANDLERS_OPT
 def callback_cmd(run: str, node: str, item: str | None, output: str | None, fail: str | None, db: str,
-                 wait: float) -> None:
+                 wait: float, handler_specs: tuple[str, ...]) -> None:
     """Post a callback result (or failure) to the Run's open activation of NODE."""
+    _load_handlers(handler_specs)
     if (output is None) == (fail is None):
         _fail("give exactly one of --output and --fail")
     ev: dict[str, Any] = {"kind": "callback", "node": node, "item": item}
@@ -266,8 +328,11 @@ def _decision(kind: str) -> Any:
     @click.option("--comment")
     @DB
     @WAIT
-    def cmd(run: str, node: str, by: str, comment: str | None, db: str, wait: float) -> None:
+    @HANDLERS_OPT
+    def cmd(run: str, node: str, by: str, comment: str | None, db: str, wait: float,
+            handler_specs: tuple[str, ...]) -> None:
         _need_dbos()
+        _load_handlers(handler_specs)
         _post(run, db, {"kind": kind, "node": node, "by": by, "comment": comment}, wait)
 
     cmd.__doc__ = f"{kind.capitalize()} the Run's open approval request of NODE."
@@ -282,9 +347,11 @@ _decision("reject")
 @click.argument("run")
 @DB
 @WAIT
-def cancel_cmd(run: str, db: str, wait: float) -> None:
+@HANDLERS_OPT
+def cancel_cmd(run: str, db: str, wait: float, handler_specs: tuple[str, ...]) -> None:
     """Cancel the Run (idempotent: cancelling a cancelled Run exits 0 with applied false)."""
     _need_dbos()
+    _load_handlers(handler_specs)
     _post(run, db, {"kind": "cancel"}, wait)
 
 
@@ -298,7 +365,45 @@ def status_cmd(run: str, db: str, fmt: str) -> None:
     if row is None:
         _fail(f"no Run {run} in {db}")
     st = "running" if row["status"] == "starting" else row["status"]
-    _emit({"status": st, "output": row["output"], "error": row["error"], "state": row["state"]}, fmt)
+    _emit({"status": st, "output": row["output"], "error": row["error"], "state": row["state"],
+           "waiting": row["waiting"] if st not in TERMINAL else []}, fmt)
+
+
+def _started(text: str) -> str:
+    """A Run row's start as RFC 3339 (production rows store seconds since
+    the Run epoch; kit rows already hold an instant)."""
+    from decimal import Decimal, InvalidOperation
+
+    from loopc.interpreter.host import format_instant
+
+    try:
+        return format_instant(Decimal(text))
+    except (InvalidOperation, ValueError, OverflowError):
+        return text
+
+
+@durable.command("list")
+@DB
+@click.option("--status", "status", type=click.Choice(["running", "waiting", "succeeded", "failed", "cancelled"]),
+              help="Only the Runs with this status.")
+@FMT
+def list_cmd(db: str, status: str | None, fmt: str) -> None:
+    """The database's Runs, oldest first: id, status, start, artifact digest, what each waits for
+    (read without starting DBOS)."""
+    rows = _store(db, read_only=True).runs()
+    out = []
+    for row in rows:
+        st = "running" if row["status"] == "starting" else row["status"]
+        if status is not None and st != status:
+            continue
+        out.append({"run": row["run"], "status": st, "startedAt": _started(row["startedAt"]),
+                    "digest": row["digest"], "waiting": row["waiting"] if st not in TERMINAL else []})
+    if fmt == "json":
+        click.echo(json.dumps(out, sort_keys=True, ensure_ascii=False))
+        return
+    for r in out:
+        waits = "; ".join(describe_wait(w) for w in r["waiting"])
+        click.echo(f"{r['run']}  {r['status']:<9}  {r['startedAt']}" + (f"  waiting: {waits}" if waits else ""))
 
 
 @durable.command("journal")
@@ -318,22 +423,28 @@ def journal_cmd(run: str, db: str) -> None:
 @click.option("--executor-id", default="loopc-worker", show_default=True,
               help="This worker's DBOS executor id: give each of several workers on one database its own, and a "
                    "restarted worker the one it had.")
-def worker_cmd(db: str, executor_id: str) -> None:
-    """Recover open Runs and keep executing them (timers, events) until interrupted."""
+@HANDLERS_OPT
+def worker_cmd(db: str, executor_id: str, handler_specs: tuple[str, ...]) -> None:
+    """Recover open Runs, pick up Runs started later, and keep executing them (timers, events) until interrupted."""
     import signal
     import threading
 
     _need_dbos()
+    _load_handlers(handler_specs)
     if not executor_id or executor_id.startswith("run_"):
         _fail("--executor-id must be non-empty and must not look like a Run id")
-    rt = _launch(db, executor_id)
-    n = rt.recover_all(executor_id)
+    rt = _launch(db, executor_id, role="worker")
+    n = len(_store(db).open_runs())
+    rt.sweep()
     click.echo(f"loopc durable worker: recovering {n} open Run(s); Ctrl-C stops", err=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        while not stop.wait(3600):
-            pass
+        while not stop.wait(SWEEP_SECONDS):
+            try:
+                rt.sweep(SWEEP_SECONDS)
+            except Exception as exc:  # noqa: BLE001 - a database hiccup: try again at the next sweep
+                click.echo(f"loopc durable worker: sweep failed: {exc}", err=True)
     except KeyboardInterrupt:
         pass
     _exit(0)

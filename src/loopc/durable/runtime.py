@@ -34,15 +34,19 @@ from loopc.durable.handlers import EFFECT_ACTIONS, Effect, bind_handlers, handle
 from loopc.durable.store import Store
 from loopc.plan.builtin import action_type
 from loopc.interpreter.host import (EPOCH, Engine, World, effect_of, input_problems, next_timer_due,
-                                    program_from_artifact)
+                                    program_from_artifact, waiting_for)
 
 __all__ = ["APP_VERSION", "launch", "shutdown", "start_run", "post", "wait_outcome", "new_run_id",
-           "recover_all", "DurableError", "WORKER_EXECUTOR"]
+           "release", "take", "sweep", "DurableError", "WORKER_EXECUTOR", "RUNS_QUEUE"]
 
 #: DBOS application version: a pending Run is recovered only by a process of
 #: the same version (docs/durable.md#versioning).
 APP_VERSION = f"loopc-{__version__}-durable-1"
 WORKER_EXECUTOR = "loopc-worker"
+#: The DBOS queue workers dequeue Runs from; commands hand their Runs to it on exit.
+RUNS_QUEUE = "loopc-runs"
+#: The workflow name of a Run.
+RUN_WORKFLOW = "loopc.durable.run"
 IDLE_SECONDS = 86_400.0
 _EPOCH_TS = int(EPOCH.timestamp())
 
@@ -60,13 +64,22 @@ def _st() -> Store:
     return _store
 
 
-def launch(url: str, executor_id: str) -> Store:
+def poll_interval() -> float:
+    """``LOOPC_DURABLE_POLL`` (seconds, default 0.1): DBOS's polling interval."""
+    return float(os.environ.get("LOOPC_DURABLE_POLL", "0.1"))
+
+
+def launch(url: str, executor_id: str, *, role: str | None = None) -> Store:
     """Open loopc's tables and launch DBOS on database ``url`` as executor
     ``executor_id`` (DBOS recovers that executor's pending workflows).
-    ``LOOPC_DURABLE_POLL`` (seconds, default 0.1) is DBOS's polling interval."""
+
+    ``role`` ``"command"``: dequeue from no queue of loopc's (a command runs
+    only the Runs it takes, :func:`take`); ``"worker"``: register and dequeue
+    :data:`RUNS_QUEUE` (docs/durable.md#commands, worker); ``None``: DBOS's
+    default (every queue)."""
     global _store
     store = Store(url)
-    poll = float(os.environ.get("LOOPC_DURABLE_POLL", "0.1"))
+    poll = poll_interval()
     config: DBOSConfig = {
         "name": "loopc", "system_database_url": store.url, "application_version": APP_VERSION,
         "executor_id": executor_id, "serializer": DBOSPortableJSONSerializer(), "log_level": "WARNING",
@@ -74,7 +87,13 @@ def launch(url: str, executor_id: str) -> Store:
     }
     _store = store
     DBOS(config=config)
+    if role == "command":
+        DBOS.listen_queues([])
+    elif role == "worker":
+        DBOS.listen_queues([RUNS_QUEUE])
     DBOS.launch()
+    if role == "worker":
+        DBOS.register_queue(RUNS_QUEUE, polling_interval_sec=poll)
     return store
 
 
@@ -118,8 +137,9 @@ def _journal_step(run: str, records: list[dict[str, Any]]) -> int:
 
 
 @DBOS.step(name="loopc.durable.settle")
-def _settle_step(run: str, status: str, output: Any, error: Any, state: Any, records: int) -> str:
-    _st().settle(run, status, output, error, state, records)
+def _settle_step(run: str, status: str, output: Any, error: Any, state: Any, records: int,
+                 waiting: list[dict[str, Any]] | None = None) -> str:
+    _st().settle(run, status, output, error, state, records, waiting)
     return status
 
 
@@ -178,7 +198,7 @@ class _Host(World):
         eng = self.eng
         assert eng is not None
         self.flush()
-        _settle_step(self.run, eng.status, eng.output, eng.error, dict(eng.state), self.written)
+        _settle_step(self.run, eng.status, eng.output, eng.error, dict(eng.state), self.written, waiting_for(eng))
 
     def deliver(self, node: str, ordinal: int, effect: str, key: str = "") -> bool:
         assert self.eng is not None
@@ -235,7 +255,7 @@ def _apply(eng: Engine, msg: Mapping[str, Any]) -> dict[str, Any]:
     return {"applied": False, "reason": reason, "status": eng.status}
 
 
-@DBOS.workflow(name="loopc.durable.run")
+@DBOS.workflow(name=RUN_WORKFLOW)
 def run_workflow(run: str) -> str:
     """One Run, start to end (see the module docstring)."""
     meta = _st().run(run)  # immutable fields only: digest, input, start instant, bindings
@@ -282,6 +302,13 @@ def start_run(artifact: bytes, plan_input: Mapping[str, Any], *, run: str, catal
     actions = sorted({a for a in (action_type(n.op, n.config) for n in prog.nodes.values()) if a in EFFECT_ACTIONS})
     try:
         handlers = bind_handlers(catalog, actions)
+        for name in sorted(set(handlers.values())):  # the factories check the options before a Run exists
+            try:
+                handler_factory(name)(dict(options))
+            except Exception as exc:  # noqa: BLE001 - a factory's refusal: one line
+                raise DurableError(f"the handler '{name}' refuses its options: {exc}") from None
+    except DurableError:
+        raise
     except Exception as exc:
         raise DurableError(str(exc)) from None
     st = _st()
@@ -346,14 +373,44 @@ def wait_outcome(run: str, mid: str, timeout: float) -> dict[str, Any] | None:
             return dict(got) if got is not None else None
 
 
-def recover_all(executor_id: str = WORKER_EXECUTOR) -> int:
-    """A worker's start: recover the pending Runs no worker has taken yet
-    (their DBOS executor is still their own Run id: started or last run by
-    a command) and those of this worker's ``executor_id`` (left by its
-    previous life).  Returns how many open Runs the database holds.  A Run
-    another live worker executes is left alone: its executor is that
-    worker's id.  Recovery re-enqueues a workflow, and DBOS's dequeue admits
-    one runner, so two workers starting together take each Run once."""
-    ids = _st().open_runs()
-    DBOS._recover_pending_workflows([*ids, executor_id])
-    return len(ids)
+def release(executor_id: str) -> int:
+    """A command's exit: hand every open Run this process executes (its
+    DBOS executor is ``executor_id``) to :data:`RUNS_QUEUE`, where a running
+    worker dequeues it at once and the next worker to start finds it.  Uses
+    ``DBOS.resume_workflow`` (it re-enqueues a pending workflow; the new
+    runner takes ownership, so a step this process would still record is
+    refused).  Returns how many Runs were handed over."""
+    mine = DBOS.list_workflows(status="PENDING", executor_id=executor_id, name=RUN_WORKFLOW, load_input=False,
+                               load_output=False)
+    for w in mine:
+        DBOS.resume_workflow(w.workflow_id, queue_name=RUNS_QUEUE)
+    return len(mine)
+
+
+def take(run: str) -> bool:
+    """A command that posted to ``run``: when the Run waits on
+    :data:`RUNS_QUEUE` (no worker took it), move it to DBOS's internal queue,
+    which this process dequeues, so the command executes it while it waits
+    for its outcome.  A Run a live process executes is left alone.  Returns
+    whether the Run was taken."""
+    ws = DBOS.get_workflow_status(run)
+    if ws is None or ws.status != "ENQUEUED":
+        return False
+    DBOS.resume_workflow(run)
+    return True
+
+
+def sweep(stale_seconds: float = 0.0) -> int:
+    """A worker's pick-up of Runs left by commands that died (``kill -9``)
+    before handing them over (:func:`release`): every pending Run whose DBOS
+    executor is still a command's (a Run id) and whose status row is older
+    than ``stale_seconds`` goes to :data:`RUNS_QUEUE`.  Runs of other workers
+    (their executor ids) are left alone.  Returns how many were moved."""
+    cutoff = (time.time() - stale_seconds) * 1000
+    n = 0
+    for w in DBOS.list_workflows(status="PENDING", name=RUN_WORKFLOW, load_input=False, load_output=False):
+        ex = w.executor_id or ""
+        if ex.startswith("run_") and (w.updated_at or 0) <= cutoff:
+            DBOS.resume_workflow(w.workflow_id, queue_name=RUNS_QUEUE)
+            n += 1
+    return n

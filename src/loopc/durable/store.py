@@ -7,6 +7,7 @@ here imports DBOS, so ``status`` and ``journal`` read without starting it.
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any, Iterator
 
 import sqlalchemy as sa
@@ -27,7 +28,8 @@ runs = sa.Table("loopc_runs", _meta,
                 sa.Column("output", sa.Text),
                 sa.Column("error", sa.Text),
                 sa.Column("state", sa.Text),
-                sa.Column("records", sa.Integer, nullable=False, default=0))
+                sa.Column("records", sa.Integer, nullable=False, default=0),
+                sa.Column("waiting", sa.Text))
 journal = sa.Table("loopc_journal", _meta,
                    sa.Column("run", sa.String(64), primary_key=True),
                    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
@@ -70,6 +72,15 @@ def _dumps(v: Any) -> str:
     return json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def _start_order(row: dict[str, Any]) -> tuple[Any, ...]:
+    """Sort key: production Runs by start instant (seconds, a decimal);
+    kit Runs (an RFC 3339 start) after them, by text; then by id."""
+    try:
+        return (0, Decimal(row["startedAt"]), row["run"])
+    except ArithmeticError:
+        return (1, str(row["startedAt"]), row["run"])
+
+
 class Store:
     """The loopc tables of one database; creates them on first use."""
 
@@ -81,10 +92,19 @@ class Store:
         try:
             self.engine = sa.create_engine(self.url, **kw)
             _meta.create_all(self.engine)
+            self._add_missing_columns()
         except sa.exc.SQLAlchemyError as exc:
             raise StoreError(f"cannot open the database {url}: {first_line(exc)}") from None
         except ImportError as exc:  # a Postgres URL without a driver
             raise StoreError(f"cannot open the database {url}: {first_line(exc)}") from None
+
+    def _add_missing_columns(self) -> None:
+        """A database made by an older loopc lacks ``loopc_runs.waiting``:
+        add it (nullable; such Runs show no waits until they settle again)."""
+        cols = {c["name"] for c in sa.inspect(self.engine).get_columns("loopc_runs")}
+        if "waiting" not in cols:
+            with self.engine.begin() as c:
+                c.execute(sa.text("ALTER TABLE loopc_runs ADD COLUMN waiting TEXT"))
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -114,10 +134,14 @@ class Store:
             if rows:
                 c.execute(journal.insert(), rows)
 
-    def settle(self, run: str, status: str, output: Any, error: Any, state: Any, records: int) -> None:
+    def settle(self, run: str, status: str, output: Any, error: Any, state: Any, records: int,
+               waiting: list[dict[str, Any]] | None = None) -> None:
+        """The Run's latest status, output, error, state, journal length and
+        what it waits for (:func:`loopc.interpreter.host.waiting_for`)."""
         with self.engine.begin() as c:
             c.execute(runs.update().where(runs.c.run == run).values(
-                status=status, output=_dumps(output), error=_dumps(error), state=_dumps(state), records=records))
+                status=status, output=_dumps(output), error=_dumps(error), state=_dumps(state), records=records,
+                waiting=_dumps(waiting or [])))
 
     # ---------------------------------------------------------------- reads
     def artifact(self, digest: str) -> str | None:
@@ -127,17 +151,31 @@ class Store:
 
     def run(self, run: str) -> dict[str, Any] | None:
         """The Run's row: ``{"run", "digest", "input", "startedAt",
-        "bindings", "status", "output", "error", "state", "records"}``."""
+        "bindings", "status", "output", "error", "state", "records",
+        "waiting"}``."""
         with self.engine.connect() as c:
             row = c.execute(sa.select(runs).where(runs.c.run == run)).first()
-        if row is None:
-            return None
+        return None if row is None else self._row(row)
+
+    @staticmethod
+    def _row(row: Any) -> dict[str, Any]:
         m = row._mapping
         return {"run": m["run"], "digest": m["digest"], "input": json.loads(m["input"]),
                 "startedAt": m["started_at"], "bindings": json.loads(m["bindings"]), "status": m["status"],
                 "output": json.loads(m["output"]) if m["output"] else None,
                 "error": json.loads(m["error"]) if m["error"] else None,
-                "state": json.loads(m["state"]) if m["state"] else {}, "records": m["records"]}
+                "state": json.loads(m["state"]) if m["state"] else {}, "records": m["records"],
+                "waiting": json.loads(m["waiting"]) if m["waiting"] else []}
+
+    def runs(self, status: str | None = None) -> list[dict[str, Any]]:
+        """Every Run's row (:meth:`run`), oldest start first (then by id);
+        with ``status``, only the Runs whose stored status is that."""
+        q = sa.select(runs)
+        if status is not None:
+            q = q.where(runs.c.status == status)
+        with self.engine.connect() as c:
+            rows = [self._row(r) for r in c.execute(q)]
+        return sorted(rows, key=_start_order)
 
     def open_runs(self) -> list[str]:
         with self.engine.connect() as c:

@@ -7,8 +7,8 @@ A host drives :class:`Engine` through its inputs (``start``, ``callback``,
 ``terminal``), answers deliveries through a :class:`World`, persists
 committed steps from ``on_step`` and rebuilds a Run with :func:`resume` or
 :func:`restore`.  Everything here is re-exported from its defining module;
-this module adds only :func:`next_timer_due`, :func:`effect_of`,
-:func:`input_problems` and :func:`program_from_artifact`.
+this module adds only :func:`next_timer_due`, :func:`waiting_for`,
+:func:`effect_of`, :func:`input_problems` and :func:`program_from_artifact`.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from loopc.interpreter.schemas import PROTOCOL_VERSION
 from loopc.interpreter.values import contract_problems
 
 __all__ = ["Act", "Budget", "DEFAULT_BUDGET", "EPOCH", "Engine", "INPUT_KINDS", "JournalDivergence", "Program",
-           "World", "dump_journal", "effect_of", "format_instant", "next_timer_due", "parse_instant",
+           "World", "dump_journal", "effect_of", "waiting_for", "format_instant", "next_timer_due", "parse_instant",
            "input_problems", "program_from_artifact", "restore", "resume", "PROTOCOL_VERSION", "ProtocolSession",
            "ProtocolWorld", "serve_requests"]
 
@@ -46,6 +46,32 @@ def next_timer_due(eng: Engine) -> Decimal | None:
     and calls :meth:`Engine.advance`."""
     due = [d for d, _, tid in eng.timers if tid in eng.timer_info and eng.timer_info[tid][3]]
     return min(due) if due else None
+
+
+def waiting_for(eng: Engine) -> list[dict[str, Any]]:
+    """What the Run waits for, in activation order, then timers by due
+    instant: ``{"kind": "callback" | "approval", "node", "act", "attempt",
+    "item"}`` for each activation awaiting an outside event (``item`` the
+    WorkItem key under a fan_out, else ``None``), and ``{"kind": "timer",
+    "timer": "retry" | "wait" | "timeout" | ..., "node", "act", "due"}`` for
+    each live timer (``due`` an RFC 3339 instant).  ``[]`` for an ended Run."""
+    if eng.terminal:
+        return []
+    out: list[dict[str, Any]] = []
+    for a in eng.open.values():
+        if a.status == "awaiting":
+            kind = "approval" if a.node.op == "request_approval" else "callback"
+            item = next((f[3] for f in reversed(a.ctx) if f[0] == "fan_out"), None)
+            out.append({"kind": kind, "node": a.node.id, "act": a.id, "attempt": a.attempt, "item": item})
+    for due, _, tid in sorted(eng.timers):
+        info = eng.timer_info.get(tid)
+        if info is None or not info[3]:
+            continue
+        owner = eng.acts.get(info[0])
+        out.append({"kind": "timer", "timer": info[1], "node": owner.node.id if owner is not None else None,
+                    "act": info[0],
+                    "due": format_instant(due)})
+    return out
 
 
 def effect_of(eng: Engine, effect: str) -> dict[str, Any] | None:
