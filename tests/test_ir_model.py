@@ -215,21 +215,43 @@ def _hard_variants(art: M.Artifact) -> list[M.Artifact]:
 
 @pytest.mark.parametrize("case", CASES[::7], ids=IDS[::7])
 def test_the_encoder_writes_the_canonical_bytes_of_the_json_form(case: Path) -> None:
-    """encode(m) == canonical_bytes(to_json(m)); encode_plan's projection is
-    the semantic projection's canonical text and its depth scan()'s, also
-    where RFC 8785 and the C encoder differ (the reference serializer)."""
+    """The JSON view is the encoder's text read back, and that text is what
+    the reference RFC 8785 serializer writes for it (``fast=False``: the
+    ``rfc8785`` package); encode_plan's projection is the semantic
+    projection's canonical text and its depth scan()'s, also where RFC 8785
+    and the C encoder differ."""
     from loopc.ir.canonical import scan
     from loopc.ir.digest import semantic_digest, semantic_projection
 
     art = decode(_golden_bytes(case))
+    assert M.to_json(art) == json.loads(_golden_bytes(case))
     for a in [art, *_hard_variants(art)]:
         data = M.to_json(a)
         text, projection, depth = M.encode_plan(a.plan)
-        assert M.encode(a) == canonical_bytes(data)
-        assert text.encode() == canonical_bytes(data["plan"])
-        assert projection.encode() == canonical_bytes(semantic_projection(data))
+        assert M.encode(a) == canonical_bytes(data, fast=False)
+        assert text.encode() == canonical_bytes(data["plan"], fast=False)
+        assert M.plan_to_json(a.plan) == data["plan"]
+        assert [M.node_to_json(n) for n in a.plan.nodes] == data["plan"]["nodes"]
+        assert [M.edge_to_json(e) for e in a.plan.edges] == data["plan"]["edges"]
+        assert projection.encode() == canonical_bytes(semantic_projection(data), fast=False)
         assert depth + 1 == scan(data)[1]
         assert a.recompute_digest() == semantic_digest(data)
+
+
+def test_the_json_view_reads_what_the_decoder_reads() -> None:
+    """A double the encoder writes as integer digits (2^60) reads back as
+    that double, as :func:`loopc.ir.decoder.parse_json` reads it; a view
+    deeper than the C parser goes is read without recursion."""
+    from loopc.ir.decoder import parse_json
+
+    lit = M.Lit(M.type_desc_of("number"), 2.0**60)
+    assert M.instr_to_json(lit) == parse_json(json.dumps(M.instr_to_json(lit))) == ["lit", "number", 2.0**60]
+    assert type(M.instr_to_json(lit)[2]) is float
+    deep = "[" * 3000 + '1,{"a":[true,null,"x"],"b":{}},-2.5e-07' + "]" * 3000
+    got = M.view(deep)
+    for _ in range(2999):
+        got = got[0]
+    assert got == [1, {"a": [True, None, "x"], "b": {}}, -2.5e-07]
 
 
 def test_the_encoder_rejects_what_rfc8785_cannot_represent() -> None:

@@ -6,9 +6,9 @@
 encoder (RFC 8785 bytes written straight from the model by
 :func:`encode_plan`, which also gives the semantic projection the digest
 hashes), so ``decode(encode(m)) == m`` and ``encode(decode(b)) == b``;
-:func:`to_json` is the same content as a JSON object
-(``encode(m) == canonical_bytes(to_json(m))``, tested on every golden,
-example and fixture).
+:func:`to_json` (and ``plan_to_json``, ``node_to_json`` ...) is that
+canonical text read back as the strict decoder reads it (:func:`view`), so
+the JSON form and the bytes are one description, not two that must agree.
 
 Classes (wire names in docs/ir.md in parentheses):
 
@@ -60,25 +60,22 @@ from __future__ import annotations
 from loopc.ir.model.configs import (
     CONFIG_CLASSES, Config, EndConfig, FanOutConfig, ForkConfig, JoinConfig, LoopConfig, RelatedScopes,
     RequestApprovalConfig, SendMessageConfig, SetVariableConfig, SwitchCase, SwitchConfig, WaitConfig, WorkItems,
-    WorkScope, config_from_json, config_to_json,
+    WorkScope, config_from_json,
 )
 from loopc.ir.model.configs import config_wire_fields as config_wire_fields
-from loopc.ir.model.contracts import (
-    NO_DEFAULT, Contract, FieldSchema, contract_from_json, contract_to_json, field_from_json, field_to_json,
+from loopc.ir.model.contracts import NO_DEFAULT, Contract, FieldSchema, contract_from_json, field_from_json
+from loopc.ir.model.encoder import (
+    config_to_json, contract_to_json, edge_to_json, encode_plan, envelope_text, field_to_json, instr_to_json,
+    node_to_json, plan_to_json, view,
 )
-from loopc.ir.model.encoder import encode_plan, envelope_text
 from loopc.ir.model.instrs import (
     BINARY_OPS, NARY_OPS, UNARY_OPS, Binary, Instr, Lit, MakeArray, MakeObject, Nary, Ref, Template, Unary,
-    instr_from_json, instr_to_json, walk_instr,
+    instr_from_json, walk_instr,
 )
 from loopc.ir.model.instrs import INSTR_CLASSES as INSTR_CLASSES
 from loopc.ir.model.instrs import InstrShapeError as InstrShapeError
-from loopc.ir.model.nodes import (
-    Edge, Node, SourcePort, TargetPort, edge_from_json, edge_to_json, node_from_json, node_to_json,
-)
-from loopc.ir.model.plan import (
-    Artifact, Entry, Plan, encode, from_json, instr_roots, iter_instrs, plan_from_json, plan_to_json, to_json,
-)
+from loopc.ir.model.nodes import Edge, Node, SourcePort, TargetPort, edge_from_json, node_from_json
+from loopc.ir.model.plan import Artifact, Entry, Plan, encode, from_json, instr_roots, iter_instrs, plan_from_json, to_json
 from loopc.ir.model.scopes import Disposition, EdgeEffects, NodeEffects, Retry, ScopeDecl, ScopeRef
 from loopc.ir.model.typedesc import TypeDesc, type_desc_of
 from loopc.ir.model.typedesc import parse_type_desc as parse_type_desc
@@ -96,7 +93,7 @@ __all__ = [
     "field_from_json", "field_to_json", "contract_from_json", "contract_to_json",
     "config_from_json", "config_to_json", "node_from_json", "node_to_json", "edge_from_json",
     "edge_to_json", "plan_from_json", "plan_to_json", "from_json", "to_json", "encode", "instr_roots",
-    "encode_plan", "envelope_text",
+    "encode_plan", "envelope_text", "view",
     # pre-typed-model names (kept working)
     "FieldView", "PortView", "TargetPortView", "ScopeRefView", "RetryView", "NodeView", "EdgeView",
     "field_view", "contract_view", "node_view", "edge_view",

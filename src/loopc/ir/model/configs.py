@@ -1,17 +1,18 @@
 """Node configs of the typed IR model: one frozen class per opcode
 (docs/ir.md#node-configs), members derived from the kind's wire surface by
 :func:`_wire_fields` (docs/architecture.md#add-one-field-to-one-node-kind),
-``CONFIG_CLASSES`` (op -> class), and the per-opcode codec tables
-(:func:`config_from_json`, :func:`config_to_json`,
-:func:`config_wire_fields`).  Re-exported by :mod:`loopc.ir.model`."""
+``CONFIG_CLASSES`` (op -> class), and the per-opcode member tables the
+decoder (:func:`config_from_json`) and the encoder
+(:mod:`loopc.ir.model.encoder`, which also gives the JSON view) read
+(:func:`config_wire_fields`).  Re-exported by :mod:`loopc.ir.model`."""
 from __future__ import annotations
 
 from typing import Any, Callable, ClassVar, Iterator, Mapping, TypeVar
 
 import attrs
 
-from loopc.ir.model.contracts import FieldSchema, _bind_from, _bind_to, contract_from_json, contract_to_json
-from loopc.ir.model.instrs import Instr, instr_from_json, instr_to_json
+from loopc.ir.model.contracts import FieldSchema, _bind_from, contract_from_json
+from loopc.ir.model.instrs import Instr, instr_from_json
 from loopc.kinds import KINDS
 from loopc.kinds import spec as S
 from loopc.kinds.base import attr_name
@@ -231,45 +232,28 @@ def _ws_from(d: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> WorkSc
     return WorkScope(d["mode"], instr_from_json(d["scope"], memo) if "scope" in d else None)
 
 
-def _ws_to(w: WorkScope, memo: dict[int, Any]) -> dict[str, Any]:
-    d: dict[str, Any] = {"mode": w.mode}
-    if w.scope is not None:
-        d["scope"] = instr_to_json(w.scope, memo)
-    return d
-
-
 def _rs_from(d: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> RelatedScopes:
     items = d.get("items")
     return RelatedScopes(d["form"], tuple(instr_from_json(x, memo) for x in items) if items is not None else None,
                          instr_from_json(d["value"], memo) if "value" in d else None)
 
 
-def _rs_to(r: RelatedScopes, memo: dict[int, Any]) -> dict[str, Any]:
-    d: dict[str, Any] = {"form": r.form}
-    if r.items is not None:
-        d["items"] = [instr_to_json(x, memo) for x in r.items]
-    if r.value is not None:
-        d["value"] = instr_to_json(r.value, memo)
-    return d
-
-
-#: codec -> (decode(wire value, memo), encode(model value, memo)); ``memo``
-#: as in :func:`contract_from_json` / :func:`instr_to_json`, one per
-#: decoding / encoding.  A ``None`` decoder keeps the wire value as it is.
-_CODECS: dict[str, tuple[Callable[[Any, Any], Any] | None, Callable[[Any, dict[int, Any]], Any]]] = {
-    "str": (None, lambda x, m: x),
-    "int": (lambda x, m: int(x), lambda x, m: x),
-    "flag": (lambda x, m: bool(x), lambda x, m: x),
-    "instr": (instr_from_json, instr_to_json),
-    "bind": (_bind_from, _bind_to),
-    "contract": (contract_from_json, contract_to_json),
-    "strs": (lambda x, m: tuple(x), lambda x, m: list(x)),
-    "cases": (lambda lst, m: tuple(SwitchCase(c["port"], instr_from_json(c["when"], m)) for c in lst),
-              lambda cs, m: [{"port": c.port, "when": instr_to_json(c.when, m)} for c in cs]),
-    "work_scope": (_ws_from, _ws_to),
-    "related_scopes": (_rs_from, _rs_to),
-    "work_items": (lambda d, m: WorkItems(instr_from_json(d["allowedResponders"], m)),
-                   lambda w, m: {"allowedResponders": instr_to_json(w.allowed_responders, m)}),
+#: codec -> its decoder (wire value, memo) -> model value; ``memo`` as in
+#: :func:`contract_from_json`, one per decoding.  ``None`` keeps the wire
+#: value as it is.  The encoder (:mod:`loopc.ir.model.encoder`) writes each
+#: codec's canonical text, and the JSON view is read back from that text.
+_CODECS: dict[str, Callable[[Any, Any], Any] | None] = {
+    "str": None,
+    "int": lambda x, m: int(x),
+    "flag": lambda x, m: bool(x),
+    "instr": instr_from_json,
+    "bind": _bind_from,
+    "contract": contract_from_json,
+    "strs": lambda x, m: tuple(x),
+    "cases": lambda lst, m: tuple(SwitchCase(c["port"], instr_from_json(c["when"], m)) for c in lst),
+    "work_scope": _ws_from,
+    "related_scopes": _rs_from,
+    "work_items": lambda d, m: WorkItems(instr_from_json(d["allowedResponders"], m)),
 }
 
 # op -> [(attr name, wire name, codec, required)]
@@ -281,19 +265,8 @@ _CONFIG_FIELDS: dict[str, list[tuple[str, str, str, bool]]] = {
 
 # op -> [(attr name, wire name, decoder)]
 _CONFIG_DECODERS: dict[str, list[tuple[str, str, Callable[[Any, Any], Any] | None]]] = {
-    op: [(name, wire, _CODECS[codec][0]) for name, wire, codec, _ in fields] for op, fields in _CONFIG_FIELDS.items()
+    op: [(name, wire, _CODECS[codec]) for name, wire, codec, _ in fields] for op, fields in _CONFIG_FIELDS.items()
 }
-
-#: codecs whose wire value is the model value (their encoder is not called)
-_IDENTITY_CODECS = frozenset({"str", "int", "flag"})
-
-# op -> [(attr name, wire name, encoder or None for the identity, required)]
-_CONFIG_ENCODERS: dict[str, list[tuple[str, str, Callable[[Any, dict[int, Any]], Any] | None, bool]]] = {
-    op: [(name, wire, None if codec in _IDENTITY_CODECS else _CODECS[codec][1], required)
-         for name, wire, codec, required in fields]
-    for op, fields in _CONFIG_FIELDS.items()
-}
-
 
 # op -> _CONFIG_FIELDS[op] in wire-name (canonical member) order
 _CONFIG_FIELDS_BY_WIRE: dict[str, list[tuple[str, str, str, bool]]] = {
@@ -315,20 +288,6 @@ def config_from_json(op: str, c: Mapping[str, Any], memo: dict[Any, Any] | None 
         if wire in c:
             kw[name] = c[wire] if dec is None else dec(c[wire], memo)
     return CONFIG_CLASSES[op](**kw)
-
-
-def config_to_json(cfg: Config, memo: dict[int, Any] | None = None) -> dict[str, Any]:
-    """Config class → wire JSON (optional members omitted when ``None``;
-    ``startThread`` written only when true)."""
-    if memo is None:
-        memo = {}
-    d: dict[str, Any] = {}
-    for name, wire, enc, required in _CONFIG_ENCODERS[cfg.OP]:
-        v = getattr(cfg, name)
-        if not required and (v is None or v is False):
-            continue
-        d[wire] = v if enc is None else enc(v, memo)
-    return d
 
 
 #: codecs of config members that hold instruction trees

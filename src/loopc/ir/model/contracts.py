@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Mapping
 
 import attrs
 
-from loopc.ir.model.instrs import Instr, instr_from_json, instr_to_json
+from loopc.ir.model.instrs import Instr, instr_from_json
 
 
 class _NoDefault:
@@ -85,31 +85,6 @@ def field_from_json(d: Mapping[str, Any], memo: dict[Any, Any] | None = None) ->
     return out
 
 
-def field_to_json(fs: FieldSchema) -> dict[str, Any]:
-    """:class:`FieldSchema` → JSON (iterative over ``items``)."""
-    chain = []
-    cur: FieldSchema | None = fs
-    while cur is not None:
-        chain.append(cur)
-        cur = cur.items
-    out: dict[str, Any] | None = None
-    for f in reversed(chain):
-        d: dict[str, Any] = {"type": f.type, "required": f.required}
-        if f.default is not NO_DEFAULT:
-            d["default"] = f.default
-        if f.values is not None:
-            d["values"] = list(f.values)
-        if out is not None:
-            d["items"] = out
-        if f.label is not None:
-            d["label"] = f.label
-        if f.description is not None:
-            d["description"] = f.description
-        out = d
-    assert out is not None
-    return out
-
-
 def contract_from_json(c: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> dict[str, FieldSchema]:
     """Contract JSON → ``{name: FieldSchema}`` in sorted name order.  With
     ``memo`` (as :func:`field_from_json`) equal contracts are one (read-only)
@@ -124,32 +99,5 @@ def contract_from_json(c: Mapping[str, Any], memo: dict[Any, Any] | None = None)
     return got
 
 
-def contract_to_json(c: Mapping[str, FieldSchema], memo: dict[int, Any] | None = None) -> dict[str, Any]:
-    """Contract → JSON; with ``memo`` (as :func:`instr_to_json`) a contract
-    or FieldSchema shared in the model is encoded once."""
-    if memo is None:
-        return {k: field_to_json(v) for k, v in c.items()}
-    got = memo.get(id(c))
-    if got is None:
-        got = memo[id(c)] = {}
-        for k, v in c.items():
-            f = memo.get(id(v))
-            if f is None:
-                f = memo[id(v)] = field_to_json(v)
-            got[k] = f
-    return got
-
-
 def _bind_from(d: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> dict[str, Instr]:
     return {k: instr_from_json(d[k], memo) for k in sorted(d)}
-
-
-def _bind_to(d: Mapping[str, Instr], memo: dict[int, Any] | None = None) -> dict[str, Any]:
-    if memo is None:
-        memo = {}
-    get = memo.get
-    out = {}
-    for k, v in d.items():
-        got = get(id(v))  # bindings are mostly shared leaves: no call for them
-        out[k] = got if got is not None else instr_to_json(v, memo)
-    return out

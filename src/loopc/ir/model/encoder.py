@@ -1,11 +1,15 @@
 """The canonical encoder of the typed IR model: model -> RFC 8785 text of the
 plan and of its semantic projection (docs/ir.md#canonical-bytes,
 docs/ir.md#semantic-digest), written without building the JSON tree
-(:func:`encode_plan`, :func:`envelope_text`).  Re-exported by
+(:func:`encode_plan`, :func:`envelope_text`), and the model's JSON view,
+which is that text read back (:func:`view`, :func:`plan_to_json`,
+:func:`node_to_json`, ...): the one description of how each wire object is
+written, so the JSON form and the bytes cannot disagree.  Re-exported by
 :mod:`loopc.ir.model`."""
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any, Mapping
 
 from loopc.ir.model.configs import _CONFIG_FIELDS_BY_WIRE, Config
@@ -73,8 +77,8 @@ def _projection_rules() -> None:
 
 
 def _field_text(fs: FieldSchema, memo: _Memo) -> tuple[str, str, int]:
-    """``(text, projection text, depth)`` of a FieldSchema (members as
-    :func:`field_to_json` writes them, in key order; iterative over ``items``)."""
+    """``(text, projection text, depth)`` of a FieldSchema (its members
+    in key order; iterative over ``items``)."""
     got = memo.get(id(fs))
     if got is not None:
         return got
@@ -217,8 +221,8 @@ def _disp_text(d: Disposition, memo: _Memo) -> str:
 
 
 def _config_text(cfg: Config, memo: _Memo) -> tuple[str, str, int]:
-    """``(text, projection text, depth)`` of a node config (members as
-    :func:`config_to_json` writes them, in key order)."""
+    """``(text, projection text, depth)`` of a node config (its members
+    in key order)."""
     projected = _PROJECTION[3].get(cfg.OP)
     full = []
     proj = []
@@ -281,8 +285,8 @@ def _config_text(cfg: Config, memo: _Memo) -> tuple[str, str, int]:
 
 
 def _node_text(n: Node, memo: _Memo) -> tuple[str, str, int]:
-    """``(text, projection text, depth)`` of a node (members as
-    :func:`node_to_json` writes them, in key order)."""
+    """``(text, projection text, depth)`` of a node (its members
+    in key order)."""
     get = memo.get
     config, config_p, depth = _config_text(n.config, memo)
     eff = n.effects
@@ -338,8 +342,8 @@ def _node_text(n: Node, memo: _Memo) -> tuple[str, str, int]:
 
 
 def _edge_text(e: Edge, memo: _Memo) -> tuple[str, str, int]:
-    """``(text, projection text, depth)`` of an edge (members as
-    :func:`edge_to_json` writes them, in key order)."""
+    """``(text, projection text, depth)`` of an edge (its members
+    in key order)."""
     get = memo.get
     bind, depth = _bind_text(e.bind, memo)
     eff = e.effects
@@ -374,8 +378,7 @@ def _list_depth(depths: list[int]) -> int:
 
 def encode_plan(plan: Plan) -> tuple[str, str, int]:
     """The one encoder's core: ``(text, projection, depth)`` — the RFC 8785
-    canonical text of ``plan``'s wire JSON (what :func:`plan_to_json`
-    gives), that of its semantic projection (:func:`loopc.ir.digest.semantic_projection`
+    canonical text of ``plan``'s wire JSON, that of its semantic projection (:func:`loopc.ir.digest.semantic_projection`
     of it, which the digest hashes) and its nesting depth
     (:func:`loopc.ir.canonical.scan`), straight from the model: objects
     shared in the model are encoded once.  Raises
@@ -410,3 +413,127 @@ def envelope_text(version: int, digest: str, source_version: str, plan_text: str
     return ('{"artifactVersion":' + _q(artifact_version(version)) + ',"compilerVersion":'
             + _q(compiler_version(version)) + ',"digest":' + _q(digest) + ',"plan":' + plan_text
             + ',"sourceVersion":' + _q(source_version) + "}")
+
+
+# ---------------------------------------------------------------------------
+# The JSON view: read back from the canonical text
+# ---------------------------------------------------------------------------
+
+def _view_int(s: str) -> int | float:
+    """An integer token as the strict decoder reads it: beyond ±(2^53−1) it
+    is the double RFC 8785 wrote that way."""
+    v = int(s)
+    return v if -_MAX_SAFE <= v <= _MAX_SAFE else float(v)
+
+
+_loads = json.JSONDecoder(parse_int=_view_int).decode
+_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+
+
+def _loads_deep(s: str) -> Any:
+    """:func:`_loads` without recursion, for text nested deeper than the C
+    parser goes (a hand-built model; artifacts nest at most 256 levels).
+    ``s`` is canonical text: no whitespace, valid JSON."""
+    stack: list[list[Any]] = []  # [container, pending key] per open container
+    i = 0
+    while True:
+        c = s[i]
+        if c == "{" or c == "[":
+            i += 1
+            cont: Any = {} if c == "{" else []
+            if s[i] == "}" or s[i] == "]":
+                i += 1
+                v = cont
+            else:
+                key = None
+                if c == "{":
+                    key, i = _scanstring(s, i + 1)
+                    i += 1  # ':'
+                stack.append([cont, key])
+                continue
+        elif c == '"':
+            v, i = _scanstring(s, i + 1)
+        elif c == "t":
+            v, i = True, i + 4
+        elif c == "f":
+            v, i = False, i + 5
+        elif c == "n":
+            v, i = None, i + 4
+        else:
+            m = _NUMBER.match(s, i)
+            assert m is not None
+            v = float(m.group()) if m.group(1) or m.group(2) else _view_int(m.group())
+            i = m.end()
+        while True:  # attach v to the open container; close what ends here
+            if not stack:
+                return v
+            top = stack[-1]
+            if type(top[0]) is dict:
+                top[0][top[1]] = v
+            else:
+                top[0].append(v)
+            if s[i] == ",":
+                if type(top[0]) is dict:
+                    top[1], i = _scanstring(s, i + 2)
+                    i += 1  # ':'
+                else:
+                    i += 1
+                break
+            i += 1
+            v = stack.pop()[0]
+
+
+def view(text: str) -> Any:
+    """The JSON view of canonical text (:func:`encode_plan`'s and the
+    functions below): the value the strict decoder
+    (:func:`loopc.ir.decoder.parse_json`) reads from the same bytes, so the
+    typed model's JSON form is its canonical text read back and the two
+    cannot disagree.  Fresh objects on every call."""
+    try:
+        return _loads(text)
+    except RecursionError:
+        return _loads_deep(text)
+
+
+def instr_to_json(instr: Instr, memo: Any = None) -> list[Any]:
+    """Typed :data:`Instr` → wire JSON array (the JSON view of its canonical
+    text).  Iterative.  Raises :class:`~loopc.ir.canonical.CanonicalizationError`
+    for a literal RFC 8785 cannot represent."""
+    return view(_instr_text(instr, {})[0])
+
+
+def field_to_json(fs: FieldSchema) -> dict[str, Any]:
+    """:class:`FieldSchema` → JSON (the view of its canonical text; iterative over ``items``)."""
+    _projection_rules()
+    return view(_field_text(fs, {})[0])
+
+
+def contract_to_json(c: Mapping[str, FieldSchema], memo: Any = None) -> dict[str, Any]:
+    """Contract → JSON (the view of its canonical text)."""
+    _projection_rules()
+    return view(_contract_text(c, {})[0])
+
+
+def config_to_json(cfg: Config, memo: Any = None) -> dict[str, Any]:
+    """Config class → wire JSON (the view of its canonical text: optional
+    members omitted when ``None``, ``startThread`` written only when true)."""
+    _projection_rules()
+    return view(_config_text(cfg, {})[0])
+
+
+def node_to_json(n: Node, memo: Any = None) -> dict[str, Any]:
+    """:class:`Node` → wire JSON (the view of its canonical text)."""
+    _projection_rules()
+    return view(_node_text(n, {})[0])
+
+
+def edge_to_json(e: Edge, memo: Any = None) -> dict[str, Any]:
+    """:class:`Edge` → wire JSON (the view of its canonical text)."""
+    _projection_rules()
+    return view(_edge_text(e, {})[0])
+
+
+def plan_to_json(p: Plan) -> dict[str, Any]:
+    """:class:`Plan` → wire JSON (the view of :func:`encode_plan`'s text)."""
+    return view(encode_plan(p)[0])

@@ -305,50 +305,6 @@ def _locate_shape_error(value: Any) -> None:
         stack.extend((v[i], f"{p}/{i}") for i in idx)
 
 
-def instr_to_json(instr: Instr, memo: dict[int, Any] | None = None) -> list[Any]:
-    """Typed :data:`Instr` → wire JSON array.  Iterative.  ``memo`` (one
-    encoding's, keyed by object id; the objects outlive it): a leaf
-    instruction shared in the model (:func:`loopc.ir.exprs.lower_typed`
-    interns them) is encoded once and its JSON array shared too."""
-    if memo is None:
-        memo = {}
-    else:
-        got = memo.get(id(instr))
-        if got is not None:
-            return got
-    root: list[Any] = [None]
-    stack: list[tuple[Instr, list[Any], int]] = [(instr, root, 0)]
-    while stack:
-        i, holder, slot = stack.pop()
-        cls = i.__class__
-        if cls is Lit or cls is Ref:
-            got = memo.get(id(i))
-            if got is None:
-                if cls is Lit:
-                    got = ["lit", i.type.wire, i.value]  # type: ignore[union-attr]
-                else:
-                    got = ["ref", i.type.wire, i.root, *i.path]  # type: ignore[union-attr]
-                memo[id(i)] = got
-            holder[slot] = got
-            continue
-        if cls is MakeObject:
-            arr: list[Any] = ["object", i.type.wire]
-            for k in i.keys:  # type: ignore[union-attr]
-                arr.append(k)
-                arr.append(None)
-            holder[slot] = arr
-            for j, x in enumerate(i.values):  # type: ignore[union-attr]
-                stack.append((x, arr, 3 + 2 * j))
-            continue
-        kids = i.children
-        arr = [i.op, i.type.wire]
-        arr.extend([None] * len(kids))
-        holder[slot] = arr
-        for j, x in enumerate(kids):
-            stack.append((x, arr, 2 + j))
-    return root[0]
-
-
 def walk_instr(instr: Instr) -> Iterator[tuple[Instr, int]]:
     """Every instruction of a tree with its depth (the root is 1), pre-order.
     Iterative."""

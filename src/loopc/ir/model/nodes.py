@@ -8,11 +8,11 @@ from typing import Any, Mapping, TypeVar
 
 import attrs
 
-from loopc.ir.model.configs import Config, config_from_json, config_to_json
-from loopc.ir.model.contracts import FieldSchema, _bind_from, _bind_to, contract_from_json, contract_to_json
+from loopc.ir.model.configs import Config, config_from_json
+from loopc.ir.model.contracts import FieldSchema, _bind_from, contract_from_json
 from loopc.ir.model.instrs import Instr
 from loopc.ir.model.scopes import (
-    Disposition, EdgeEffects, NodeEffects, Retry, ScopeRef, _disp_from, _disp_to, _scope_from, _scope_to,
+    Disposition, EdgeEffects, NodeEffects, Retry, ScopeRef, _disp_from, _scope_from,
 )
 
 
@@ -115,44 +115,6 @@ def _effects_from(cls: type[_E], lists: tuple[tuple[str, ...], ...], memo: dict[
     return got
 
 
-def node_to_json(n: Node, memo: dict[int, Any] | None = None) -> dict[str, Any]:
-    """:class:`Node` → wire JSON (``memo`` as in :func:`instr_to_json`)."""
-    if memo is None:
-        memo = {}
-    get = memo.get
-    src = []
-    for p in n.source_ports:
-        o = p.output
-        if o is not None:
-            o = get(id(o)) or contract_to_json(o, memo)
-        d: dict[str, Any] = {"name": p.name, "output": o}
-        if p.edge is not None:
-            d["edge"] = p.edge
-        if p.implicit is not None:
-            d["implicit"] = _disp_to(p.implicit, memo)
-        src.append(d)
-    eff = n.effects
-    effects = get(id(eff))
-    if effects is None:
-        effects = memo[id(eff)] = {"reads": list(eff.reads), "writes": list(eff.writes), "watches": list(eff.watches)}
-    out: dict[str, Any] = {
-        "id": n.id,
-        "op": n.op,
-        "input": get(id(n.input)) or contract_to_json(n.input, memo),
-        "ports": {"source": src, "target": [{"name": t.name, "edges": list(t.edges)} for t in n.target_ports]},
-        "scope": get(id(n.scope)) or _scope_to(n.scope, memo),
-        "effects": effects,
-        "config": config_to_json(n.config, memo),
-    }
-    if n.retry is not None:
-        out["retry"] = {"maxAttempts": n.retry.max_attempts, "backoff": n.retry.backoff}
-    if n.label is not None:
-        out["label"] = n.label
-    if n.description is not None:
-        out["description"] = n.description
-    return out
-
-
 @attrs.frozen
 class Edge:
     """An edge ``from_node.from_port → to_node.to_port``; ``bind`` builds the
@@ -182,27 +144,3 @@ def edge_from_json(e: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> 
     return Edge(e["id"], f["node"], f["port"], t["node"], t["port"], _bind_from(e["bind"], memo),
                 _scope_from(e["scope"], memo), _effects_from(EdgeEffects, (tuple(e["effects"]["reads"]),), memo),
                 None if d is None else _disp_from(d, memo), e.get("label"))
-
-
-def edge_to_json(e: Edge, memo: dict[int, Any] | None = None) -> dict[str, Any]:
-    """:class:`Edge` → wire JSON (``memo`` as in :func:`instr_to_json`)."""
-    if memo is None:
-        memo = {}
-    get = memo.get
-    eff = e.effects
-    effects = get(id(eff))
-    if effects is None:
-        effects = memo[id(eff)] = {"reads": list(eff.reads)}
-    out: dict[str, Any] = {
-        "id": e.id,
-        "from": {"node": e.from_node, "port": e.from_port},
-        "to": {"node": e.to_node, "port": e.to_port},
-        "bind": _bind_to(e.bind, memo) if e.bind else {},
-        "scope": get(id(e.scope)) or _scope_to(e.scope, memo),
-        "effects": effects,
-    }
-    if e.disposition is not None:
-        out["disposition"] = _disp_to(e.disposition, memo)
-    if e.label is not None:
-        out["label"] = e.label
-    return out

@@ -1,8 +1,9 @@
 """The plan and the artifact of the typed IR model (docs/ir.md#plan,
 docs/ir.md#envelope-and-versions):
 :class:`Entry`, :class:`Plan`, :class:`Artifact`, the instruction-root
-iterators, the JSON view (:func:`from_json`, :func:`to_json`) and the one
-encoder :func:`encode` (canonical bytes by :mod:`loopc.ir.model.encoder`).
+iterators, the decoding direction (:func:`from_json`), the one encoder
+:func:`encode` (canonical bytes by :mod:`loopc.ir.model.encoder`) and the
+JSON view :func:`to_json` (those bytes read back).
 Re-exported by :mod:`loopc.ir.model`."""
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ from typing import Any, Iterator, Mapping
 import attrs
 
 from loopc.ir.model.configs import _config_instrs, _esc
-from loopc.ir.model.contracts import FieldSchema, _bind_from, _bind_to, contract_from_json, contract_to_json
-from loopc.ir.model.encoder import encode_plan, envelope_text
+from loopc.ir.model.contracts import FieldSchema, _bind_from, contract_from_json
+from loopc.ir.model.encoder import encode_plan, envelope_text, plan_to_json, view  # noqa: F401 - plan_to_json re-exported
 from loopc.ir.model.instrs import Instr
-from loopc.ir.model.nodes import Edge, Node, edge_from_json, edge_to_json, node_from_json, node_to_json
-from loopc.ir.model.scopes import ScopeDecl, _decl_from, _decl_to
+from loopc.ir.model.nodes import Edge, Node, edge_from_json, node_from_json
+from loopc.ir.model.scopes import ScopeDecl, _decl_from
 
 
 @attrs.frozen
@@ -75,22 +76,6 @@ def plan_from_json(p: Mapping[str, Any]) -> Plan:
         contract_from_json(p["state"], memo), Entry(p["entry"]["node"], _bind_from(p["entry"]["bind"], memo)),
         tuple([node_from_json(n, memo) for n in p["nodes"]]), tuple([edge_from_json(e, memo) for e in p["edges"]]),
         tuple([_decl_from(s) for s in p["scopes"]]))
-
-
-def plan_to_json(p: Plan) -> dict[str, Any]:
-    """:class:`Plan` → wire JSON.  Objects shared in the model (contracts,
-    FieldSchemas, leaf instructions) are encoded once and their JSON shared
-    (one memo per call): the result is read-only data."""
-    memo: dict[int, Any] = {}
-    return {
-        "input": contract_to_json(p.input, memo),
-        "output": contract_to_json(p.output, memo),
-        "state": contract_to_json(p.state, memo),
-        "entry": {"node": p.entry.node, "bind": _bind_to(p.entry.bind, memo)},
-        "nodes": [node_to_json(n, memo) for n in p.nodes],
-        "edges": [edge_to_json(e, memo) for e in p.edges],
-        "scopes": [_decl_to(s) for s in p.scopes],
-    }
 
 
 @attrs.frozen(slots=False)
@@ -217,15 +202,11 @@ def from_json(value: Mapping[str, Any]) -> Artifact:
 
 
 def to_json(art: Artifact) -> dict[str, Any]:
-    """:class:`Artifact` → wire JSON object (docs/ir.md); its canonical
-    bytes are :func:`encode`'s."""
-    return {
-        "artifactVersion": art.artifact_version,
-        "compilerVersion": art.compiler_version,
-        "sourceVersion": art.source_version,
-        "digest": art.digest,
-        "plan": plan_to_json(art.plan),
-    }
+    """:class:`Artifact` → wire JSON object (docs/ir.md): its canonical
+    bytes (:func:`encode`) read back, as the strict decoder reads them
+    (:func:`loopc.ir.model.encoder.view`).  Raises
+    :class:`~loopc.ir.canonical.CanonicalizationError` as :func:`encode` does."""
+    return view(envelope_text(art.version, art.digest, art.source_version, encode_plan(art.plan)[0]))
 
 
 def encode(art: Artifact) -> bytes:

@@ -33,21 +33,6 @@ def _scope_from(lst: Any, memo: dict[Any, Any] | None = None) -> tuple[ScopeRef,
     return got
 
 
-def _scope_to(stack: tuple[ScopeRef, ...], memo: dict[int, Any] | None = None) -> list[dict[str, Any]]:
-    if memo is not None:
-        got = memo.get(id(stack))
-        if got is None:
-            got = memo[id(stack)] = _scope_to(stack)
-        return got
-    out = []
-    for s in stack:
-        d: dict[str, Any] = {"kind": s.kind, "owner": s.owner}
-        if s.branch is not None:
-            d["branch"] = s.branch
-        out.append(d)
-    return out
-
-
 @attrs.frozen
 class ScopeDecl:
     """A scope declaration: ``kind`` ``fork``/``all_match`` (``branches``),
@@ -63,15 +48,6 @@ class ScopeDecl:
 def _decl_from(s: Mapping[str, Any]) -> ScopeDecl:
     b = s.get("branches")
     return ScopeDecl(s["kind"], s["owner"], tuple(b) if b is not None else None, s.get("join"))
-
-
-def _decl_to(s: ScopeDecl) -> dict[str, Any]:
-    d: dict[str, Any] = {"kind": s.kind, "owner": s.owner}
-    if s.branches is not None:
-        d["branches"] = list(s.branches)
-    if s.kind != "loop":
-        d["join"] = s.join
-    return d
 
 
 #: Members each disposition action carries (besides ``action``).
@@ -103,20 +79,6 @@ def _disp_from(d: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> Disp
     if got is None:
         got = memo[key] = Disposition(*key[1:])
     return got
-
-
-def _disp_to(d: Disposition, memo: dict[int, Any] | None = None) -> dict[str, Any]:
-    if memo is not None:
-        got = memo.get(id(d))
-        if got is None:
-            got = memo[id(d)] = _disp_to(d)
-        return got
-    out: dict[str, Any] = {"action": d.action}
-    if d.status is not None:
-        out["status"] = d.status
-    for k in DISPOSITION_MEMBERS.get(d.action, ()):
-        out[k] = getattr(d, k)
-    return out
 
 
 @attrs.frozen
