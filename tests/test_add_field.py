@@ -107,9 +107,7 @@ class Amended:
                         **old.source,
                         "reminder": SourceField(S_TEMPLATE, form="template", type="string", render=True),
                     },
-                    wire=attrs.evolve(
-                        old.wire, fields={**old.wire.fields, "reminder": F(INSTR, required=False, since=NEW)}
-                    ),
+                    wire=old.wire.evolve(fields={**old.wire.fields, "reminder": F(INSTR, required=False, since=NEW)}),
                 )
             )
             # held open for the fresh modules' lifetime (closed by the fixture)

@@ -109,4 +109,4 @@ def test_the_contract_a_config_carries_is_read_off_its_wire_surface() -> None:
     assert dict(kinds.tables().config_contracts) == want == dict(digest.CONFIG_CONTRACTS)
     k = kinds.KINDS["loop"]
     with pytest.raises(ValueError, match="more than one contract"):
-        attrs.evolve(k, wire=attrs.evolve(k.wire, fields={**k.wire.fields, "other": F(CONTRACT)}))
+        attrs.evolve(k, wire=k.wire.evolve(fields={**k.wire.fields, "other": F(CONTRACT)}))

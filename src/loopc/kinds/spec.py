@@ -13,8 +13,6 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Mapping
 
-import attrs
-
 from loopc import limits as _limits
 
 __all__ = [
@@ -56,120 +54,236 @@ class Spec:
     """Base of the spec vocabulary."""
 
 
-@attrs.frozen
-class Str(Spec):
+class _Value:
+    """What ``attrs.frozen`` gave the vocabulary, written once instead of
+    generated per class on every start (the kinds' modules build these at
+    import, so ``loopc check FILE`` paid ~0.4 ms of attrs code generation per
+    class; issue 26): immutable (assignment raises
+    :class:`attrs.exceptions.FrozenInstanceError`), equal when of the same
+    class with equal fields, hashed by class and fields (a field holding a
+    mapping makes the value unhashable, as before), ``Name(field=value, ...)``
+    repr, pickled by its fields, copied with changes by :meth:`evolve`.  A subclass lists its fields in
+    ``__match_args__`` (the ``__init__`` order) and ``__slots__``."""
+
+    __slots__ = ()
+    __match_args__: tuple[str, ...] = ()
+
+    def _fields(self) -> tuple[Any, ...]:
+        return tuple([getattr(self, n) for n in self.__match_args__])
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        from attrs.exceptions import FrozenInstanceError
+
+        raise FrozenInstanceError()
+
+    def __delattr__(self, name: str) -> None:
+        from attrs.exceptions import FrozenInstanceError
+
+        raise FrozenInstanceError()
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash((self.__class__, *self._fields()))
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__match_args__)
+        return f"{self.__class__.__qualname__}({args})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (self.__class__, self._fields())
+
+    def evolve(self, **changes: Any) -> Any:
+        """A copy with ``changes`` applied (what ``attrs.evolve`` did; an
+        unknown field name raises :class:`TypeError`)."""
+        return self.__class__(**{n: changes.pop(n, getattr(self, n)) for n in self.__match_args__}, **changes)
+
+
+_set = object.__setattr__
+
+
+class Str(_Value, Spec):
     """A string; ``enum`` maps allowed values to the version introducing them.
     ``check`` (optional) says why a string that matches ``pattern`` is still
     out of bounds, or ``None``: the bounds the compiler applies to the same
     value (a duration's length and total, :func:`loopc.limits.duration_problem`),
     so the verifier accepts exactly what a compiler can emit."""
 
-    pattern: str | None = None
-    enum: Mapping[str, int] | None = None
-    max_len: int | None = None
-    check: Callable[[str], "str | None"] | None = None
+    __slots__ = __match_args__ = ("pattern", "enum", "max_len", "check")
+    pattern: str | None
+    enum: Mapping[str, int] | None
+    max_len: int | None
+    check: Callable[[str], "str | None"] | None
+
+    def __init__(
+        self,
+        pattern: str | None = None,
+        enum: Mapping[str, int] | None = None,
+        max_len: int | None = None,
+        check: Callable[[str], "str | None"] | None = None,
+    ) -> None:
+        _set(self, "pattern", pattern)
+        _set(self, "enum", enum)
+        _set(self, "max_len", max_len)
+        _set(self, "check", check)
 
     @property
     def regex(self) -> "re.Pattern[str] | None":
         return _compiled(self.pattern) if self.pattern else None
 
 
-@attrs.frozen
-class Int(Spec):
-    minimum: int | None = None
-    maximum: int | None = None
+class Int(_Value, Spec):
+    __slots__ = __match_args__ = ("minimum", "maximum")
+    minimum: int | None
+    maximum: int | None
+
+    def __init__(self, minimum: int | None = None, maximum: int | None = None) -> None:
+        _set(self, "minimum", minimum)
+        _set(self, "maximum", maximum)
 
 
-@attrs.frozen
-class Bool(Spec):
-    const: bool | None = None
+class Bool(_Value, Spec):
+    __slots__ = __match_args__ = ("const",)
+    const: bool | None
+
+    def __init__(self, const: bool | None = None) -> None:
+        _set(self, "const", const)
 
 
-@attrs.frozen
-class Null(Spec):
-    pass
+class Null(_Value, Spec):
+    __slots__ = ()
 
 
-@attrs.frozen
-class AnyJson(Spec):
+class AnyJson(_Value, Spec):
     """Any JSON value (literal values, defaults)."""
 
+    __slots__ = ()
 
-@attrs.frozen
-class Arr(Spec):
+
+class Arr(_Value, Spec):
+    __slots__ = __match_args__ = ("items", "min_items", "max_items")
     items: Spec
-    min_items: int = 0
-    max_items: int | None = None
+    min_items: int
+    max_items: int | None
+
+    def __init__(self, items: Spec, min_items: int = 0, max_items: int | None = None) -> None:
+        _set(self, "items", items)
+        _set(self, "min_items", min_items)
+        _set(self, "max_items", max_items)
 
 
-@attrs.frozen
-class MapOf(Spec):
+class MapOf(_Value, Spec):
     """An object with free keys matching ``key_pattern`` and uniform values."""
 
+    __slots__ = __match_args__ = ("values", "key_pattern")
     values: Spec
-    key_pattern: str | None = None
+    key_pattern: str | None
+
+    def __init__(self, values: Spec, key_pattern: str | None = None) -> None:
+        _set(self, "values", values)
+        _set(self, "key_pattern", key_pattern)
 
 
-@attrs.frozen
-class F:
+class F(_Value):
     """A field of an :class:`Obj`."""
 
+    __slots__ = ("spec", "required", "since", "annotation", "__weakref__")
+    __match_args__ = ("spec", "required", "since", "annotation")
     spec: Spec
-    required: bool = True
-    since: int = 1
+    required: bool
+    since: int
     #: authoring-only (``label``/``description``): kept in the artifact,
     #: excluded from the semantic digest (docs/ir.md#semantic-digest).
-    annotation: bool = False
+    annotation: bool
+
+    def __init__(self, spec: Spec, required: bool = True, since: int = 1, annotation: bool = False) -> None:
+        _set(self, "spec", spec)
+        _set(self, "required", required)
+        _set(self, "since", since)
+        _set(self, "annotation", annotation)
 
 
-@attrs.frozen
-class Obj(Spec):
+class Obj(_Value, Spec):
     """A closed object.  ``checks`` are ``(message, predicate(obj) -> bool)``
     pairs for simple cross-field rules (also emitted into the JSON Schema via
     ``schema_extra``)."""
 
+    __slots__ = __match_args__ = ("fields", "checks", "schema_extra")
     fields: Mapping[str, F]
-    checks: tuple[tuple[str, Callable[[dict], bool]], ...] = ()
-    schema_extra: Mapping[str, Any] | None = None
+    checks: tuple[tuple[str, Callable[[dict], bool]], ...]
+    schema_extra: Mapping[str, Any] | None
+
+    def __init__(
+        self,
+        fields: Mapping[str, F],
+        checks: tuple[tuple[str, Callable[[dict], bool]], ...] = (),
+        schema_extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        _set(self, "fields", fields)
+        _set(self, "checks", checks)
+        _set(self, "schema_extra", schema_extra)
 
 
-@attrs.frozen
-class Tagged(Spec):
+class Tagged(_Value, Spec):
     """A union of closed objects discriminated by the string field ``tag``;
     ``variants`` maps tag value → (Obj without the tag field, since)."""
 
+    __slots__ = __match_args__ = ("tag", "variants", "common")
     tag: str
     variants: Mapping[str, tuple[Obj, int]]
-    common: Mapping[str, F] = attrs.field(factory=dict)
+    common: Mapping[str, F]
+
+    def __init__(
+        self, tag: str, variants: Mapping[str, tuple[Obj, int]], common: Mapping[str, F] | None = None
+    ) -> None:
+        _set(self, "tag", tag)
+        _set(self, "variants", variants)
+        _set(self, "common", {} if common is None else common)
 
 
-@attrs.frozen
-class ByType(Spec):
+class ByType(_Value, Spec):
     """A union discriminated by JSON type: ``{"list": spec, "dict": spec,
     "null": spec, "str": spec}``; ``since`` per alternative."""
 
+    __slots__ = __match_args__ = ("alts",)
     alts: Mapping[str, tuple[Spec, int]]
 
+    def __init__(self, alts: Mapping[str, tuple[Spec, int]]) -> None:
+        _set(self, "alts", alts)
 
-@attrs.frozen
-class Ref(Spec):
+
+class Ref(_Value, Spec):
+    __slots__ = __match_args__ = ("name",)
     name: str
 
+    def __init__(self, name: str) -> None:
+        _set(self, "name", name)
 
-@attrs.frozen
-class InstrArr(Spec):
+
+class InstrArr(_Value, Spec):
     """A positional instruction ``[op, type, operands...]`` (see
     :mod:`loopc.ir.instr`); ``roots`` maps reference roots to their version."""
 
+    __slots__ = __match_args__ = ("kinds", "roots")
     kinds: Mapping[str, int]
     roots: Mapping[str, int]
 
+    def __init__(self, kinds: Mapping[str, int], roots: Mapping[str, int]) -> None:
+        _set(self, "kinds", kinds)
+        _set(self, "roots", roots)
 
-@attrs.frozen
-class TypeDesc(Spec):
+
+class TypeDesc(_Value, Spec):
     """A static type descriptor string: ``kind`` or ``array<T>``."""
 
+    __slots__ = __match_args__ = ("kinds",)
     kinds: Mapping[str, int]
+
+    def __init__(self, kinds: Mapping[str, int]) -> None:
+        _set(self, "kinds", kinds)
 
 
 _RE_CACHE: dict[str, "re.Pattern[str]"] = {}
