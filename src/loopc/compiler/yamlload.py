@@ -18,9 +18,17 @@ Reads source bytes or text into a positioned :class:`YDocument`:
 
 Events come from ruamel.yaml's C (libyaml) parser; composition is loopc's own
 loop over that event stream (ruamel's composer is pure Python and recursive).
+When the optional extension :mod:`loopc.compiler._ycompose` is built, a clean
+document is composed by it instead, from the same libyaml's events and into
+the same tree; anything it does not handle (every input that has something
+to report, and sources with YAML-only line breaks) is composed again by the
+Python loop, so diagnostics never depend on which composer ran
+(docs/architecture.md#the-yaml-layer).  ``LOOPC_YAML_COMPOSER=python`` in the
+environment selects the Python composer alone.
 """
 from __future__ import annotations
 
+import os
 import re
 import weakref
 from typing import Any, Callable
@@ -30,7 +38,7 @@ from loopc.compiler.report import Reporter
 from loopc.compiler.yamlnodes import YDocument, YLinks, YMap, YNode, YScalar, YSeq, key_scalar
 from loopc.compiler.yamlerrors import _INVISIBLE, _in_indentation, _report_invisible, _report_parse_error
 from loopc.compiler.yamlerrors import _reparse_stop as _reparse_stop  # read by tests and benchmarks from here
-from loopc.compiler.yamlpos import _YAML_ONLY_BREAKS, _mark_span, _positioner, _text_position
+from loopc.compiler.yamlpos import _YAML_ONLY_BREAKS, _end_position, _mark_span, _positioner, _text_position
 from loopc.diagnostics import Span
 from loopc.lineindex import LINE_BREAK
 
@@ -163,7 +171,54 @@ def load(src: str | bytes, reporter: Reporter, *, path: str | None = None,
     return doc
 
 
+#: the compiled composer's ``compose(text, end_line, end_col)``, once bound
+#: (:func:`compiled_composer`); ``False`` when there is none
+_FAST: Any = None
+
+
+def compiled_composer() -> Callable[[str, int, int], YNode | None] | None:
+    """The compiled composer (:mod:`loopc.compiler._ycompose`) bound to
+    ruamel.yaml.clib's libyaml and this module's node classes, or ``None``
+    when the extension is not built, cannot bind, or
+    ``LOOPC_YAML_COMPOSER=python`` is set.  Its ``compose(text, end_line,
+    end_col)`` returns the root node of a clean document, or ``None`` where
+    the Python composer must run (docs/architecture.md#the-yaml-layer)."""
+    global _FAST
+    if _FAST is None:
+        _FAST = False
+        if os.environ.get("LOOPC_YAML_COMPOSER", "") != "python":
+            try:
+                import importlib.util
+                import sys
+
+                from loopc.compiler import _ycompose
+
+                mod = sys.modules.get("_ruamel_yaml")
+                lib = getattr(mod, "__file__", None) if mod is not None else None
+                if lib is None:
+                    spec = importlib.util.find_spec("_ruamel_yaml")
+                    lib = spec.origin if spec is not None else None
+                if lib:
+                    _ycompose.setup(lib, YScalar, YMap, YSeq, YLinks, resolve_plain, _PLAIN_SPECIAL,
+                                    frozenset(_INVISIBLE), MAX_YAML_NODES, MAX_NESTING)
+                    _FAST = _ycompose.compose
+            except (ImportError, TypeError, ValueError, OSError):
+                _FAST = False
+    return _FAST or None
+
+
 def _compose(text: str, reporter: Reporter, judge: Callable[[str], bool] | None = None) -> YNode | None:
+    fast = _FAST if _FAST is not None else compiled_composer()
+    if fast and not any(b in text for b in _YAML_ONLY_BREAKS):
+        root: YNode | None = fast(text, *_end_position(text))
+        if root is not None:
+            return root
+    return _compose_events(text, reporter, judge)
+
+
+def _compose_events(text: str, reporter: Reporter, judge: Callable[[str], bool] | None = None) -> YNode | None:
+    """The Python composer: loopc's loop over ruamel's C parser's events
+    (every diagnostic of the YAML layer is reported here)."""
     from ruamel.yaml import events as E
     from ruamel.yaml.error import YAMLError
     from ruamel.yaml.cyaml import CParser  # libyaml; ruamel.yaml[oldlibyaml]

@@ -1,0 +1,581 @@
+/* Optional compiled composer of the strict YAML layer (loopc.compiler.yamlload,
+ * docs/architecture.md#the-yaml-layer).
+ *
+ * Builds the same YDocument tree as yamlload's pure-Python composer, straight
+ * from libyaml's events, without an event object per event.  It handles only
+ * clean documents: on anything the Python composer would report or treat
+ * specially (a parse error, an anchor, alias or tag, a second document, an
+ * empty one, a duplicate or complex key, the node or nesting budget, an
+ * invisible character starting a plain scalar) it returns None and yamlload
+ * composes the text again in Python, which reports exactly as before.
+ *
+ * libyaml is the copy inside ruamel.yaml.clib's extension (the parser the
+ * Python composer uses), found with dlopen/dlsym on that file, so both
+ * composers read the very same events.  No libyaml is linked; yaml.h gives
+ * the structure layouts.  If the build fails the package still installs and
+ * yamlload uses the Python composer (setup.py, optional extension).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <dlfcn.h>
+#include <string.h>
+#include <yaml.h>
+
+typedef int (*init_fn)(yaml_parser_t *);
+typedef void (*delete_fn)(yaml_parser_t *);
+typedef void (*input_fn)(yaml_parser_t *, const unsigned char *, size_t);
+typedef int (*parse_fn)(yaml_parser_t *, yaml_event_t *);
+typedef void (*event_delete_fn)(yaml_event_t *);
+
+static init_fn p_init;
+static delete_fn p_delete;
+static input_fn p_input;
+static parse_fn p_parse;
+static event_delete_fn p_event_delete;
+
+/* classes and helpers from Python (setup()) */
+static PyTypeObject *T_scalar, *T_map, *T_seq;
+static PyObject *C_links;         /* YLinks */
+static PyObject *F_resolve;       /* resolve_plain */
+static PyObject *S_special;       /* frozenset of plain scalars resolving to non-strings */
+static PyObject *S_invisible;     /* frozenset of invisible characters */
+static PyObject *STR_empty, *STR_squote, *STR_dquote, *STR_literal, *STR_folded, *STR_colls;
+static Py_ssize_t max_nodes, max_nesting;
+
+/* slot offsets */
+static Py_ssize_t o_line, o_col, o_end_line, o_end_col, o_start, o_end, o_links, o_pidx, o_key;
+static Py_ssize_t o_value, o_style, o_is_key, o_raw;
+static Py_ssize_t o_kv, o_index, o_mflow, o_mlinks_root, o_idx;
+static Py_ssize_t o_items, o_sflow, o_slinks_root;
+static int ready;
+
+#define SLOT(obj, off) (*(PyObject **)((char *)(obj) + (off)))
+
+static int
+slot_offset(PyObject *cls, const char *name, Py_ssize_t *out)
+{
+    PyObject *d = PyObject_GetAttrString(cls, name);
+    if (d == NULL)
+        return -1;
+    if (!Py_IS_TYPE(d, &PyMemberDescr_Type)) {
+        Py_DECREF(d);
+        PyErr_Format(PyExc_TypeError, "%s is not a slot", name);
+        return -1;
+    }
+    PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+    if (m->type != T_OBJECT_EX) {
+        Py_DECREF(d);
+        PyErr_Format(PyExc_TypeError, "%s is not an object slot", name);
+        return -1;
+    }
+    *out = m->offset;
+    Py_DECREF(d);
+    return 0;
+}
+
+/* set a slot that holds NULL (fresh object) or a value: steals ``v`` */
+static inline void
+set_slot(PyObject *obj, Py_ssize_t off, PyObject *v)
+{
+    PyObject *old = SLOT(obj, off);
+    SLOT(obj, off) = v;
+    Py_XDECREF(old);
+}
+
+static inline void
+set_slot_ref(PyObject *obj, Py_ssize_t off, PyObject *v)
+{
+    Py_INCREF(v);
+    set_slot(obj, off, v);
+}
+
+static PyObject *
+ycompose_setup(PyObject *self, PyObject *args)
+{
+    const char *lib;
+    PyObject *scalar, *map, *seq, *links, *resolve, *special, *invisible;
+    if (!PyArg_ParseTuple(args, "sOOOOOOOnn", &lib, &scalar, &map, &seq, &links, &resolve, &special,
+                          &invisible, &max_nodes, &max_nesting))
+        return NULL;
+    if (!PyType_Check(scalar) || !PyType_Check(map) || !PyType_Check(seq)) {
+        PyErr_SetString(PyExc_TypeError, "node classes expected");
+        return NULL;
+    }
+    void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        PyErr_Format(PyExc_ImportError, "cannot open %s", lib);
+        return NULL;
+    }
+    p_init = (init_fn)dlsym(h, "yaml_parser_initialize");
+    p_delete = (delete_fn)dlsym(h, "yaml_parser_delete");
+    p_input = (input_fn)dlsym(h, "yaml_parser_set_input_string");
+    p_parse = (parse_fn)dlsym(h, "yaml_parser_parse");
+    p_event_delete = (event_delete_fn)dlsym(h, "yaml_event_delete");
+    if (!p_init || !p_delete || !p_input || !p_parse || !p_event_delete) {
+        PyErr_Format(PyExc_ImportError, "%s does not export libyaml's parser", lib);
+        return NULL;
+    }
+    if (slot_offset(scalar, "line", &o_line) || slot_offset(scalar, "col", &o_col)
+        || slot_offset(scalar, "end_line", &o_end_line) || slot_offset(scalar, "end_col", &o_end_col)
+        || slot_offset(scalar, "start", &o_start) || slot_offset(scalar, "end", &o_end)
+        || slot_offset(scalar, "_links", &o_links) || slot_offset(scalar, "_pidx", &o_pidx)
+        || slot_offset(scalar, "key", &o_key) || slot_offset(scalar, "value", &o_value)
+        || slot_offset(scalar, "style", &o_style) || slot_offset(scalar, "is_key", &o_is_key)
+        || slot_offset(scalar, "raw", &o_raw) || slot_offset(map, "kv", &o_kv)
+        || slot_offset(map, "index", &o_index) || slot_offset(map, "flow", &o_mflow)
+        || slot_offset(map, "_links_root", &o_mlinks_root) || slot_offset(map, "_idx", &o_idx)
+        || slot_offset(seq, "items", &o_items) || slot_offset(seq, "flow", &o_sflow)
+        || slot_offset(seq, "_links_root", &o_slinks_root))
+        return NULL;
+    /* the base slots sit at the same offsets in the three classes */
+    Py_ssize_t a, b;
+    if (slot_offset(map, "line", &a) || slot_offset(seq, "end", &b))
+        return NULL;
+    if (a != o_line || b != o_end) {
+        PyErr_SetString(PyExc_TypeError, "node classes disagree on their base slots");
+        return NULL;
+    }
+    Py_XSETREF(T_scalar, (PyTypeObject *)Py_NewRef(scalar));
+    Py_XSETREF(T_map, (PyTypeObject *)Py_NewRef(map));
+    Py_XSETREF(T_seq, (PyTypeObject *)Py_NewRef(seq));
+    Py_XSETREF(C_links, Py_NewRef(links));
+    Py_XSETREF(F_resolve, Py_NewRef(resolve));
+    Py_XSETREF(S_special, Py_NewRef(special));
+    Py_XSETREF(S_invisible, Py_NewRef(invisible));
+    ready = 1;
+    Py_RETURN_NONE;
+}
+
+/* a new instance of a node class without running its __init__ (every slot
+ * is set by the caller) */
+static inline PyObject *
+new_node(PyTypeObject *t)
+{
+    return t->tp_alloc(t, 0);
+}
+
+/* the base slots of a node */
+static inline int
+init_base(PyObject *n, long line, long col, long start, long end_line, long end_col, long end)
+{
+    PyObject *a = PyLong_FromLong(line), *b = PyLong_FromLong(col), *c = PyLong_FromLong(start);
+    PyObject *d = PyLong_FromLong(end_line), *e = PyLong_FromLong(end_col), *f = PyLong_FromLong(end);
+    if (!a || !b || !c || !d || !e || !f) {
+        Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(c); Py_XDECREF(d); Py_XDECREF(e); Py_XDECREF(f);
+        return -1;
+    }
+    set_slot(n, o_line, a);
+    set_slot(n, o_col, b);
+    set_slot(n, o_start, c);
+    set_slot(n, o_end_line, d);
+    set_slot(n, o_end_col, e);
+    set_slot(n, o_end, f);
+    return 0;
+}
+
+typedef struct {
+    PyObject *node;  /* borrowed: owned by the tree */
+    long pidx;
+} frame_t;
+
+/* compose(text, end_line, end_col) -> root node, or None to fall back to the
+ * Python composer.  ``end_line``/``end_col`` are the editor position of the
+ * end of the text (marks at the end of input). */
+static PyObject *
+ycompose_compose(PyObject *self, PyObject *args)
+{
+    PyObject *text;
+    long end_line_at_eof, end_col_at_eof;
+    if (!PyArg_ParseTuple(args, "Ull", &text, &end_line_at_eof, &end_col_at_eof))
+        return NULL;
+    if (!ready) {
+        PyErr_SetString(PyExc_RuntimeError, "setup() first");
+        return NULL;
+    }
+    Py_ssize_t n_text = PyUnicode_GET_LENGTH(text);
+    PyObject *utf8 = PyUnicode_AsUTF8String(text);
+    if (utf8 == NULL)
+        return NULL;
+    /* room beyond the header's size, should the library's parser be larger */
+    yaml_parser_t *parser = PyMem_Calloc(1, sizeof(yaml_parser_t) + 4096);
+    if (parser == NULL) {
+        Py_DECREF(utf8);
+        return PyErr_NoMemory();
+    }
+    if (!p_init(parser)) {
+        PyMem_Free(parser);
+        Py_DECREF(utf8);
+        return PyErr_NoMemory();
+    }
+    p_input(parser, (const unsigned char *)PyBytes_AS_STRING(utf8), (size_t)PyBytes_GET_SIZE(utf8));
+
+    frame_t *stack = PyMem_Malloc(sizeof(frame_t) * (size_t)(max_nesting + 2));
+    PyObject *root = NULL, *links = NULL, *lref = NULL, *pending = NULL;
+    PyObject *parent = NULL, *colls = NULL, *p_items = NULL, *p_index = NULL;
+    long pidx = 0, depth = 0, count = 0, documents = 0;
+    int in_map = 0, fallback = 0, failed = 0, done = 0;
+    yaml_event_t ev;
+    if (stack == NULL) {
+        failed = 1;
+        PyErr_NoMemory();
+        done = 1;
+    }
+    while (!done) {
+        if (!p_parse(parser, &ev)) {
+            fallback = 1;
+            break;
+        }
+        switch (ev.type) {
+        case YAML_SCALAR_EVENT: {
+            if (++count > max_nodes || ev.data.scalar.anchor != NULL || ev.data.scalar.tag != NULL) {
+                fallback = 1;
+                break;
+            }
+            PyObject *raw = PyUnicode_DecodeUTF8((const char *)ev.data.scalar.value,
+                                                 (Py_ssize_t)ev.data.scalar.length, "strict");
+            if (raw == NULL) {
+                PyErr_Clear();
+                fallback = 1;
+                break;
+            }
+            PyObject *style, *value;
+            switch (ev.data.scalar.style) {
+            case YAML_SINGLE_QUOTED_SCALAR_STYLE: style = STR_squote; break;
+            case YAML_DOUBLE_QUOTED_SCALAR_STYLE: style = STR_dquote; break;
+            case YAML_LITERAL_SCALAR_STYLE: style = STR_literal; break;
+            case YAML_FOLDED_SCALAR_STYLE: style = STR_folded; break;
+            default: style = STR_empty; break;
+            }
+            if (style == STR_empty) {
+                Py_ssize_t len = PyUnicode_GET_LENGTH(raw);
+                Py_UCS4 c0 = len ? PyUnicode_READ_CHAR(raw, 0) : 0;
+                if (len) {
+                    /* an invisible character at the start of a plain scalar
+                     * (maybe in the indentation): the Python composer decides */
+                    PyObject *ch = PyUnicode_Substring(raw, 0, 1);
+                    int inv = ch ? PySet_Contains(S_invisible, ch) : -1;
+                    Py_XDECREF(ch);
+                    if (inv != 0) {
+                        Py_DECREF(raw);
+                        if (inv < 0)
+                            failed = 1;
+                        else
+                            fallback = 1;
+                        break;
+                    }
+                }
+                int special = 0;
+                if (len && !(c0 == '-' || c0 == '+' || c0 == '.' || (c0 >= '0' && c0 <= '9'))) {
+                    special = PySet_Contains(S_special, raw);
+                    if (special < 0) {
+                        Py_DECREF(raw);
+                        failed = 1;
+                        break;
+                    }
+                } else {
+                    special = 1;
+                }
+                if (special) {
+                    value = PyObject_CallOneArg(F_resolve, raw);
+                    if (value == NULL) {
+                        Py_DECREF(raw);
+                        failed = 1;
+                        break;
+                    }
+                } else {
+                    value = Py_NewRef(raw);
+                }
+            } else {
+                value = Py_NewRef(raw);
+            }
+            long sl = (long)ev.start_mark.line, sc = (long)ev.start_mark.column;
+            long si = (long)ev.start_mark.index, ei = (long)ev.end_mark.index;
+            long el, ec;
+            if (ei >= n_text) {
+                el = end_line_at_eof;
+                ec = end_col_at_eof;
+            } else {
+                el = (long)ev.end_mark.line;
+                ec = (long)ev.end_mark.column;
+            }
+            if (in_map && pending == NULL) {
+                /* a key: a KeyRecord (yamlnodes) */
+                pending = Py_BuildValue("(NNOllllll)", raw, value, style, sl, sc, si, el, ec, ei);
+                if (pending == NULL)
+                    failed = 1;
+                break;
+            }
+            PyObject *node = new_node(T_scalar);
+            if (node == NULL || init_base(node, sl, sc, si, el, ec, ei) < 0) {
+                Py_XDECREF(node);
+                Py_DECREF(raw);
+                Py_DECREF(value);
+                failed = 1;
+                break;
+            }
+            set_slot(node, o_value, value);
+            set_slot_ref(node, o_style, style);
+            set_slot(node, o_raw, raw);
+            set_slot_ref(node, o_is_key, Py_False);
+            if (parent == NULL) {
+                set_slot_ref(node, o_links, Py_None);
+                set_slot(node, o_pidx, PyLong_FromLong(0));
+                set_slot_ref(node, o_key, Py_None);
+                root = node;
+                break;
+            }
+            set_slot_ref(node, o_links, lref);
+            set_slot(node, o_pidx, PyLong_FromLong(pidx));
+            if (in_map) {
+                PyObject *ktext = PyTuple_GET_ITEM(pending, 0);
+                set_slot_ref(node, o_key, ktext);
+                int dup = PyDict_Contains(p_index, ktext);
+                if (dup != 0) {
+                    Py_DECREF(node);
+                    if (dup < 0)
+                        failed = 1;
+                    else
+                        fallback = 1;
+                    break;
+                }
+                PyObject *pos = PyLong_FromSsize_t(PyList_GET_SIZE(p_items) >> 1);
+                if (pos == NULL || PyDict_SetItem(p_index, ktext, pos) < 0
+                    || PyList_Append(p_items, pending) < 0 || PyList_Append(p_items, node) < 0) {
+                    Py_XDECREF(pos);
+                    Py_DECREF(node);
+                    failed = 1;
+                    break;
+                }
+                Py_DECREF(pos);
+                Py_CLEAR(pending);
+            } else {
+                set_slot(node, o_key, PyLong_FromSsize_t(PyList_GET_SIZE(p_items)));
+                if (PyList_Append(p_items, node) < 0) {
+                    Py_DECREF(node);
+                    failed = 1;
+                    break;
+                }
+            }
+            Py_DECREF(node);
+            break;
+        }
+        case YAML_MAPPING_START_EVENT:
+        case YAML_SEQUENCE_START_EVENT: {
+            int is_map = ev.type == YAML_MAPPING_START_EVENT;
+            const yaml_char_t *anchor = is_map ? ev.data.mapping_start.anchor : ev.data.sequence_start.anchor;
+            const yaml_char_t *tag = is_map ? ev.data.mapping_start.tag : ev.data.sequence_start.tag;
+            if (++count > max_nodes || anchor != NULL || tag != NULL || depth >= max_nesting
+                || (in_map && pending == NULL)) {
+                fallback = 1;
+                break;
+            }
+            int flow = is_map ? ev.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
+                              : ev.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
+            long sl = (long)ev.start_mark.line, sc = (long)ev.start_mark.column;
+            long si = (long)ev.start_mark.index;
+            PyObject *node = new_node(is_map ? T_map : T_seq);
+            if (node == NULL || init_base(node, sl, sc, si, sl, sc, si) < 0) {
+                Py_XDECREF(node);
+                failed = 1;
+                break;
+            }
+            PyObject *lst = PyList_New(0);
+            if (lst == NULL) {
+                Py_DECREF(node);
+                failed = 1;
+                break;
+            }
+            if (is_map) {
+                PyObject *idx = PyDict_New();
+                if (idx == NULL) {
+                    Py_DECREF(lst);
+                    Py_DECREF(node);
+                    failed = 1;
+                    break;
+                }
+                set_slot(node, o_kv, lst);
+                set_slot(node, o_index, idx);
+                set_slot_ref(node, o_mflow, flow ? Py_True : Py_False);
+                set_slot_ref(node, o_mlinks_root, Py_None);
+            } else {
+                set_slot(node, o_items, lst);
+                set_slot_ref(node, o_sflow, flow ? Py_True : Py_False);
+                set_slot_ref(node, o_slinks_root, Py_None);
+            }
+            if (parent == NULL) {
+                /* the root: it holds the links table */
+                set_slot_ref(node, o_links, Py_None);
+                set_slot(node, o_pidx, PyLong_FromLong(0));
+                set_slot_ref(node, o_key, Py_None);
+                root = node;
+                links = PyObject_CallOneArg(C_links, node);
+                if (links == NULL) {
+                    failed = 1;
+                    break;
+                }
+                set_slot_ref(node, is_map ? o_mlinks_root : o_slinks_root, links);
+                lref = PyWeakref_NewRef(links, NULL);
+                colls = PyObject_GetAttr(links, STR_colls);
+                if (lref == NULL || colls == NULL || !PyList_Check(colls)) {
+                    failed = 1;
+                    break;
+                }
+            } else {
+                set_slot_ref(node, o_links, lref);
+                set_slot(node, o_pidx, PyLong_FromLong(pidx));
+                if (in_map) {
+                    PyObject *ktext = PyTuple_GET_ITEM(pending, 0);
+                    set_slot_ref(node, o_key, ktext);
+                    int dup = PyDict_Contains(p_index, ktext);
+                    if (dup != 0) {
+                        Py_DECREF(node);
+                        if (dup < 0)
+                            failed = 1;
+                        else
+                            fallback = 1;
+                        break;
+                    }
+                    PyObject *pos = PyLong_FromSsize_t(PyList_GET_SIZE(p_items) >> 1);
+                    if (pos == NULL || PyDict_SetItem(p_index, ktext, pos) < 0
+                        || PyList_Append(p_items, pending) < 0 || PyList_Append(p_items, node) < 0) {
+                        Py_XDECREF(pos);
+                        Py_DECREF(node);
+                        failed = 1;
+                        break;
+                    }
+                    Py_DECREF(pos);
+                    Py_CLEAR(pending);
+                } else {
+                    set_slot(node, o_key, PyLong_FromSsize_t(PyList_GET_SIZE(p_items)));
+                    if (PyList_Append(p_items, node) < 0) {
+                        Py_DECREF(node);
+                        failed = 1;
+                        break;
+                    }
+                }
+                Py_DECREF(node); /* owned by its parent now */
+            }
+            stack[depth].node = parent;
+            stack[depth].pidx = pidx;
+            depth++;
+            parent = node;
+            if (node != root) {
+                pidx = (long)PyList_GET_SIZE(colls);
+                if (PyList_Append(colls, node) < 0) {
+                    failed = 1;
+                    break;
+                }
+            }
+            if (is_map) {
+                set_slot(node, o_idx, PyLong_FromLong(pidx));
+                in_map = 1;
+                p_items = SLOT(node, o_kv);
+                p_index = SLOT(node, o_index);
+            } else {
+                in_map = 0;
+                p_items = SLOT(node, o_items);
+            }
+            break;
+        }
+        case YAML_MAPPING_END_EVENT:
+        case YAML_SEQUENCE_END_EVENT: {
+            long ei = (long)ev.end_mark.index, el, ec;
+            if (ei >= n_text) {
+                el = end_line_at_eof;
+                ec = end_col_at_eof;
+            } else {
+                el = (long)ev.end_mark.line;
+                ec = (long)ev.end_mark.column;
+            }
+            PyObject *a = PyLong_FromLong(el), *b = PyLong_FromLong(ec), *c = PyLong_FromLong(ei);
+            if (!a || !b || !c) {
+                Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(c);
+                failed = 1;
+                break;
+            }
+            set_slot(parent, o_end_line, a);
+            set_slot(parent, o_end_col, b);
+            set_slot(parent, o_end, c);
+            depth--;
+            parent = stack[depth].node;
+            pidx = stack[depth].pidx;
+            Py_CLEAR(pending);
+            if (parent == NULL) {
+                in_map = 0;
+            } else if (Py_IS_TYPE(parent, T_map)) {
+                in_map = 1;
+                p_items = SLOT(parent, o_kv);
+                p_index = SLOT(parent, o_index);
+            } else {
+                in_map = 0;
+                p_items = SLOT(parent, o_items);
+            }
+            break;
+        }
+        case YAML_DOCUMENT_START_EVENT:
+            if (++documents > 1)
+                fallback = 1;
+            break;
+        case YAML_ALIAS_EVENT:
+            fallback = 1;
+            break;
+        case YAML_STREAM_END_EVENT:
+        case YAML_NO_EVENT:
+            done = 1;
+            break;
+        default:
+            break;
+        }
+        p_event_delete(&ev);
+        if (fallback || failed)
+            break;
+    }
+    p_delete(parser);
+    PyMem_Free(parser);
+    PyMem_Free(stack);
+    Py_DECREF(utf8);
+    Py_XDECREF(pending);
+    Py_XDECREF(lref);
+    Py_XDECREF(colls);
+    Py_XDECREF(links);
+    if (failed) {
+        Py_XDECREF(root);
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_RuntimeError, "composition failed");
+        return NULL;
+    }
+    if (fallback || root == NULL) {
+        Py_XDECREF(root);
+        Py_RETURN_NONE;
+    }
+    return root;
+}
+
+static PyMethodDef methods[] = {
+    {"setup", ycompose_setup, METH_VARARGS,
+     "setup(libyaml_path, YScalar, YMap, YSeq, YLinks, resolve_plain, plain_special, invisible, "
+     "max_nodes, max_nesting): bind libyaml and the node classes."},
+    {"compose", ycompose_compose, METH_VARARGS,
+     "compose(text, end_line, end_col) -> root node, or None when the Python composer must run."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "loopc.compiler._ycompose",
+    "Optional compiled composer of the strict YAML layer (see yamlload).", -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit__ycompose(void)
+{
+    STR_empty = PyUnicode_InternFromString("");
+    STR_squote = PyUnicode_InternFromString("'");
+    STR_dquote = PyUnicode_InternFromString("\"");
+    STR_literal = PyUnicode_InternFromString("|");
+    STR_folded = PyUnicode_InternFromString(">");
+    STR_colls = PyUnicode_InternFromString("colls");
+    if (!STR_empty || !STR_squote || !STR_dquote || !STR_literal || !STR_folded || !STR_colls)
+        return NULL;
+    return PyModule_Create(&module);
+}
