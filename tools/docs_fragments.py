@@ -395,6 +395,38 @@ def _config_classes() -> str:
     return ", ".join(out)
 
 
+def _catalog_table() -> str:
+    """docs/plan.md#built-in-catalog: each action type's descriptor
+    (:func:`loopc.plan.builtin.builtin_descriptors`); action types with the
+    same values share a row, in catalog order."""
+    from loopc.plan.builtin import builtin_descriptors
+
+    def row(d: object) -> tuple[str, ...]:
+        lock = d.lock_plan_contract  # type: ignore[attr-defined]
+        owner = d.effect_owner  # type: ignore[attr-defined]
+        idem = d.idempotency_policy  # type: ignore[attr-defined]
+        classes = ", ".join(f"`{c.value}`" for c in lock.resource_classes) or "none"
+        return (
+            d.execution_class.value,  # type: ignore[attr-defined]
+            d.transaction_policy.value,  # type: ignore[attr-defined]
+            d.replay_policy.value,  # type: ignore[attr-defined]
+            f"{lock.kind.value}, {classes}",
+            owner.kind.value + (f" `{owner.owner}`" if owner.owner else ""),
+            f"({', '.join(k.value for k in idem.key_shape)}) / {idem.scope.value}",
+            d.output_durability.value,  # type: ignore[attr-defined]
+        )
+
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for action, (desc, _) in builtin_descriptors().items():
+        groups.setdefault(row(desc), []).append(action)
+    head = ("ExecutionClass", "TransactionPolicy", "ReplayPolicy", "LockPlanContract", "EffectOwner")
+    head += ("IdempotencyPolicy", "OutputDurability")
+    rows = ["", "| action type | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
+    for values, actions in groups.items():
+        rows.append(f"| {' '.join(f'`{a}`' for a in actions)} | " + " | ".join(values) + " |")
+    return "\n".join(rows) + "\n"
+
+
 #: fragment name -> its text
 FRAGMENTS: dict[str, Callable[[], str]] = {
     "artifact-versions": _range,
@@ -412,6 +444,7 @@ FRAGMENTS: dict[str, Callable[[], str]] = {
     "template-keys": _template_keys,
     "where-table": _where_table,
     "config-classes": _config_classes,
+    "catalog-table": _catalog_table,
 }
 
 
