@@ -419,8 +419,8 @@ def _catalog_table() -> str:
     groups: dict[tuple[str, ...], list[str]] = {}
     for action, (desc, _) in builtin_descriptors().items():
         groups.setdefault(row(desc), []).append(action)
-    head = ("ExecutionClass", "TransactionPolicy", "ReplayPolicy", "LockPlanContract", "EffectOwner")
-    head += ("IdempotencyPolicy", "OutputDurability")
+    head: tuple[str, ...] = ("ExecutionClass", "TransactionPolicy", "ReplayPolicy", "LockPlanContract")
+    head += ("EffectOwner", "IdempotencyPolicy", "OutputDurability")
     rows = ["", "| action type | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
     for values, actions in groups.items():
         rows.append(f"| {' '.join(f'`{a}`' for a in actions)} | " + " | ".join(values) + " |")
