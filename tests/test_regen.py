@@ -125,7 +125,7 @@ def test_a_new_field_and_a_new_kind_reach_the_derived_tables() -> None:
     field = attrs.evolve(
         old,
         source={**old.source, "reminder": SourceField(S_TEMPLATE, form="template", type="string", render=True)},
-        wire=attrs.evolve(old.wire, fields={**old.wire.fields, "reminder": F(INSTR, required=False, since=9)}),
+        wire=old.wire.evolve(fields={**old.wire.fields, "reminder": F(INSTR, required=False, since=9)}),
     )
     with kinds.amended(field):
         assert "`reminder` (v9, instr, optional)" in docs_fragments.FRAGMENTS["node-configs-table"]()
