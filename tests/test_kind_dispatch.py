@@ -12,6 +12,8 @@ import tomllib
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from loopc import kinds
 from loopc.compiler import schema_configs, scopemap, typecheck_nodes
 from loopc.interpreter import engine
@@ -26,6 +28,51 @@ def test_every_kind_has_exactly_one_interpreter_handler() -> None:
     assert acts | arrivals == set(kinds.KINDS)
     for op, h in engine.ACTIVATION_HANDLERS.items():
         assert h is getattr(engine.Engine, "_op_" + op)
+    # no handler is left behind by a kind that went (or was renamed)
+    ops = {m[4:] for m in dir(engine.Engine) if m.startswith("_op_")}
+    assert ops == acts
+
+
+def test_a_kind_without_a_handler_fails_when_the_engine_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    import attrs
+
+    t = kinds.tables()
+    noop = attrs.evolve(t.kinds["fork"], name="noop", config_key="noop")
+    monkeypatch.setattr(engine, "kind_tables", lambda: attrs.evolve(t, kinds={**t.kinds, "noop": noop}))
+    with pytest.raises(ImportError, match=r"\['noop'\] have no interpreter handler"):
+        engine._activation_handlers()
+
+
+def test_a_control_kind_needs_no_catalog_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kind of pure control flow (effect class ``none``, no modes) gets the
+    control descriptor from its declaration; any other kind must declare its
+    descriptor, and the message says where."""
+    import attrs
+
+    from loopc.plan import builtin
+    from loopc.plan.descriptor import ExecutionClass
+
+    t = kinds.tables()
+    noop = attrs.evolve(t.kinds["fork"], name="noop", config_key="noop", summary="Pass the token on.")
+    poke = attrs.evolve(t.kinds["set_variable"], name="poke", config_key="poke")
+    monkeypatch.setattr(builtin, "_kind_tables", lambda: attrs.evolve(t, kinds={**t.kinds, "noop": noop, "poke": poke}))
+    desc, reasons = builtin._descriptor("noop")
+    assert desc.execution_class is ExecutionClass.PURE_COMPUTE
+    assert reasons["ExecutionClass"].startswith("pass the token on: pure computation")
+    with pytest.raises(KeyError, match="'poke'.*effect class 'state'"):
+        builtin._descriptor("poke")
+    assert builtin.action_type("noop", {}) == "noop"
+
+
+def test_a_kind_with_modes_names_the_mode_of_a_node() -> None:
+    from loopc.plan.builtin import action_type
+
+    assert action_type("send_message", {"completion": "callback"}) == "send_message.callback"
+    assert action_type("send_message", {"completion": "sent"}) == "send_message.sent"
+    assert action_type("wait", {"condition": ["ref", "boolean", "run.state.x"]}) == "wait.condition"
+    assert action_type("wait", {"duration": "PT1S"}) == "wait.timer"
+    for k in kinds.KINDS.values():
+        assert bool(k.modes) == (k.mode_of is not None)
 
 
 def test_each_pass_has_the_own_fields_of_exactly_the_kinds_with_custom_fields() -> None:

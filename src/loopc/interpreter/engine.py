@@ -315,27 +315,47 @@ class Engine(AttemptLayer):
     def _arrive(self, nid: str, port: str, ctx: tuple, val: dict[str, Any], edge: str | None = None) -> None:
         node = self.p.nodes[nid]
         op = node.op
-        if op == "join":
-            self._join_arrival(node, ctx, val)
-        elif op == "loop" and port != "in":
+        arrival = ARRIVAL_HANDLERS.get(op)
+        if arrival is not None:
+            arrival(self, node, ctx, val, edge)
+        elif port in _BACK_PORTS:  # a loop's continue/break: its body returns to it
             self._loop_return(node, port, ctx, val)
-        elif op == "end":
-            self._end(node, ctx, val, edge)
         else:
             a = self._activate(node, ctx, val)
             ACTIVATION_HANDLERS[op](self, a)
 
 
-#: registry (:mod:`loopc.kinds`), so a kind without a handler fails at test time.
-ACTIVATION_HANDLERS: dict[str, Callable[[Engine, Act], None]] = {
-    "send_message": Engine._op_send_message,
-    "set_variable": Engine._op_set_variable,
-    "wait": Engine._op_wait,
-    "request_approval": Engine._op_request_approval,
-    "switch": Engine._op_switch,
-    "fork": Engine._op_fork,
-    "fan_out": Engine._op_fan_out,
-    "loop": Engine._op_loop,
+
+def _arrive_join(eng: Engine, node: Any, ctx: tuple, val: dict[str, Any], edge: str | None) -> None:
+    eng._join_arrival(node, ctx, val)
+
+
+def _arrive_end(eng: Engine, node: Any, ctx: tuple, val: dict[str, Any], edge: str | None) -> None:
+    eng._end(node, ctx, val, edge)
+
+
+#: Opcodes that act on arrival, without an activation: their handler.
+ARRIVAL_HANDLERS: dict[str, Callable[[Engine, Any, tuple, dict[str, Any], str | None], None]] = {
+    "join": _arrive_join,
+    "end": _arrive_end,
 }
-#: Opcodes handled on arrival, without an activation.
-ARRIVAL_OPS = ("join", "end")
+ARRIVAL_OPS = tuple(ARRIVAL_HANDLERS)
+#: Target ports through which a scope's body returns to its owner (Kind.back_ports).
+_BACK_PORTS = kind_tables().back_ports
+
+
+def _activation_handlers() -> dict[str, Callable[[Engine, Act], None]]:
+    """Every other registered kind's handler: the ``_op_<kind>`` method of
+    the engine layer it belongs to (docs/architecture.md#add-a-node-kind),
+    looked up once here at import, so a kind without one fails at once, not
+    when a Run first reaches it."""
+    missing = [op for op in kind_tables().kinds if op not in ARRIVAL_HANDLERS and not hasattr(Engine, "_op_" + op)]
+    if missing:
+        raise ImportError(f"node kind(s) {missing} have no interpreter handler: define Engine._op_<kind> "
+                          "on its engine layer (docs/architecture.md#add-a-node-kind)")
+    return {op: getattr(Engine, "_op_" + op) for op in kind_tables().kinds if op not in ARRIVAL_HANDLERS}
+
+
+#: opcode -> its activation handler, for every registered kind that does not
+#: act on arrival (tests/test_kind_dispatch.py proves the two tables cover the registry).
+ACTIVATION_HANDLERS: dict[str, Callable[[Engine, Act], None]] = _activation_handlers()

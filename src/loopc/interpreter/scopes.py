@@ -408,8 +408,3 @@ class ScopeLayer(ActivationLayer):
                         self._item_record(fo, k, "cancelled", None, None, [])
                 fo.in_flight = []
                 fo.closed = True
-
-
-#: Opcode → the handler of an activation of a node of that kind.  ``join`` and
-#: ``end`` (:data:`ARRIVAL_OPS`) act on arrival in :meth:`Engine._arrive` and
-#: are never activated; tests/test_kind_dispatch.py proves the two cover the

@@ -14,7 +14,7 @@ A :class:`Kind` is one node type of ``loop.plan/v1`` described once, as data:
 * the facets the passes read instead of spelling kinds out: ``effect_class``
   (:data:`EFFECT_CLASSES`), ``scope`` (:data:`SCOPES`, the scope it opens),
   ``back_ports`` (target ports that return to it from inside its scope),
-  ``modes`` (its separate action types) and ``conditional_outputs`` (output
+  ``modes`` (its separate action types, chosen by ``mode_of``) and ``conditional_outputs`` (output
   fields present only when a config key is set).
 
 The checker's key sets, the source and artifact JSON Schemas, version
@@ -234,6 +234,9 @@ class Kind:
     #: ``{output field: source key}``: the field is in the node's output only
     #: when the key is set (``comment`` iff ``feedbackScope``).
     conditional_outputs: Mapping[str, str] = attrs.field(factory=dict)
+    #: with :attr:`modes`: which mode a node is in, from a getter of its
+    #: config's wire fields by name (``get("completion")``; ``None`` when absent).
+    mode_of: Callable[[Callable[[str], Any]], str] | None = None
 
     def __attrs_post_init__(self) -> None:
         if self.effect_class not in EFFECT_CLASSES:
@@ -247,6 +250,8 @@ class Kind:
                 raise ValueError(f"{self.name}: back port {port!r} is not a target port")
         if len([n for n, f in self.wire.fields.items() if f.spec == CONTRACT]) > 1:
             raise ValueError(f"{self.name}: more than one contract field (the semantic digest projects one)")
+        if bool(self.modes) != (self.mode_of is not None):
+            raise ValueError(f"{self.name}: modes and mode_of go together")
         for key in self.conditional_outputs.values():
             if key not in self.source:
                 raise ValueError(f"{self.name}: conditional output on unknown key {key!r}")
@@ -267,6 +272,16 @@ class Kind:
         if when is not None and getattr(config, attr_name(when[0]), None) != when[1]:
             return None
         return self.scope
+
+    def mode(self, config: Any) -> str | None:
+        """The mode (one of :attr:`modes`) of a node of this kind with
+        ``config`` — a typed config (attributes named by :func:`attr_name`)
+        or a wire mapping — or ``None`` for a kind without modes."""
+        if self.mode_of is None:
+            return None
+        if isinstance(config, Mapping):
+            return self.mode_of(config.get)
+        return self.mode_of(lambda key: getattr(config, attr_name(key), None))
 
     @property
     def external(self) -> bool:

@@ -149,4 +149,5 @@ KIND = Kind(
     effects="posts a message (external); callback completion waits for an Agent",
     effect_class="message",
     modes=("sent", "callback"),
+    mode_of=lambda get: "callback" if get("completion") == "callback" else "sent",
 )

@@ -48,4 +48,5 @@ KIND = Kind(
     effects="watches Run state (condition) or a timer",
     effect_class="timer",
     modes=("condition", "timer"),
+    mode_of=lambda get: "condition" if get("condition") is not None else "timer",
 )

@@ -5,9 +5,11 @@ Action types are keyed by the artifact's opcodes (the node kinds): an
 action node's opcode plus, where one opcode has two behaviours, its mode —
 ``send_message.sent`` / ``send_message.callback`` (``config.completion``)
 and ``wait.condition`` / ``wait.timer`` (``config.condition`` vs
-``config.duration``).  The node-kind registry below this layer knows
-nothing of capabilities; this module is the one place that maps a node to
-its action type (:func:`action_type`).
+``config.duration``), as each kind declares (:attr:`loopc.kinds.Kind.modes`,
+``mode_of``).  The node-kind registry below this layer knows nothing of
+capabilities; this module maps a node to its action type
+(:func:`action_type`) and each action type to its descriptor (a kind of pure
+control flow without an entry gets the control descriptor).
 """
 
 from __future__ import annotations
@@ -74,16 +76,9 @@ def action_type(op: str, config: Any) -> str:
     config of :mod:`loopc.ir.model`, or its wire-form mapping); an unknown
     opcode is returned unchanged (the catalog has no entry for it)."""
 
-    def member(wire: str, attr: str) -> Any:
-        if isinstance(config, Mapping):
-            return config.get(wire)
-        return getattr(config, attr, None)
-
-    if op == "send_message":
-        return "send_message.callback" if member("completion", "completion") == "callback" else "send_message.sent"
-    if op == "wait":
-        return "wait.condition" if member("condition", "condition") is not None else "wait.timer"
-    return op
+    k = _kind_tables().kinds.get(op)
+    mode = k.mode(config) if k is not None else None
+    return op if mode is None else f"{op}.{mode}"
 
 
 def _effect(owner: EffectOwner, reauth: Reauthorization) -> CapabilityDescriptor:
@@ -283,9 +278,28 @@ _BUILTIN.update(
 )
 
 
+def _descriptor(action: str) -> tuple[CapabilityDescriptor, dict[str, str]]:
+    """The descriptor of ``action``: its entry above, or for a kind of pure
+    control flow (effect class ``none``, no modes) without one, the control
+    descriptor with reasons from the kind's summary — so a new control kind
+    needs no entry here (docs/architecture.md#add-a-node-kind).  ``KeyError``
+    naming what is missing for any other action type."""
+    got = _BUILTIN.get(action)
+    if got is not None:
+        return got
+    k = _kind_tables().kinds.get(action)
+    if k is None or k.effect_class != "none" or k.modes:
+        raise KeyError(
+            f"no built-in catalog descriptor for action type {action!r}: a kind with effect class "
+            f"{k.effect_class if k else '?'!r} declares its descriptor in loopc.plan.builtin._BUILTIN"
+        )
+    what = k.summary[:1].lower() + k.summary[1:].rstrip(".")
+    return _control(), _control_reasons(action, what, _ONE_TOKEN, _EPH)
+
+
 def builtin_descriptors() -> dict[str, tuple[CapabilityDescriptor, dict[str, str]]]:
     """``{action type: (descriptor, reasons)}`` for every :data:`ACTION_TYPES` entry."""
-    return {a: _BUILTIN[a] for a in ACTION_TYPES}
+    return {a: _descriptor(a) for a in ACTION_TYPES}
 
 
 def builtin_handler(action: str) -> str:
