@@ -727,3 +727,20 @@ def test_a_failing_webhook_is_a_failed_delivery_and_custom_handlers_load(db: str
 def _start_hooked(db: str, tmp: Path, extra: list[str], env: dict[str, str] | None = None
                   ) -> subprocess.CompletedProcess[str]:
     return loopc("start", str(PLAN), "--input", str(tmp / "in.json"), "--db", db, "--format", "json", *extra, env=env)
+
+
+def test_a_database_of_an_older_loopc_gets_the_waiting_column(tmp_path: Path) -> None:
+    import sqlalchemy as sa
+
+    url = f"sqlite:///{tmp_path / 'old.sqlite'}"
+    eng = sa.create_engine(url)
+    with eng.begin() as c:  # loopc_runs as an older loopc made it (no 'waiting')
+        c.execute(sa.text("CREATE TABLE loopc_runs (run VARCHAR(64) PRIMARY KEY, digest VARCHAR(100) NOT NULL, "
+                          "input TEXT NOT NULL, started_at VARCHAR(64) NOT NULL, bindings TEXT NOT NULL, "
+                          "status VARCHAR(32) NOT NULL, output TEXT, error TEXT, state TEXT, records INTEGER NOT NULL)"))
+        c.execute(sa.text("INSERT INTO loopc_runs VALUES ('run_old', 'sha256:x', '{}', '5', '{}', 'waiting', "
+                          "NULL, NULL, NULL, 2)"))
+    eng.dispose()
+    r = loopc("status", "run_old", "--db", url, "--format", "json")
+    assert r.returncode == 0 and json.loads(r.stdout)["waiting"] == [], r.stderr
+    assert Store(url).run("run_old")["waiting"] == []

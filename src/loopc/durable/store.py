@@ -101,10 +101,17 @@ class Store:
     def _add_missing_columns(self) -> None:
         """A database made by an older loopc lacks ``loopc_runs.waiting``:
         add it (nullable; such Runs show no waits until they settle again)."""
-        cols = {c["name"] for c in sa.inspect(self.engine).get_columns("loopc_runs")}
-        if "waiting" not in cols:
+        def has() -> bool:
+            return "waiting" in {c["name"] for c in sa.inspect(self.engine).get_columns("loopc_runs")}
+
+        if has():
+            return
+        try:
             with self.engine.begin() as c:
                 c.execute(sa.text("ALTER TABLE loopc_runs ADD COLUMN waiting TEXT"))
+        except sa.exc.SQLAlchemyError:
+            if not has():  # another process may have added it first
+                raise
 
     def dispose(self) -> None:
         self.engine.dispose()
