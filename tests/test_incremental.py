@@ -88,6 +88,13 @@ def edit(text: str, rng: random.Random) -> str:
     """One random edit of ``text``."""
     if not text:
         return rng.choice(PIECES)
+    if rng.random() < 0.45:  # typing: a letter or digit added to, or taken from, a word
+        spots = [i for i in range(1, len(text)) if text[i].isalnum() and text[i - 1].isalnum()]
+        if spots:
+            at = rng.choice(spots)
+            if rng.random() < 0.5:
+                return text[:at] + rng.choice("aqz7_") + text[at:]
+            return text[:at] + text[at + 1 :]
     at = rng.choice(_positions(text)) if rng.random() < 0.4 else rng.randrange(len(text) + 1)
     op = rng.randrange(7)
     lines = text.split("\n")

@@ -221,7 +221,8 @@ class IncrementalChecker:
         res = check_document(doc, reporter, path)
         if keep:
             self.last_mode = "full"
-            self._state = None
+            # a text the YAML layer has findings in keeps the last clean
+            # tree: the edit that mends it is diffed against that
             if (
                 clean
                 and doc is not None
@@ -240,12 +241,11 @@ class IncrementalChecker:
         if st is None:
             self.last_reason = "no previous tree"
             return None
-        doc = _splice(st, text, path)
-        if doc.__class__ is str:
-            self.last_reason = doc
+        out = _splice(st, text, path)
+        if isinstance(out, str):
+            self.last_reason = out
             return None
-        assert isinstance(doc, YDocument)
-        count = _count(doc.root)  # type: ignore[arg-type]
+        doc, count = out
         if count > _MAX_YAML_NODES:
             self.last_reason = "near the YAML node budget"
             return None
@@ -274,9 +274,10 @@ def _count(root: YNode) -> int:
     return n
 
 
-def _splice(st: _State, text: str, path: str | None) -> YDocument | str:
-    """The tree of ``text``, from ``st``'s and the re-read items, or why it
-    cannot be (a string: the check is then a whole one)."""
+def _splice(st: _State, text: str, path: str | None) -> tuple[YDocument, int] | str:
+    """The tree of ``text``, from ``st``'s and the re-read items, and its
+    YAML node count; or why it cannot be (a string: the check is then a
+    whole one)."""
     old = st.text
     if text == old:
         p = s = len(old)
@@ -300,7 +301,7 @@ def _splice(st: _State, text: str, path: str | None) -> YDocument | str:
             sec = candidate
             break
     if sec is None:
-        return "the edit is not inside the items of nodes: or edges:"
+        return _splice_entry(st, text, p, oe, ne, path)
     dash, starts = sec.dash, sec.line_start
     n = len(dash)
     # the first item touched: the last whose dash is before the edit
@@ -361,7 +362,98 @@ def _splice(st: _State, text: str, path: str | None) -> YDocument | str:
     # the list runs to the end of the text: the list and the document end
     # where the re-read text does (the last line may have changed)
     tail = None if sentinel else (fseq.end_line + frag_line, fseq.end_col, fseq.end + frag_off)
-    return _rebuild(st.doc, sec, i, j, new_items, oe, dl, delta, frag_line, frag_off, text, path, tail)
+    count = st.count + sum(map(_count, new_items)) - sum(map(_count, sec.seq.items[i:j]))
+    return _rebuild(st.doc, sec, i, j, new_items, oe, dl, delta, frag_line, frag_off, text, path, tail), count
+
+
+def _splice_entry(st: _State, text: str, p: int, oe: int, ne: int, path: str | None) -> tuple[YDocument, int] | str:
+    """The tree of ``text`` when the edit lies inside one entry of the root
+    mapping (after its key's first character, before the next key's line)
+    and not in the two header lines: that entry's lines are read again, a
+    stand-in key after them (``x: 1``) ending its value where the next key
+    does."""
+    old = st.text
+    root = st.doc.root
+    if root.__class__ is not YMap or root.flow or root.col != 0:
+        return "the document is not a block mapping"
+    assert isinstance(root, YMap)
+    header_end = old.find("\n", old.find("\n") + 1)
+    if header_end < 0 or p <= header_end:
+        return "the edit touches the header lines"
+    kv = root.kv
+    starts = []
+    for jj in range(0, len(kv), 2):
+        k = kv[jj]
+        start, col = (k[5], k[4]) if k.__class__ is tuple else (k.start, k.col)
+        if col != 0:
+            return "a root key is not at column 0"
+        starts.append(start)
+    m = len(starts) - 1
+    while m >= 0 and starts[m] >= p:
+        m -= 1
+    if m < 0:
+        return "the edit is before the first key"
+    end = starts[m + 1] if m + 1 < len(starts) else None
+    if end is not None and oe > end:
+        return "the edit spans several root entries"
+    delta = len(text) - len(old)
+    if end is not None and text[end + delta - 1] != "\n":
+        return "the edit joins an entry's line to the next key"
+    ls = starts[m]
+    body = text[ls : (end + delta if end is not None else len(text))]
+    sentinel = "x: 1\n" if end is not None else ""
+    reporter = Reporter()
+    try:
+        fdoc = yamlload.load(body + sentinel, reporter)
+    except Exception:  # noqa: BLE001 - the whole check reports it
+        return "the re-read entry does not load"
+    if reporter.diagnostics or fdoc is None:
+        return "the YAML layer has findings in the re-read entry"
+    froot = fdoc.root
+    if froot.__class__ is not YMap or froot.flow:
+        return "the re-read entry is not a block mapping"
+    assert isinstance(froot, YMap)
+    fkv = froot.kv
+    okey = kv[2 * m]
+    okey = okey if okey.__class__ is tuple else (okey.raw, okey.value, okey.style, okey.line)
+    fkey = fkv[0] if fkv else None
+    if fkey.__class__ is not tuple or fkey[:3] != okey[:3]:
+        return "the edit changes a root key"
+    want = 4 if sentinel else 2
+    if len(fkv) != want or (sentinel and (fkv[2].__class__ is not tuple or fkv[2][0] != "x" or fkv[2][5] != len(body))):
+        return "the re-read entry is not one entry"
+    line_m = okey[3]
+    dl = text.count("\n", p, ne) - old.count("\n", p, oe)
+    value = fkv[1]
+    # the new root: entries before m in place, m from the re-read text,
+    # those after moved by the edit's delta
+    new_root = YMap(root.line, root.col, root.start, root.flow)
+    links = YLinks(new_root)
+    new_root._links_root = links
+    lref = weakref.ref(links)
+    colls = links.colls
+    if end is None:  # the entry runs to the end of the text: so does the document
+        new_root.end_line, new_root.end_col, new_root.end = froot.end_line + line_m, froot.end_col, froot.end + ls
+    else:
+        new_root.end_line, new_root.end_col, new_root.end = root.end_line + dl, root.end_col, root.end + delta
+    new_root.index = dict(root.index)
+    out = new_root.kv
+    for jj in range(0, len(kv), 2):
+        k = kv[jj]
+        if k.__class__ is not tuple:
+            k = (k.raw, k.value, k.style, k.line, k.col, k.start, k.end_line, k.end_col, k.end)
+        v = kv[jj + 1]
+        if jj == 2 * m:
+            out.append((k[0], k[1], k[2], k[3], k[4], k[5], fkey[6] + line_m, fkey[7], fkey[8] + ls))
+            out.append(_copy(value, 0, lref, colls, line_m, ls))
+        elif jj > 2 * m:
+            out.append((k[0], k[1], k[2], k[3] + dl, k[4], k[5] + delta, k[6] + dl, k[7], k[8] + delta))
+            out.append(_copy(v, 0, lref, colls, dl, delta))
+        else:
+            out.append(k)
+            out.append(_copy(v, 0, lref, colls, 0, 0))
+    count = st.count + _count(value) - _count(kv[2 * m + 1])
+    return YDocument(text, new_root, path), count
 
 
 def _rebuild(
@@ -386,170 +478,145 @@ def _rebuild(
     given, is where the list and the document end (the end of the text)."""
     root = doc.root
     assert isinstance(root, YMap)
-    new_root = YMap(0, 0, 0, root.flow)
+    new_root = YMap(root.line, root.col, root.start, root.flow)
     links = YLinks(new_root)
     new_root._links_root = links
     lref = weakref.ref(links)
     colls = links.colls
-    cp = _Copier(lref, colls, oe, dl, delta)
-    _fill_pos(new_root, root, oe, dl, delta)
-    new_root._idx = 0
+    if root.end >= oe:
+        new_root.end_line, new_root.end_col, new_root.end = root.end_line + dl, root.end_col, root.end + delta
+    else:
+        new_root.end_line, new_root.end_col, new_root.end = root.end_line, root.end_col, root.end
     kv = root.kv
     out = new_root.kv
     new_root.index = dict(root.index)
     for jj in range(0, len(kv), 2):
-        out.append(cp.key(kv[jj]))
+        k = kv[jj]
+        if k.__class__ is not tuple:
+            k = (k.raw, k.value, k.style, k.line, k.col, k.start, k.end_line, k.end_col, k.end)
         v = kv[jj + 1]
+        if k[5] >= oe:
+            out.append((k[0], k[1], k[2], k[3] + dl, k[4], k[5] + delta, k[6] + dl, k[7], k[8] + delta))
+        else:
+            out.append(k)
         if v is sec.seq:
-            q = _splice_seq(cp, v, i, j, new_items, frag_line, frag_off)
+            q = _splice_seq(v, i, j, new_items, lref, colls, oe, dl, delta, frag_line, frag_off)
             if tail is not None:
                 q.end_line, q.end_col, q.end = tail
             out.append(q)
+        elif v.start >= oe:
+            out.append(_copy(v, 0, lref, colls, dl, delta))
         else:
-            out.append(cp.node(v, 0))
+            out.append(_copy(v, 0, lref, colls, 0, 0))
     if tail is not None and root.end == len(doc.text):
         new_root.end_line, new_root.end_col, new_root.end = tail
     return YDocument(text, new_root, path)
 
 
-def _splice_seq(cp: _Copier, seq: YSeq, i: int, j: int, new_items: list[YNode], frag_line: int, frag_off: int) -> YSeq:
-    node = YSeq.__new__(YSeq)
-    _fill_pos(node, seq, cp.oe, cp.dl, cp.delta)
-    node.flow = seq.flow
-    node._links_root = None
-    node._links = cp.lref
-    node._pidx = 0
+def _splice_seq(
+    seq: YSeq,
+    i: int,
+    j: int,
+    new_items: list[YNode],
+    lref: Any,
+    colls: list[Any],
+    oe: int,
+    dl: int,
+    delta: int,
+    frag_line: int,
+    frag_off: int,
+) -> YSeq:
+    """The section's list: items before ``i`` copied in place, the re-read
+    ones moved from the re-read text, those from ``j`` on moved by the
+    edit's delta."""
+    node = YSeq(seq.line, seq.col, seq.start, seq.flow)
+    node.end_line, node.end_col, node.end = seq.end_line + dl, seq.end_col, seq.end + delta
+    node._links = lref
     node.key = seq.key
-    idx = len(cp.colls)
-    cp.colls.append(node)
-    items: list[YNode] = []
-    node.items = items
+    idx = len(colls)
+    colls.append(node)
     old = seq.items
-    for k in range(i):
-        items.append(cp.node(old[k], idx))
-    moved = _Copier(cp.lref, cp.colls, -1, frag_line, frag_off)
+    items = [_copy(old[k], idx, lref, colls, 0, 0) for k in range(i)]
+    node.items = items
     for it in new_items:
-        c = moved.node(it, idx)
+        c = _copy(it, idx, lref, colls, frag_line, frag_off)
         c.key = len(items)
         items.append(c)
     for k in range(j, len(old)):
-        c = cp.node(old[k], idx)
+        c = _copy(old[k], idx, lref, colls, dl, delta)
         c.key = len(items)
         items.append(c)
     return node
 
 
-def _fill_pos(dst: YNode, src: YNode, oe: int, dl: int, delta: int) -> None:
-    if src.start >= oe:
-        dst.line = src.line + dl
-        dst.start = src.start + delta
-    else:
-        dst.line = src.line
-        dst.start = src.start
-    dst.col = src.col
-    if src.end >= oe:
-        dst.end_line = src.end_line + dl
-        dst.end = src.end + delta
-    else:
-        dst.end_line = src.end_line
-        dst.end = src.end
-    dst.end_col = src.end_col
+_new = object.__new__
 
 
-class _Copier:
-    """Copies subtrees into a new tree (its links table's weak reference
-    ``lref`` and collection list ``colls``), moving every position at or
-    after ``oe`` by ``dl`` lines and ``delta`` offsets (columns stay: what
-    moves starts on a line of its own)."""
-
-    __slots__ = ("lref", "colls", "oe", "dl", "delta")
-
-    def __init__(self, lref: Any, colls: list[Any], oe: int, dl: int, delta: int) -> None:
-        self.lref = lref
-        self.colls = colls
-        self.oe = oe
-        self.dl = dl
-        self.delta = delta
-
-    def key(self, k: Any) -> tuple[Any, ...]:
-        """A key record moved (a key already made a node becomes a record
-        again, as a fresh load leaves it)."""
-        if k.__class__ is not tuple:
-            k = (k.raw, k.value, k.style, k.line, k.col, k.start, k.end_line, k.end_col, k.end)
-        raw, value, style, line, col, start, end_line, end_col, end = k
-        oe = self.oe
-        if start < oe and end < oe:
-            return k
-        dl, delta = self.dl, self.delta
-        if start >= oe:
-            line += dl
-            start += delta
-        if end >= oe:
-            end_line += dl
-            end += delta
-        return (raw, value, style, line, col, start, end_line, end_col, end)
-
-    def node(self, src: YNode, pidx: int) -> YNode:
-        """A copy of ``src`` and its subtree, under the collection at
-        ``pidx`` of the links table."""
-        cls = src.__class__
-        oe = self.oe
-        if cls is YScalar:
-            assert isinstance(src, YScalar)
-            s = YScalar.__new__(YScalar)
-            if src.start >= oe:
-                dl, delta = self.dl, self.delta
-                s.line = src.line + dl
-                s.start = src.start + delta
-                s.end_line = src.end_line + dl
-                s.end = src.end + delta
-            else:
-                s.line = src.line
-                s.start = src.start
-                s.end_line = src.end_line
-                s.end = src.end
-            s.col = src.col
-            s.end_col = src.end_col
-            s._links = self.lref
-            s._pidx = pidx
-            s.key = src.key
-            s.value = src.value
-            s.style = src.style
-            s.raw = src.raw
-            s.is_key = src.is_key
-            return s
-        colls = self.colls
-        idx = len(colls)
-        if cls is YMap:
-            assert isinstance(src, YMap)
-            m = YMap.__new__(YMap)
-            _fill_pos(m, src, oe, self.dl, self.delta)
-            m._links = self.lref
-            m._pidx = pidx
-            m.key = src.key
-            m.flow = src.flow
-            m._links_root = None
-            m._idx = idx
-            m.index = dict(src.index)
-            colls.append(m)
-            kv = src.kv
-            out: list[Any] = []
-            m.kv = out
-            key = self.key
-            node = self.node
-            for jj in range(0, len(kv), 2):
-                out.append(key(kv[jj]))
-                out.append(node(kv[jj + 1], idx))
-            return m
-        assert isinstance(src, YSeq)
-        q = YSeq.__new__(YSeq)
-        _fill_pos(q, src, oe, self.dl, self.delta)
-        q._links = self.lref
-        q._pidx = pidx
-        q.key = src.key
-        q.flow = src.flow
-        q._links_root = None
-        colls.append(q)
-        node = self.node
-        q.items = [node(v, idx) for v in src.items]
-        return q
+def _copy(src: Any, pidx: int, lref: Any, colls: list[Any], dl: int, delta: int) -> Any:
+    """A copy of the subtree ``src`` under the collection at ``pidx`` of a
+    new tree's links table (its weak reference ``lref``, collection list
+    ``colls``), every position moved by ``dl`` lines and ``delta`` offsets
+    (columns stay: what moves starts a line of its own).  A key made a node
+    becomes a key record again, as a fresh load leaves it."""
+    cls = src.__class__
+    if cls is YScalar:
+        s = _new(YScalar)
+        s.line = src.line + dl
+        s.col = src.col
+        s.start = src.start + delta
+        s.end_line = src.end_line + dl
+        s.end_col = src.end_col
+        s.end = src.end + delta
+        s._links = lref
+        s._pidx = pidx
+        s.key = src.key
+        s.value = src.value
+        s.style = src.style
+        s.raw = src.raw
+        s.is_key = src.is_key
+        return s
+    idx = len(colls)
+    if cls is YMap:
+        m = _new(YMap)
+        m.line = src.line + dl
+        m.col = src.col
+        m.start = src.start + delta
+        m.end_line = src.end_line + dl
+        m.end_col = src.end_col
+        m.end = src.end + delta
+        m._links = lref
+        m._pidx = pidx
+        m.key = src.key
+        m.flow = src.flow
+        m._links_root = None
+        m._idx = idx
+        m.index = dict(src.index)
+        colls.append(m)
+        out: list[Any] = []
+        m.kv = out
+        kv = src.kv
+        for jj in range(0, len(kv), 2):
+            k = kv[jj]
+            if k.__class__ is not tuple:
+                k = (k.raw, k.value, k.style, k.line, k.col, k.start, k.end_line, k.end_col, k.end)
+            if delta or dl:
+                k = (k[0], k[1], k[2], k[3] + dl, k[4], k[5] + delta, k[6] + dl, k[7], k[8] + delta)
+            out.append(k)
+            v = kv[jj + 1]
+            out.append(_copy(v, idx, lref, colls, dl, delta))
+        return m
+    q = _new(YSeq)
+    q.line = src.line + dl
+    q.col = src.col
+    q.start = src.start + delta
+    q.end_line = src.end_line + dl
+    q.end_col = src.end_col
+    q.end = src.end + delta
+    q._links = lref
+    q._pidx = pidx
+    q.key = src.key
+    q.flow = src.flow
+    q._links_root = None
+    colls.append(q)
+    q.items = [_copy(v, idx, lref, colls, dl, delta) for v in src.items]
+    return q
