@@ -4,6 +4,7 @@ applicability, documentation URLs, and the output-format registry."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -133,6 +134,17 @@ def test_format_registry_discovers_modules() -> None:
         assert f.name == n and f.help and callable(f.render)
     with pytest.raises(KeyError):
         formats.get("nope")
+
+
+def test_every_format_is_documented() -> None:
+    """docs/ci.md#output-formats names each format (``loopc check --help``
+    points there): ``text`` in its lead, every other one with a row."""
+    page = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    section = page[page.index("## Output formats") :]
+    section = section[: section.index("\n## ", 1)]
+    rows = set(re.findall(r"^\| `([a-z_]+)` \|", section, re.M))
+    assert "`text`" in section.split("\n\n")[1]
+    assert set(formats.names()) - {"text"} - rows == set(), "document the format in docs/ci.md#output-formats"
 
 
 def test_every_format_renders_positionless_and_textless_reports() -> None:
