@@ -48,6 +48,8 @@ class FileResult:
     def cap(self, limit: int | None) -> None:
         """Apply the per-file diagnostic limit (LP1013 summary), keeping the
         totals of what was found."""
+        if not limit or limit < 1 or len(self.diagnostics) <= limit:
+            return  # nothing to cap (a cache hit then imports no pass module)
         from loopc.pipeline.check import cap_diagnostics
         from loopc.diagnostics import Severity
 
@@ -133,10 +135,10 @@ def _progress(total: int) -> Any:
 
 def run_checks(items: Sequence[tuple[str, bytes]], config: Any, jobs: int) -> list[tuple]:
     """Diagnostics of each ``(path, data)`` item, in item order."""
+    if not items:  # every file answered by the cache: no pass module is imported
+        return []
     from loopc.pipeline import check_source
 
-    if not items:
-        return []
     bar = _progress(len(items))
     results: list[tuple] = []
     if jobs <= 1 or len(items) < _POOL_MIN_FILES:
