@@ -614,6 +614,13 @@ def test_a_bad_handlers_spec_is_one_line(tmp_path: Path, spec: str, why: str) ->
     assert not (tmp_path / "x.sqlite").exists()
 
 
+def test_a_handlers_module_that_exits_on_import_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "quits.py").write_text("raise SystemExit(7)\n")
+    r = loopc("start", str(PLAN), "--input", "-", "--db", f"sqlite:///{tmp_path / 'x.sqlite'}", "--handlers",
+              "quits:H", env={**ENV, "PYTHONPATH": str(tmp_path)})
+    assert r.returncode == 2 and r.stderr == "loopc durable: --handlers 'quits:H': cannot import quits: SystemExit: 7\n"
+
+
 def test_an_installed_entry_point_handler_is_found(tmp_path: Path) -> None:
     (tmp_path / "acme_hooks.py").write_text("class H:\n    def deliver(self, e):\n        return True\n\n"
                                             "def make(options):\n    return H()\n")

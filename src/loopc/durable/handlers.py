@@ -216,7 +216,7 @@ def handler_factory(name: str) -> HandlerFactory:
         if ep.name == name:
             try:
                 got = ep.load()
-            except Exception as exc:  # noqa: BLE001 - any import failure of a plug-in: one line
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - any import failure of a plug-in: one line
                 raise BindingError(f"the handler '{name}' (entry point {ep.value}) cannot be loaded: "
                                    f"{_first_line(exc)}") from None
             if not callable(got):
@@ -239,7 +239,7 @@ def load_handlers(spec: str) -> list[str]:
         raise BindingError(f"--handlers {spec!r}: expected MODULE:ATTR (a module path, a colon, a mapping's name)")
     try:
         obj: Any = importlib.import_module(mod_name)
-    except Exception as exc:  # noqa: BLE001 - any import failure of a plug-in: one line
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - any import failure of a plug-in: one line
         raise BindingError(f"--handlers {spec!r}: cannot import {mod_name}: {_first_line(exc)}") from None
     for part in attr.split("."):
         if not hasattr(obj, part):
