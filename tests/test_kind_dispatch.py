@@ -75,6 +75,23 @@ def test_a_kind_with_modes_names_the_mode_of_a_node() -> None:
         assert bool(k.modes) == (k.mode_of is not None)
 
 
+def test_a_kind_of_generic_fields_only_needs_no_model_class(monkeypatch: pytest.MonkeyPatch) -> None:
+    import attrs
+
+    from loopc.compiler import model
+
+    t = kinds.tables()
+    noop = attrs.evolve(t.kinds["wait"], name="no_op", config_key="noOp")  # wait's fields are all generic
+    monkeypatch.setattr(kinds, "tables", lambda: attrs.evolve(t, kinds={**t.kinds, "no_op": noop}))
+    cls = model._generic_class("no_op")
+    assert cls.__name__ == "NoOp"
+    assert {a.name for a in attrs.fields(cls)} == {"src", "condition", "duration", "timeout"}
+    assert cls(duration="PT1S").duration == "PT1S" and cls().condition is None
+    with pytest.raises(TypeError, match="'fork' has custom fields \\['branches'\\]"):
+        model._generic_class("fork")
+    assert set(model.CONFIG_CLASSES) == set(t.kinds)
+
+
 def test_each_pass_has_the_own_fields_of_exactly_the_kinds_with_custom_fields() -> None:
     """Generic fields need no per-pass code; a kind's custom fields
     (:attr:`loopc.kinds.Kind.custom_keys`) are read, typed, lowered and

@@ -304,10 +304,27 @@ class End:
 
 
 NodeConfig = Union[SendMessage, SetVariable, Wait, RequestApproval, Switch, Fork, Join, FanOut, Loop, End]
-CONFIG_CLASSES.update({
+_DECLARED: dict[str, type] = {
     "send_message": SendMessage, "set_variable": SetVariable, "wait": Wait, "request_approval": RequestApproval,
     "switch": Switch, "fork": Fork, "join": Join, "fan_out": FanOut, "loop": Loop, "end": End,
-})
+}
+
+
+def _generic_class(name: str) -> type:
+    """The config class of a kind that declares none here: every field is
+    derived (:func:`_kind_fields`), so the kind must have no custom field
+    (:attr:`loopc.kinds.Kind.custom_keys`; ``TypeError`` naming them)."""
+    kind = _kinds.tables().kinds[name]
+    if kind.custom_keys:
+        raise TypeError(f"node kind {name!r} has custom fields {list(kind.custom_keys)}: declare its config "
+                        "class in loopc.compiler.model (docs/architecture.md#add-a-node-kind)")
+    body = {"__annotations__": {"src": "YMap | None"}, "src": None, "__module__": __name__,
+            "__doc__": f"The config of a ``{name}`` node (every field derived from its kind)."}
+    cls = type("".join(p.title() for p in name.split("_")), (), body)
+    return attrs.frozen(eq=False, repr=True)(_kind_fields(name)(cls))
+
+
+CONFIG_CLASSES.update({t: _DECLARED.get(t) or _generic_class(t) for t in _kinds.tables().kinds})
 
 
 # --------------------------------------------------------------------------
