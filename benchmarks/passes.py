@@ -44,7 +44,7 @@ STEPS = [
     ("loopc.ir.lower", ["lower_plan"]),
     ("loopc.ir.model", ["plan_to_json", "encode_plan"]),
     ("loopc.ir.instr", ["scan_instrs"]),
-    ("loopc.ir.versions", ["structural_version"]),
+    ("loopc.ir.versions", ["structural_version"]),  # before the encoder counted the version
     ("loopc.ir.canonical", ["scan", "canonical_bytes", "text_bytes"]),
     ("loopc.ir.digest", ["semantic_projection", "digest_of_projection", "digest_of_canonical"]),
 ]

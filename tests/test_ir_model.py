@@ -227,7 +227,7 @@ def test_the_encoder_writes_the_canonical_bytes_of_the_json_form(case: Path) -> 
     assert M.to_json(art) == json.loads(_golden_bytes(case))
     for a in [art, *_hard_variants(art)]:
         data = M.to_json(a)
-        text, projection, depth = M.encode_plan(a.plan)
+        text, projection, depth, _ = M.encode_plan(a.plan)
         assert M.encode(a) == canonical_bytes(data, fast=False)
         assert text.encode() == canonical_bytes(data["plan"], fast=False)
         assert M.plan_to_json(a.plan) == data["plan"]

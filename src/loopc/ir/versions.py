@@ -6,7 +6,11 @@ readers first, each version kept as it was).
 the lowest one whose closed surface accepts the lowered artifact, i.e. the
 highest version whose feature the plan uses (see :mod:`loopc.ir.surface`,
 where every field, variant and enum value carries the version that introduced
-it).  What each version introduced is listed in docs/ir.md#envelope-and-versions,
+it).  It is counted where the artifact is read or written, from those
+declarations: the surface walk counts what it reads
+(:func:`loopc.ir.surface.required_version`), the encoder what it writes
+(:func:`loopc.ir.model.encode_plan`), :func:`loopc.ir.instr.scan_instrs`
+the instruction trees (with :func:`desc_version` and the roots below).  What each version introduced is listed in docs/ir.md#envelope-and-versions,
 a table generated from those declarations (``python tools/regen.py``).
 
 :data:`VERSIONS` is derived: 1 to the newest ``since`` that the node-kind
@@ -18,21 +22,21 @@ declare, so a field introduced at a new version brings the version with it
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from loopc.kinds import tables as _kind_tables
-from loopc.kinds.base import attr_name
-from loopc.kinds.spec import CONTRACT, FIELD_TYPES, Arr, ByType, F, InstrArr, MapOf, Obj, Spec, Str, Tagged, TypeDesc
+from loopc.kinds.spec import (
+    FAILURE_ACTIONS, FIELD_TYPES, REF_ROOTS, Arr, ByType, F, InstrArr, MapOf, Obj, Spec, Str, Tagged, TypeDesc,
+)
 
 __all__ = [
     "LATEST", "VERSIONS", "SOURCE_API_VERSION", "artifact_version", "compiler_version",
     "parse_artifact_version", "parse_compiler_version",
 ]
 
-#: Reference roots and failure actions newer than v1 (the rest of the
-#: artifact surface is declared by the registry).
-_ROOT_V = {"item": 4, "items": 4}
-_ACTION_V = {"fail_item": 4, "never": 4}
+#: Reference roots and failure actions newer than v1 (declared with the
+#: spec vocabulary, :mod:`loopc.kinds.spec`, like the rest of the surface).
+_ROOT_V = {r: v for r, v in REF_ROOTS.items() if v > 1}
+_ACTION_V = {a: v for a, v in FAILURE_ACTIONS.items() if v > 1}
 
 
 def _newest(spec: Spec | F) -> int:
@@ -110,39 +114,10 @@ def parse_compiler_version(s: object) -> int | None:
 
 
 # ---------------------------------------------------------------------------
-# Fast version selection for the compiler
+# Instruction trees (loopc.ir.instr.scan_instrs): type descriptors and roots
 # ---------------------------------------------------------------------------
 
-_FIELD_TYPE_V = {t: v for t, v in FIELD_TYPES.items() if v > 1}
-_KIND_V = _FIELD_TYPE_V
-
-
-def _op_table() -> dict[str, tuple[int, dict[str, int], dict[str, tuple[str, dict[str, int]]],
-                                   dict[str, Any], tuple[str, ...]]]:
-    """Per opcode, read off its kind's wire surface (:mod:`loopc.kinds`): the
-    opcode's version, config fields newer than v1, tagged fields (tag name,
-    variant → version), enum fields with newer values, contract fields."""
-    out = {}
-    for op, k in _kind_tables().kinds.items():
-        newer: dict[str, int] = {}
-        tagged: dict[str, tuple[str, dict[str, int]]] = {}
-        enums: dict[str, Any] = {}
-        contracts: list[str] = []
-        for name, f in k.wire.fields.items():
-            if f.since > 1:
-                newer[name] = f.since
-            sp = f.spec
-            if isinstance(sp, Tagged):
-                tagged[name] = (sp.tag, {t: since for t, (_, since) in sp.variants.items()})
-            elif isinstance(sp, Str) and sp.enum and max(sp.enum.values()) > 1:
-                enums[name] = sp.enum
-            elif sp == CONTRACT:
-                contracts.append(name)
-        out[op] = (k.since, newer, tagged, enums, tuple(contracts))
-    return out
-
-
-_OPS = _op_table()
+_KIND_V = {t: v for t, v in FIELD_TYPES.items() if v > 1}
 
 
 def desc_version(desc: str, cache: dict[str, int] | None = None) -> int:
@@ -157,82 +132,4 @@ def desc_version(desc: str, cache: dict[str, int] | None = None) -> int:
     v = _KIND_V.get(leaf, 1)
     if cache is not None:
         cache[desc] = v
-    return v
-
-
-def _contract_version(c: Any) -> int:
-    v = 1
-    for fs in c.values():
-        cur = fs
-        while cur is not None:
-            fv = _FIELD_TYPE_V.get(cur.type, 1)
-            if fv > v:
-                v = fv
-            cur = cur.items
-    return v
-
-
-_MODEL_OPS: dict[str, tuple[int, list[tuple[str, bool, int | None, Any, Any, bool]]]] = {}
-
-
-def _model_op(op: str) -> tuple[int, list[tuple[str, bool, int | None, Any, Any, bool]]]:
-    """``_OPS[op]`` read onto the typed config class's members: the opcode's
-    version and, per member that can raise it, (attribute, required, version
-    of the field when newer than v1, (tag attribute, variant versions) of a
-    tagged field, enum versions, whether it is a contract).  The members are
-    the kind's wire fields named by :func:`loopc.kinds.base.attr_name`, as
-    :mod:`loopc.ir.model` derives its config classes from the same
-    declarations, so this module never imports the model (which imports it)."""
-    got = _MODEL_OPS.get(op)
-    if got is None:
-        since, newer, tagged, enums, contracts = _OPS[op]
-        rows = []
-        for wire, f in _kind_tables().kinds[op].wire.fields.items():
-            tag = tagged.get(wire)
-            row = (attr_name(wire), f.required, newer.get(wire),
-                   None if tag is None else (attr_name(tag[0]), tag[1]), enums.get(wire), wire in contracts)
-            if any(x is not None and x is not False for x in row[2:]):
-                rows.append(row)
-        got = _MODEL_OPS[op] = (since, rows)
-    return got
-
-
-def structural_version(plan: Any) -> int:
-    """Version needed by everything in a lowered plan (the typed
-    :class:`loopc.ir.model.Plan`) except instruction trees (see
-    :func:`loopc.ir.instr.scan_instrs`): contract types, opcodes and config
-    fields as the encoder writes them, dispositions.  Must agree with
-    :func:`loopc.ir.surface.required_version` (tested on every golden)."""
-    v = max(_contract_version(plan.input), _contract_version(plan.output),
-            _contract_version(plan.state))
-    for n in plan.nodes:
-        c = n.config
-        since, rows = _model_op(c.OP)
-        if since > v:
-            v = since
-        if n.input:
-            v = max(v, _contract_version(n.input))
-        for p in n.source_ports:
-            if p.output:
-                v = max(v, _contract_version(p.output))
-            if p.implicit is not None:
-                v = max(v, _ACTION_V.get(p.implicit.action, 1))
-        for name, required, fv, tag, enum, contract in rows:
-            x = getattr(c, name)
-            if not required and (x is None or x is False):
-                continue  # not written (model.config_to_json)
-            if fv is not None and fv > v:
-                v = fv
-            if x is None:
-                continue
-            if tag is not None:
-                v = max(v, tag[1].get(getattr(x, tag[0]), 1))
-            if enum is not None:
-                v = max(v, enum.get(x, 1))
-            if contract:
-                v = max(v, _contract_version(x))
-    for e in plan.edges:
-        d = e.disposition
-        if d is not None:
-            v = max(v, _ACTION_V.get(d.action, 1))
     return v

@@ -42,6 +42,8 @@ __all__ = [
     "BIND",
     "ERROR_CODE",
     "FIELD_TYPES",
+    "REF_ROOTS",
+    "FAILURE_ACTIONS",
     "compiled",
 ]
 
@@ -328,6 +330,15 @@ FIELD_TYPES: dict[str, int] = {
     "work_items": 4,
     "responder": 4,
 }
+#: Reference roots of ``ref`` instructions, each with the artifact version
+#: that introduced it (docs/ir.md#instructions).
+REF_ROOTS: dict[str, int] = {
+    "run.input": 1, "run.state": 1, "input": 1, "output": 1, "branches": 1, "winner": 1,
+    "loop": 1, "item": 4, "items": 4,
+}
+#: Failure routes (a failed End's disposition, an omitted port's implicit
+#: route; ``never`` only the latter), each with the version that introduced it.
+FAILURE_ACTIONS: dict[str, int] = {"fail_plan": 1, "fail_branch": 1, "fail_item": 4, "never": 4}
 #: A stable error code of a failed End (``review_rejected``).
 ERROR_CODE = r"^[a-z][a-z0-9_.]{0,63}$"
 INSTR = Ref("Instr")

@@ -136,7 +136,7 @@ def _lower(check: CheckResult, reporter: Reporter, limits: Limits | None) -> tup
     from loopc.ir.instr import LoweringError, scan_instrs
     from loopc.ir.lower import lower_plan
     from loopc.ir.model import Artifact, encode_plan, envelope_text, instr_roots
-    from loopc.ir.versions import SOURCE_API_VERSION, structural_version
+    from loopc.ir.versions import SOURCE_API_VERSION
 
     lim = limits or budget.LIMITS
     if check.plan is None or check.scopes is None or check.types is None or check.analysis is None:
@@ -152,9 +152,10 @@ def _lower(check: CheckResult, reporter: Reporter, limits: Limits | None) -> tup
         reporter.report("LP5010", None, f"cannot compile: {exc}")
         return None
     expr_depth, where, instr_version = scan_instrs(instr_roots(plan))
-    version = max(instr_version, structural_version(plan))
-    # the one encoder, straight from the model (no JSON tree is built)
-    text, projection, depth = encode_plan(plan)
+    # the one encoder, straight from the model (no JSON tree is built); the
+    # version is the highest ``since`` it wrote, or an instruction needs
+    text, projection, depth, written_version = encode_plan(plan)
+    version = max(instr_version, written_version)
     if not budget.final_gates(depth + 1, 0, (expr_depth, where), reporter, check, lim):  # + 1: the envelope
         return None
     digest = digest_of_canonical(text_bytes(projection))

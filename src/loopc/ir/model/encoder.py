@@ -13,6 +13,9 @@ import re
 from typing import TYPE_CHECKING, Any, Mapping
 
 from loopc.ir.model.configs import _CONFIG_FIELDS_BY_WIRE, Config
+from loopc.ir.surface.declarations import CONFIGS, FIELD_SCHEMA, IMPLICIT_ROUTE, NODE, SCOPE_DECL, SCOPE_REF
+from loopc.kinds.base import attr_name
+from loopc.kinds.spec import Str, Tagged
 from loopc.ir.model.contracts import NO_DEFAULT, FieldSchema
 from loopc.ir.model.instrs import Instr, Lit, MakeObject, Ref
 from loopc.ir.model.nodes import Edge, Node
@@ -76,6 +79,65 @@ def _projection_rules() -> None:
         _PROJECTION = (D.FIELD_ANNOTATIONS, D.NODE_ANNOTATIONS, D.EDGE_ANNOTATIONS, D.CONFIG_CONTRACTS)
 
 
+# ---------------------------------------------------------------------------
+# The version of what is written (docs/ir.md#envelope-and-versions)
+# ---------------------------------------------------------------------------
+# The encoder counts the ``since`` of every field, union variant and enum
+# value it writes, read off the declared surface (:mod:`loopc.ir.surface`,
+# whose walk counts the same on the reading side); instruction trees are
+# counted by :func:`loopc.ir.instr.scan_instrs`.  The highest is kept in the
+# encoding's memo under _VER; only values newer than v1 are looked at.
+
+_VER = "version"
+
+#: FieldSchema type, opcode, failure action, implicit status, scope kinds -> since (newer than v1 only)
+_TYPE_V = {k: v for k, v in (FIELD_SCHEMA.fields["type"].spec.enum or {}).items() if v > 1}  # type: ignore[attr-defined]
+_OP_V = {op: since for op, (_, since) in NODE.variants.items() if since > 1}
+_ACTION_V = {a: since for a, (_, since) in IMPLICIT_ROUTE.variants.items() if since > 1}
+_STATUS_V = {k: v for k, v in (IMPLICIT_ROUTE.common["status"].spec.enum or {}).items() if v > 1}  # type: ignore[attr-defined]
+_SCOPE_V = {k: since for k, (_, since) in SCOPE_REF.variants.items() if since > 1}
+_DECL_V = {k: since for k, (_, since) in SCOPE_DECL.variants.items() if since > 1}
+
+
+def _member_version(f: Any) -> tuple[int, dict[str, int] | None, tuple[str, dict[str, int]] | None] | None:
+    """What can raise the version when a config member is written: its own
+    ``since``, the values of an enum newer than v1, the variants of a tagged
+    union (tag attribute, variant -> since); ``None`` when nothing can."""
+    sp = f.spec
+    enum = {k: v for k, v in sp.enum.items() if v > 1} if type(sp) is Str and sp.enum else None
+    tagged = None
+    if type(sp) is Tagged:
+        newer = {t: since for t, (_, since) in sp.variants.items() if since > 1}
+        tagged = (attr_name(sp.tag), newer) if newer else None
+    if f.since <= 1 and not enum and tagged is None:
+        return None
+    return f.since, enum or None, tagged
+
+
+#: op -> [(attr name, wire name, codec, required, version info)] in wire-name order
+_CONFIG_ROWS: dict[str, list[tuple[str, str, str, bool, Any]]] = {
+    op: [(name, wire, codec, required, _member_version(CONFIGS[op].fields[wire]))
+         for name, wire, codec, required in rows]
+    for op, rows in _CONFIG_FIELDS_BY_WIRE.items()
+}
+
+
+def _bump(memo: _Memo, v: int) -> None:
+    if v > memo.get(_VER, 1):
+        memo[_VER] = v
+
+
+def _config_version(memo: _Memo, value: Any, info: tuple[int, Any, Any]) -> None:
+    since, enum, tagged = info
+    v = since
+    if enum is not None:
+        v = max(v, enum.get(value, 1))
+    if tagged is not None:
+        v = max(v, tagged[1].get(getattr(value, tagged[0]), 1))
+    if v > 1:
+        _bump(memo, v)
+
+
 def _field_text(fs: FieldSchema, memo: _Memo) -> tuple[str, str, int]:
     """``(text, projection text, depth)`` of a FieldSchema (its members
     in key order; iterative over ``items``)."""
@@ -90,6 +152,8 @@ def _field_text(fs: FieldSchema, memo: _Memo) -> tuple[str, str, int]:
         cur = cur.items
     inner = memo[id(cur)] if cur is not None else None
     for f in reversed(chain):
+        if f.type in _TYPE_V:
+            _bump(memo, _TYPE_V[f.type])
         depth = 1
         default = desc = items = items_p = label = values = ""
         if f.default is not NO_DEFAULT:
@@ -202,6 +266,9 @@ def _bind_text(b: Mapping[str, Instr], memo: _Memo) -> tuple[str, int]:
 def _scope_text(stack: tuple[ScopeRef, ...], memo: _Memo) -> tuple[str, int]:
     got = memo.get(id(stack))
     if got is None:
+        for s in stack:
+            if s.kind in _SCOPE_V:
+                _bump(memo, _SCOPE_V[s.kind])
         parts = [("{" if s.branch is None else '{"branch":' + _q(s.branch) + ",")
                  + '"kind":' + _q(s.kind) + ',"owner":' + _q(s.owner) + "}" for s in stack]
         got = memo[id(stack)] = ("[" + ",".join(parts) + "]", 2 if parts else 1)
@@ -211,6 +278,10 @@ def _scope_text(stack: tuple[ScopeRef, ...], memo: _Memo) -> tuple[str, int]:
 def _disp_text(d: Disposition, memo: _Memo) -> str:
     got = memo.get(id(d))
     if got is None:
+        if d.action in _ACTION_V:
+            _bump(memo, _ACTION_V[d.action])
+        if d.status in _STATUS_V:
+            _bump(memo, _STATUS_V[d.status])
         members = {"action": d.action}
         if d.status is not None:
             members["status"] = d.status
@@ -227,10 +298,12 @@ def _config_text(cfg: Config, memo: _Memo) -> tuple[str, str, int]:
     full = []
     proj = []
     depth = 1
-    for name, wire, codec, required in _CONFIG_FIELDS_BY_WIRE[cfg.OP]:
+    for name, wire, codec, required, ver in _CONFIG_ROWS[cfg.OP]:
         v = getattr(cfg, name)
         if not required and (v is None or v is False):
             continue
+        if ver is not None:
+            _config_version(memo, v, ver)
         p = None
         d = 0
         if codec == "str" or codec == "int" or codec == "flag":
@@ -288,6 +361,8 @@ def _node_text(n: Node, memo: _Memo) -> tuple[str, str, int]:
     """``(text, projection text, depth)`` of a node (its members
     in key order)."""
     get = memo.get
+    if n.config.OP in _OP_V:
+        _bump(memo, _OP_V[n.config.OP])
     config, config_p, depth = _config_text(n.config, memo)
     eff = n.effects
     effects = get(id(eff))
@@ -363,7 +438,9 @@ def _edge_text(e: Edge, memo: _Memo) -> tuple[str, str, int]:
     return text, head + tail if "label" in _PROJECTION[2] else text, depth
 
 
-def _decl_text(s: ScopeDecl) -> tuple[str, int]:
+def _decl_text(s: ScopeDecl, memo: _Memo) -> tuple[str, int]:
+    if s.kind in _DECL_V:
+        _bump(memo, _DECL_V[s.kind])
     t = "{"
     if s.branches is not None:
         t += '"branches":' + _strs(s.branches) + ","
@@ -376,12 +453,15 @@ def _list_depth(depths: list[int]) -> int:
     return 1 + max(depths) if depths else 1
 
 
-def encode_plan(plan: Plan) -> tuple[str, str, int]:
-    """The one encoder's core: ``(text, projection, depth)`` — the RFC 8785
-    canonical text of ``plan``'s wire JSON, that of its semantic projection (:func:`loopc.ir.digest.semantic_projection`
-    of it, which the digest hashes) and its nesting depth
-    (:func:`loopc.ir.canonical.scan`), straight from the model: objects
-    shared in the model are encoded once.  Raises
+def encode_plan(plan: Plan) -> tuple[str, str, int, int]:
+    """The one encoder's core: ``(text, projection, depth, version)`` — the
+    RFC 8785 canonical text of ``plan``'s wire JSON, that of its semantic
+    projection (:func:`loopc.ir.digest.semantic_projection` of it, which the
+    digest hashes), its nesting depth (:func:`loopc.ir.canonical.scan`) and
+    the artifact version its fields, variants and enum values need (the
+    highest ``since`` written; instruction trees aside, which
+    :func:`loopc.ir.instr.scan_instrs` counts), straight from the model:
+    objects shared in the model are encoded once.  Raises
     :class:`~loopc.ir.canonical.CanonicalizationError` as
     :func:`~loopc.ir.canonical.canonical_bytes` does (for a literal value)."""
     _projection_rules()
@@ -393,7 +473,7 @@ def encode_plan(plan: Plan) -> tuple[str, str, int]:
     state = _contract_text(plan.state, memo)
     bind, bd = _bind_text(plan.entry.bind, memo)
     entry = ',"entry":{"bind":' + bind + ',"node":' + _q(plan.entry.node) + "}"
-    decls = [_decl_text(s) for s in plan.scopes]
+    decls = [_decl_text(s, memo) for s in plan.scopes]
     scopes = ',"scopes":[' + ",".join([t for t, _ in decls]) + "]"
     depth = 1 + max(_list_depth([d for _, _, d in edges]), bd + 1, inp[2], _list_depth([d for _, _, d in nodes]),
                     out[2], _list_depth([d for _, d in decls]), state[2])
@@ -403,7 +483,7 @@ def encode_plan(plan: Plan) -> tuple[str, str, int]:
     proj = ('{"edges":[' + ",".join([p for _, p, _ in edges]) + "]" + entry + ',"input":' + inp[1]
             + ',"nodes":[' + ",".join([p for _, p, _ in nodes]) + '],"output":' + out[1] + scopes
             + ',"state":' + state[1] + "}")
-    return text, proj, depth
+    return text, proj, depth, memo.get(_VER, 1)
 
 
 def envelope_text(version: int, digest: str, source_version: str, plan_text: str) -> str:

@@ -12,17 +12,16 @@ from loopc.kinds.spec import (
     BIND, CONTRACT, DIGEST, DURATION, FIELD_KEY, ID, PORT, TEXT, AnyJson, Arr, Bool, ByType, F, InstrArr,
     Int, MapOf, Null, Obj, Ref, Spec, Str, Tagged,
 )
+from loopc.kinds.spec import FAILURE_ACTIONS as _ACTIONS
 from loopc.kinds.spec import FIELD_TYPES as _FIELD_TYPES
+from loopc.kinds.spec import REF_ROOTS as _REF_ROOTS
 
 
 #: FieldSchema types by the version that introduced them (oldest first).
 FIELD_TYPES = dict(sorted(_FIELD_TYPES.items(), key=lambda kv: kv[1]))
 TYPE_KINDS = {k: v for k, v in FIELD_TYPES.items() if k != "array"} | {"null": 1, "unknown": 1}
 
-REF_ROOTS = {
-    "run.input": 1, "run.state": 1, "input": 1, "output": 1, "branches": 1, "winner": 1,
-    "loop": 1, "item": 4, "items": 4,
-}
+REF_ROOTS = _REF_ROOTS
 BINARY_OPS = ("eq", "ne", "lt", "le", "gt", "ge", "in", "contains", "startsWith", "endsWith")
 NARY_OPS = ("and", "or")
 UNARY_OPS = ("not", "length")
@@ -100,16 +99,16 @@ SCOPE_DECL = Tagged(
 )
 
 _DISPOSITIONS = {
-    "fail_plan": (Obj({}), 1),
-    "fail_branch": (Obj({"owner": F(ID), "branch": F(PORT), "join": F(_NULLABLE_ID)}), 1),
-    "fail_item": (Obj({"owner": F(ID), "join": F(_NULLABLE_ID)}), 4),
+    "fail_plan": (Obj({}), _ACTIONS["fail_plan"]),
+    "fail_branch": (Obj({"owner": F(ID), "branch": F(PORT), "join": F(_NULLABLE_ID)}), _ACTIONS["fail_branch"]),
+    "fail_item": (Obj({"owner": F(ID), "join": F(_NULLABLE_ID)}), _ACTIONS["fail_item"]),
 }
 #: What an arrival at a failed End does (on the arriving edge).
 DISPOSITION = Tagged("action", _DISPOSITIONS)
 #: The lowered route of an omitted ``failed``/``timed_out`` port; ``never``
 #: marks a fan-out join's ``failed`` port, which never fires.
 IMPLICIT_ROUTE = Tagged(
-    "action", {**_DISPOSITIONS, "never": (Obj({}), 4)},
+    "action", {**_DISPOSITIONS, "never": (Obj({}), _ACTIONS["never"])},
     common={"status": F(Str(enum={"failed": 1, "timed_out": 1}))},
 )
 
