@@ -333,8 +333,15 @@ FIELD_TYPES: dict[str, int] = {
 #: Reference roots of ``ref`` instructions, each with the artifact version
 #: that introduced it (docs/ir.md#instructions).
 REF_ROOTS: dict[str, int] = {
-    "run.input": 1, "run.state": 1, "input": 1, "output": 1, "branches": 1, "winner": 1,
-    "loop": 1, "item": 4, "items": 4,
+    "run.input": 1,
+    "run.state": 1,
+    "input": 1,
+    "output": 1,
+    "branches": 1,
+    "winner": 1,
+    "loop": 1,
+    "item": 4,
+    "items": 4,
 }
 #: Failure routes (a failed End's disposition, an omitted port's implicit
 #: route; ``never`` only the latter), each with the version that introduced it.
