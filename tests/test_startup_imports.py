@@ -7,6 +7,7 @@ asserted, never the time (benchmarks/startup.py measures that)."""
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -30,6 +31,7 @@ else:
     code = 0
 mods = sorted(sys.modules)
 import json
+import os
 print(json.dumps({"code": code, "top": sorted({m.split(".")[0] for m in mods}),
                   "loopc": [m for m in mods if m.startswith("loopc.")]}), file=sys.__stderr__)
 """
@@ -209,3 +211,44 @@ def test_version_builds_no_attrs_class(tmp_path: pathlib.Path) -> None:
     assert out["code"] == 0
     assert "attr" not in out["top"] and "attrs" not in out["top"], out["top"]
     assert out["loopc"] == ["loopc.cli", "loopc.cli.iofail", "loopc.cli.main"], out["loopc"]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the Linux fast path of the default cache folder")
+@pytest.mark.parametrize("xdg", [None, "", "/tmp/xdg-cache", "relative/cache", "/tmp/xdg-cache/"])
+@pytest.mark.parametrize("home", ["/home/someone", "/home/someone/", "/"])
+def test_the_default_cache_folder_is_platformdirs_without_importing_it(
+    monkeypatch: pytest.MonkeyPatch, xdg: str | None, home: str
+) -> None:
+    """A cached ``loopc check`` finds its default folder without importing
+    platformdirs (~15 ms), and it is the folder platformdirs gives."""
+    import platformdirs
+
+    from loopc.cli import cache
+
+    monkeypatch.delenv("LOOPC_CACHE_DIR", raising=False)
+    monkeypatch.setenv("HOME", home)
+    if xdg is None:
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CACHE_HOME", xdg)
+    assert cache.linux_cache_home() is not None
+    assert cache.default_dir() == os.path.join(platformdirs.user_cache_dir("loopc", appauthor=False), "check")
+
+
+def test_a_cache_hit_in_the_default_folder_does_not_import_platformdirs(tmp_path: pathlib.Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1"}
+    probe = _PROBE.replace(
+        'print(json.dumps({"code"', 'print(json.dumps({"platformdirs": "platformdirs" in sys.modules, "code"'
+    )
+    for _ in range(2):  # a miss, then a hit
+        r = subprocess.run(
+            [sys.executable, "-c", probe, "check", str(PATHS_ONLY)],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+            timeout=120,
+        )
+        out = json.loads(r.stderr.strip().splitlines()[-1])
+        assert out["code"] == 0 and not out["platformdirs"], out
+    assert (tmp_path / ".cache" / "loopc" / "check").is_dir()

@@ -39,6 +39,7 @@ import hmac
 import json
 import os
 import re
+import sys
 from typing import Any
 
 FORMAT = "loopc-cache/2"
@@ -91,13 +92,37 @@ def ruleset_id() -> str:
 
 
 def default_dir() -> str:
-    """``$LOOPC_CACHE_DIR`` when set, else ``<user cache dir>/loopc/check``."""
+    """``$LOOPC_CACHE_DIR`` when set, else ``<user cache dir>/loopc/check``
+    (:func:`platformdirs.user_cache_dir`; on Linux :func:`linux_cache_home`
+    gives the same folder without importing platformdirs)."""
     env = os.environ.get("LOOPC_CACHE_DIR")
     if env:
         return env
+    home = linux_cache_home()
+    if home is not None:
+        return os.path.join(home, "loopc", "check")
     import platformdirs
 
     return os.path.join(platformdirs.user_cache_dir("loopc", appauthor=False), "check")
+
+
+def linux_cache_home() -> str | None:
+    """The user cache folder on Linux outside Android, as the XDG base
+    directory rule and platformdirs give it: ``$XDG_CACHE_HOME`` when it is
+    an absolute path, else ``$HOME/.cache`` for an absolute ``$HOME``.
+    ``None`` anywhere else (another platform, Android, no absolute home):
+    ask platformdirs.  Importing platformdirs costs about 15 ms (it imports
+    ``tempfile`` and ``pathlib``), which every cached ``loopc check`` without
+    ``$LOOPC_CACHE_DIR`` paid (issue 26); tests/test_startup_imports.py checks
+    that both agree."""
+    if sys.platform != "linux" or hasattr(sys, "getandroidapilevel") or "ANDROID_DATA" in os.environ:
+        return None
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if xdg.startswith("/"):
+        return xdg
+    if not os.environ.get("HOME", "").startswith("/"):
+        return None
+    return os.path.expanduser("~/.cache")
 
 
 # --- the entry codec ------------------------------------------------------------
