@@ -427,6 +427,21 @@ def _catalog_table() -> str:
     return "\n".join(rows) + "\n"
 
 
+def _retry_kinds() -> str:
+    """The node kinds that accept ``retry`` (:attr:`loopc.kinds.base.Kind.retry`)."""
+    from loopc.kinds import KINDS
+
+    return _and([f"`{op}`" for op, k in KINDS.items() if k.retry])
+
+
+def _pure_compute_kinds() -> str:
+    """docs/plan.md: the pure control-flow kinds (effect class ``none``)
+    other than ``end``, whose step is ``PureCompute`` or folded."""
+    from loopc.kinds import tables
+
+    return " ".join(f"`{op}`" for op in tables().control_ops if op != "end")
+
+
 #: fragment name -> its text
 FRAGMENTS: dict[str, Callable[[], str]] = {
     "artifact-versions": _range,
@@ -445,6 +460,8 @@ FRAGMENTS: dict[str, Callable[[], str]] = {
     "where-table": _where_table,
     "config-classes": _config_classes,
     "catalog-table": _catalog_table,
+    "retry-kinds": _retry_kinds,
+    "pure-compute-kinds": _pure_compute_kinds,
 }
 
 
