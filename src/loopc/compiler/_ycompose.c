@@ -304,6 +304,8 @@ ycompose_compose(PyObject *self, PyObject *args)
                 pending = Py_BuildValue("(NNOllllll)", raw, value, style, sl, sc, si, el, ec, ei);
                 if (pending == NULL)
                     failed = 1;
+                else
+                    PyObject_GC_UnTrack(pending); /* atomic items: what the collector would do */
                 break;
             }
             PyObject *node = new_node(T_scalar);
@@ -318,6 +320,10 @@ ycompose_compose(PyObject *self, PyObject *args)
             set_slot_ref(node, o_style, style);
             set_slot(node, o_raw, raw);
             set_slot_ref(node, o_is_key, Py_False);
+            /* a scalar holds only atomic values and the weak reference to the
+             * links table: it can be on no reference cycle, so the cycle
+             * collector need not track it (freed by reference counting) */
+            PyObject_GC_UnTrack(node);
             if (parent == NULL) {
                 set_slot_ref(node, o_links, Py_None);
                 set_slot(node, o_pidx, PyLong_FromLong(0));
