@@ -168,32 +168,38 @@ class _Projector:
     # -- values ---------------------------------------------------------------
     def typed_size(self, typed: Any) -> tuple[int, int]:
         """(instructions, worst-case bytes) of one typed form (before constant
-        folding, so an upper bound).  Iterative."""
+        folding, so an upper bound).  Iterative.  (:func:`_str_bytes` is
+        inlined: this runs for every typed value of the plan.)"""
         n = 0
         b = 0
         stack = [typed]
+        pop = stack.pop
+        push = stack.append
         while stack:
-            t = stack.pop()
+            t = pop()
             cls = t.__class__
             n += 1
             b += INSTR_OVERHEAD
-            if cls is TC.TypedLiteral:
+            if cls is A.Path:
+                r = t.root
+                b += (6 if r.isascii() else 24) * len(r) + 2
+                for g in t.segments:
+                    b += (6 if g.isascii() else 24) * len(g) + 3
+            elif cls is TC.TypedLiteral:
                 b += _json_bytes(t.value)[1]
             elif cls is TC.TypedList:
                 stack.extend(t.items)
             elif cls is TC.TypedMap:
                 for k, x in t.entries:
-                    b += _str_bytes(k) + 1
-                    stack.append(x)
+                    b += (6 if k.isascii() else 24) * len(k) + 3
+                    push(x)
             elif cls is TC.TypedTemplate:
                 for p in t.ast.parts:
                     if isinstance(p, str):
                         n += 1
-                        b += INSTR_OVERHEAD + _str_bytes(p)
+                        b += INSTR_OVERHEAD + (6 if p.isascii() else 24) * len(p) + 2
                     else:
-                        stack.append(p.expr)
-            elif cls is A.Path:
-                b += _str_bytes(t.root) + sum(_str_bytes(s) + 1 for s in t.segments)
+                        push(p.expr)
             elif cls is A.Lit:
                 b += _json_bytes(t.value)[1]
             else:
@@ -311,8 +317,13 @@ class _Projector:
             self.contract_memo = memo
 
     def edge(self, e: Any) -> None:
-        nbytes = EDGE_OVERHEAD + _str_bytes(e.id) * 3 + _str_bytes(e.from_node) * 2 + _str_bytes(e.to_node) * 2
-        nbytes += _str_bytes(e.from_port) * 2 + _str_bytes(e.to_port) * 2
+        i, fn, tn, fp, tp = e.id, e.from_node, e.to_node, e.from_port, e.to_port
+        if i.isascii() and fn.isascii() and tn.isascii() and fp.isascii() and tp.isascii():
+            # _str_bytes of each, three copies of the id and two of the rest
+            nbytes = EDGE_OVERHEAD + 6 * (3 * len(i) + 2 * (len(fn) + len(tn) + len(fp) + len(tp))) + 22
+        else:
+            nbytes = EDGE_OVERHEAD + _str_bytes(i) * 3 + _str_bytes(fn) * 2 + _str_bytes(tn) * 2
+            nbytes += _str_bytes(fp) * 2 + _str_bytes(tp) * 2
         if e.label is not None:
             nbytes += _str_bytes(e.label)
         instrs = 0
