@@ -151,7 +151,6 @@ def test_a_new_field_and_a_new_kind_reach_the_derived_tables() -> None:
         assert "`noop`" in docs_fragments.FRAGMENTS["node-kinds-table"]()
 
 
-
 @contextlib.contextmanager
 def _added(kinds: types.ModuleType, kind: Any) -> Iterator[None]:
     """The registry with a new ``kind`` placed before ``end`` (``kinds.amended``
@@ -168,3 +167,21 @@ def _added(kinds: types.ModuleType, kind: Any) -> Iterator[None]:
         kinds.KINDS.clear()
         kinds.KINDS.update(saved)
         kinds.tables.cache_clear()
+
+
+def test_a_fragment_that_cannot_read_its_declaration_is_an_error(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A scenario without its ``# Stage N:`` line (or any declaration a
+    fragment cannot read) is reported by name; the page keeps its text."""
+    import docs_fragments
+
+    def broken() -> str:
+        raise ValueError("x.yaml: no '# Stage N: what it proves' line")
+
+    monkeypatch.setitem(docs_fragments.FRAGMENTS, "scenario-table", broken)
+    page = tmp_path / "page.md"
+    page.write_text("<!-- regen:scenario-table -->kept<!-- /regen:scenario-table -->\n", encoding="utf-8")
+    files, errors = docs_fragments.fragment_files(tmp_path)
+    assert files[page].decode() == page.read_text(encoding="utf-8")
+    assert errors == [
+        f"{tmp_path.name}/page.md: fragment 'scenario-table': x.yaml: no '# Stage N: what it proves' line"
+    ]

@@ -442,6 +442,28 @@ def _pure_compute_kinds() -> str:
     return " ".join(f"`{op}`" for op in tables().control_ops if op != "end")
 
 
+_STAGE = re.compile(r"^# Stage (\d+): (.+)$", re.M)
+
+
+def _scenario_table() -> str:
+    """docs/conformance.md#implementing-a-runtime: each golden scenario of
+    the kit with the stage it belongs to and what it proves, read from its
+    ``# Stage N: ...`` comment line; ordered by stage, then name.  A
+    scenario without that line is a ``ValueError`` naming it."""
+    from loopc.conformance import SCENARIO_DIR, scenarios
+
+    rows = []
+    for sc in scenarios(SCENARIO_DIR):
+        path = Path(sc)
+        m = _STAGE.search(path.read_text(encoding="utf-8"))
+        if m is None:
+            raise ValueError(f"{path.name}: no '# Stage N: what it proves' line")
+        rows.append((int(m.group(1)), path.stem, m.group(2).strip()))
+    out = ["", "| stage | scenario | proves |", "|---|---|---|"]
+    out += [f"| {stage} | `{name}` | {_md(proves)} |" for stage, name, proves in sorted(rows)]
+    return "\n".join(out) + "\n"
+
+
 #: fragment name -> its text
 FRAGMENTS: dict[str, Callable[[], str]] = {
     "artifact-versions": _range,
@@ -462,6 +484,7 @@ FRAGMENTS: dict[str, Callable[[], str]] = {
     "catalog-table": _catalog_table,
     "retry-kinds": _retry_kinds,
     "pure-compute-kinds": _pure_compute_kinds,
+    "scenario-table": _scenario_table,
 }
 
 
@@ -480,7 +503,11 @@ def fragment_files(docs: Path = DOCS) -> tuple[dict[Path, bytes], list[str]]:
             if render is None:
                 errors.append(f"{page.relative_to(docs.parent)}: unknown fragment {m.group(2)!r}")
                 return m.group(0)
-            return m.group(1) + render() + m.group(4)
+            try:
+                return m.group(1) + render() + m.group(4)
+            except ValueError as exc:  # a declaration the fragment cannot read: reported, the text kept
+                errors.append(f"{page.relative_to(docs.parent)}: fragment {m.group(2)!r}: {exc}")
+                return m.group(0)
 
         files[page] = _MARKED.sub(fill, text).encode("utf-8")
     return files, errors
