@@ -57,7 +57,10 @@ import check_tree  # noqa: E402
 import workflows  # noqa: E402
 
 SMALL = ROOT / "examples" / "set_variable_timer.yaml"
-_LOOPC = "import sys; sys.argv[0] = 'loopc'; from loopc.cli.main import main; main()"
+# the console script's entry point (``loopc.cli:main`` since it sets the GC policy before importing click;
+# ``loopc.cli.main:main`` before that)
+_LOOPC = ("import sys; sys.argv[0] = 'loopc'\nimport loopc.cli\nmain = loopc.cli.__dict__.get('main')\n"
+          "if not callable(main):\n    from loopc.cli.main import main\nmain()")
 
 
 class Side:
@@ -65,8 +68,8 @@ class Side:
     with ``src`` first on ``PYTHONPATH``, or an anchor binary."""
 
     def __init__(self, label: str, src: Path | None = None, python: str = sys.executable,
-                 binary: str | None = None) -> None:
-        self.label, self.src, self.python, self.binary = label, src, python, binary
+                 binary: str | None = None, script: str | None = None) -> None:
+        self.label, self.src, self.python, self.binary, self.script = label, src, python, binary, script
 
     def env(self, *, bytecode: bool, pyc: Path | None = None, **extra: str) -> dict[str, str]:
         env = dict(os.environ, NO_COLOR="1", **extra)
@@ -83,7 +86,8 @@ class Side:
         return env
 
     def loopc(self, *args: str) -> list[str]:
-        return [self.python, "-c", _LOOPC, *args]
+        """``loopc ARGS``: the installed console script of a wheel side, else ``python -c``."""
+        return [self.script, *args] if self.script else [self.python, "-c", _LOOPC, *args]
 
 
 def copy_src(tree: Path, dest: Path) -> Path:
@@ -260,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
             if a.wheel:
                 for i, s in enumerate(sides):
                     py = wheel_venv(trees[s.label], work, f"side{i}")
-                    pythons.append(("wheel", Side(s.label, None, py), True, None))
+                    pythons.append(("wheel", Side(s.label, None, py, script=str(Path(py).parent / "loopc")), True, None))
             for how in dict.fromkeys(h for h, *_ in pythons):
                 picked = [(s, bc, pyc) for h, s, bc, pyc in pythons if h == how]
                 for row, args, ok in (("python -c pass", None, (0,)), ("loopc --version", ["--version"], (0,)),

@@ -22,7 +22,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 _PROBE = """
 import sys
 sys.argv = ["loopc"] + sys.argv[1:]
-from loopc.cli.main import main
+from loopc.cli import main  # the console script's entry point
 try:
     main()
 except SystemExit as e:

@@ -60,7 +60,7 @@ __all__ = [
 #: Every public name but ``__version__``, loaded on first use: name → defining
 #: module.  Importing ``loopc`` (which every ``loopc.*`` import does, the
 #: command line's first) then costs nothing; ``loopc check FILE`` imports the
-#: passes only when it checks, after ``loopc.cli.main.gc_policy`` has run.
+#: passes only when it checks, after ``loopc.cli.gc_policy`` has run.
 _LAZY_EXPORTS = {
     **dict.fromkeys(
         ("Applicability", "Diagnostic", "Fix", "Related", "Severity", "Span", "TextEdit"), "loopc.diagnostics"

@@ -1,4 +1,4 @@
 """``python -m loopc`` — same as the ``loopc`` console script."""
-from loopc.cli.main import main
+from loopc.cli import main
 
 main()

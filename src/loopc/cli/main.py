@@ -20,6 +20,7 @@ from typing import Sequence
 import click
 
 from loopc import __version__
+from loopc.cli import gc_policy
 
 
 class _Group(click.Group):
@@ -148,24 +149,10 @@ def _load(group: click.Group, module: str) -> None:
     importlib.import_module(module).register(group)
 
 
-def gc_policy() -> None:
-    """The ``loopc`` process's garbage-collector policy, set by :func:`main`
-    only (the library never touches GC state;
-    docs/api.md#memory-and-the-garbage-collector).  loopc's results hold no reference
-    cycles, so a
-    collection during a check finds nothing: the objects alive after
-    start-up (modules, grammars, registries) are frozen out of every scan
-    and generation 0 is collected every 10,000 net allocations instead of
-    700.  Forked ``-j`` workers inherit it; the language server adds its own
-    idle-time collections (``loopc.lsp.server``)."""
-    import gc
-
-    gc.freeze()
-    gc.set_threshold(10_000, 20, 20)
-
-
 def main() -> None:
-    """Console-script entry point (output failures: :mod:`loopc.cli.iofail`)."""
+    """Run the command line (output failures: :mod:`loopc.cli.iofail`) under
+    :func:`loopc.cli.gc_policy` (already in force, from before click was
+    imported, when the console script's ``loopc.cli:main`` called this)."""
     from loopc.cli.iofail import run
 
     gc_policy()
