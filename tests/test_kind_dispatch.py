@@ -92,6 +92,21 @@ def test_a_kind_of_generic_fields_only_needs_no_model_class(monkeypatch: pytest.
     assert set(model.CONFIG_CLASSES) == set(t.kinds)
 
 
+def test_the_closing_keys_name_opened_scopes() -> None:
+    """A join's forkId/fanOutId owners (Kind.closes) drive the analyzer's
+    owner rules, its parallel scopes and the editor's value completion."""
+    from loopc.analyzer.scope_frames import PARALLEL
+
+    closes = kinds.tables().closes
+    opened = {k.scope for k in kinds.KINDS.values()}
+    assert closes and all(set(v) <= opened for v in closes.values())
+    assert set(PARALLEL) == {s for v in closes.values() for s in v}
+    with pytest.raises(ValueError, match="closes"):
+        import attrs
+
+        attrs.evolve(kinds.KINDS["join"], closes={"nope": ("fork",)})
+
+
 def test_each_pass_has_the_own_fields_of_exactly_the_kinds_with_custom_fields() -> None:
     """Generic fields need no per-pass code; a kind's custom fields
     (:attr:`loopc.kinds.Kind.custom_keys`) are read, typed, lowered and

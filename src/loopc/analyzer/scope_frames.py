@@ -13,9 +13,12 @@ from loopc.analyzer.facts import Stack
 from loopc.compiler.model import Edge
 from loopc.compiler.report import scope_entity
 from loopc.compiler.scopemap import Scope, ScopeMap
+from loopc.kinds import tables as _kind_tables
+from loopc.kinds.base import SCOPES
 
-#: The parallel scope kinds (a join closes them; a loop is closed by its back ports).
-PARALLEL = ("fork", "all_match", "fan_out")
+#: The parallel scope kinds: those a node closes by naming their owner
+#: (Kind.closes: a join; a loop's iterations end at its back ports).
+PARALLEL = tuple(s for s in SCOPES if any(s in scopes for scopes in _kind_tables().closes.values()))
 #: Bound on breadth-first "is this node after the scope?" searches per
 #: analysis (each is O(nodes + edges)); beyond it a disagreement is read as a
 #: leak.  Only ever reached on plans with that many distinct scope defects.

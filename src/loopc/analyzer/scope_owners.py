@@ -14,6 +14,11 @@ from loopc.compiler.report import node_entity, scope_entity
 from loopc.compiler.scopemap import Scope, owner_kind
 from loopc.compiler.yamlnodes import YMap
 from loopc.diagnostics import Applicability, Fix, TextEdit
+from loopc.kinds import tables as _kind_tables
+from loopc.kinds.base import an_owner
+
+#: source key of a closing node (a join's forkId/fanOutId) -> the scopes its owner may open (Kind.closes)
+_CLOSES = _kind_tables().closes
 
 
 class ScopeOwners(ScopeReports):
@@ -37,8 +42,7 @@ class ScopeOwners(ScopeReports):
                     continue
                 from loopc.compiler.graph import suggest
 
-                cands = [n for n in ctx.reached if owner_kind(ctx.nodes[n]) in (
-                    ("fork", "all_match") if key == "forkId" else ("fan_out",))]
+                cands = [n for n in ctx.reached if owner_kind(ctx.nodes[n]) in _CLOSES[key]]
                 s = suggest(c.owner, cands)
                 if s:
                     self.implicate(s)  # its missing join is this typo, not LP4308
@@ -51,17 +55,15 @@ class ScopeOwners(ScopeReports):
             if c.owner not in ctx.reached:
                 continue  # the graph pass reports the unreachable owner
             kind = owner_kind(owner)
-            if kind is not None and (key == "forkId" and kind in ("fork", "all_match")
-                                     or key == "fanOutId" and kind == "fan_out"):
+            if kind is not None and kind in _CLOSES[key]:
                 self.owner_ok[jid] = kind
                 continue
-            if kind in ("fork", "all_match", "fan_out"):
-                right = "fanOutId" if kind == "fan_out" else "forkId"
+            right = next((k for k, scopes in _CLOSES.items() if kind in scopes), None)
+            if kind is not None and right is not None:
                 kn = c.src.key_node(key) if isinstance(c.src, YMap) else None
                 fix = (Fix(f"use `{right}`", (TextEdit(kn.span, right),), Applicability.SAFE)
                        if kn is not None else None)
-                what = "a fan_out" if kind == "fan_out" else (
-                    "a fork" if kind == "fork" else "an all_match switch")
+                what = an_owner(kind)
                 ctx.report("LP4311", kn or at,
                            f"join `{jid}` names {what} `{c.owner}` with `{key}`; a join closing {what} "
                            f"names it with `{right}`", node=jid,
@@ -71,7 +73,7 @@ class ScopeOwners(ScopeReports):
                           if owner.type == "switch" else f"a {owner.type} opens no parallel scope")
                 ctx.report("LP4301", at,
                            f"join `{jid}` names `{c.owner}` as its owner, but {detail}; `{key}` must name "
-                           + ("a fork or an all_match switch" if key == "forkId" else "a fan_out"),
+                           + " or ".join(an_owner(k) for k in _CLOSES[key]),
                            node=jid, related=[(f"`{c.owner}` is declared here", ctx.node_at(owner))])
             self.implicate(c.owner)
 

@@ -10,6 +10,7 @@ from loopc.compiler.model import Join, Node, Switch
 from loopc.compiler.scopemap import Scope
 from loopc.compiler.yamlnodes import YScalar
 from loopc.diagnostics import Applicability, Fix, TextEdit
+from loopc.kinds.base import SCOPE_OWNERS
 
 
 class ScopeReports(ScopeState):
@@ -30,7 +31,7 @@ class ScopeReports(ScopeState):
         self.implicate(owner, meant.owner)
         first = next(j for j in ctx.joins_of[owner] if j != join.id and j in self.owner_ok)
         at = ctx.config_at(join, key)
-        what = {"fork": "fork", "all_match": "all_match switch", "fan_out": "fan_out"}[meant.kind]
+        what = SCOPE_OWNERS[meant.kind]
         from_what = (f"the item body of fan_out `{meant.owner}`" if meant.kind == "fan_out"
                      else f"the branches of {what} `{meant.owner}`")
         fix = (Fix(f"replace with `{meant.owner}`", (TextEdit(at.span, meant.owner),), Applicability.UNSAFE)
@@ -54,7 +55,7 @@ class ScopeReports(ScopeState):
         assert isinstance(c, Join)
         owner = c.owner
         key = "forkId" if c.fork_id is not None else "fanOutId"
-        what = {"fork": "fork", "all_match": "all_match switch", "fan_out": "fan_out"}[okind]
+        what = SCOPE_OWNERS[okind]
         ctx.report(
             "LP4302", ctx.edge_to(a.edge),
             f"edge `{a.edge.id}` reaches join `{join.id}` from outside the scope of its owner, {what} "

@@ -64,6 +64,7 @@ from loopc.analyzer.scope_frames import (
 from loopc.analyzer.scope_owners import ScopeOwners
 from loopc.compiler.model import End, Join, Node
 from loopc.compiler.scopemap import Scope, ScopeMap, opening_scope
+from loopc.kinds import tables as _kind_tables
 
 __all__ = [
     "MAX_AFTER_SEARCHES", "PARALLEL", "Arrival", "ScopeTyping", "describe", "stack_text", "token_place",
@@ -268,7 +269,7 @@ class ScopeTyping(ScopeOwners):
         owner = c.owner
         if not any(j != join.id and j in self.owner_ok for j in ctx.joins_of.get(owner, ())):
             return None
-        kinds = ("fan_out",) if self.owner_ok[join.id] == "fan_out" else ("fork", "all_match")
+        kinds = next(scopes for scopes in _kind_tables().closes.values() if self.owner_ok[join.id] in scopes)
         meant: Scope | None = None
         for a in arrivals:
             st = a.stack

@@ -293,14 +293,14 @@ class Completer:
             return [(v, E, None) for v in enums[last][key]]
         if (last, key) in _keys.duration_keys():
             return [(d, V, "ISO 8601 duration") for d in DURATIONS]
-        if key == "forkId":
+        closes = kinds.tables().closes.get(key) if key is not None else None
+        if closes is not None:  # forkId / fanOutId: the owners of the scopes it may close (Kind.closes)
+            ks = kinds.tables().kinds
             return [
                 (n.id, R, n.type)
                 for n in self.nodes()
-                if n.type == "fork" or (n.type == "switch" and getattr(n.config, "mode", "") == "all_match")
+                if (k := ks.get(n.type)) is not None and k.opened_scope(n.config) in closes
             ]
-        if key == "fanOutId":
-            return [(n.id, R, n.type) for n in self.nodes() if n.type == "fan_out"]
         if path[0] == "edges" and last in ("from", "to") and key == "node":
             return self.node_ids()
         if path[0] == "edges" and last in ("from", "to") and key == "port":

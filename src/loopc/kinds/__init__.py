@@ -122,7 +122,9 @@ class Tables:
     class ``none``); ``modes`` type → its separate action types;
     ``conditional_outputs`` type → ``{output field: source key}``;
     ``config_contracts`` opcode → its wire config field holding a contract
-    (:attr:`Kind.contract_field`; the semantic digest projects it).
+    (:attr:`Kind.contract_field`; the semantic digest projects it);
+    ``closes`` source key → the scopes a node closes by naming their owner
+    under it (:attr:`Kind.closes`: ``forkId`` → fork, all_match).
     """
 
     kinds: Mapping[str, Kind]
@@ -144,6 +146,7 @@ class Tables:
     modes: Mapping[str, tuple[str, ...]]
     conditional_outputs: Mapping[str, Mapping[str, str]]
     config_contracts: Mapping[str, str]
+    closes: Mapping[str, tuple[str, ...]]
 
 
 @functools.cache
@@ -173,6 +176,7 @@ def tables() -> Tables:
         modes=_frozen({k.name: k.modes for k in ks if k.modes}),
         conditional_outputs=_frozen({k.name: _frozen(k.conditional_outputs) for k in ks if k.conditional_outputs}),
         config_contracts=_frozen({k.name: c for k in ks if (c := k.contract_field) is not None}),
+        closes=_frozen({key: scopes for k in ks for key, scopes in k.closes.items()}),
     )
 
 

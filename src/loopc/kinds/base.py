@@ -43,6 +43,8 @@ __all__ = [
     "EFFECT_CLASSES",
     "EXTERNAL_EFFECTS",
     "SCOPES",
+    "SCOPE_OWNERS",
+    "an_owner",
     "IDENT",
     "DURATION",
     "GENERIC_FORMS",
@@ -76,6 +78,15 @@ EXTERNAL_EFFECTS = frozenset(("message", "approval"))
 #: ``all_match`` (a switch in all_match mode), ``fan_out`` (its item bodies),
 #: ``loop`` (its body).
 SCOPES = ("none", "fork", "all_match", "fan_out", "loop")
+#: How messages name the owner of each scope (``a fork``, ``an all_match switch``).
+SCOPE_OWNERS = {"fork": "fork", "all_match": "all_match switch", "fan_out": "fan_out", "loop": "loop"}
+
+
+def an_owner(scope: str) -> str:
+    """The owner of ``scope`` with its article: ``a fork``, ``an all_match switch``."""
+    noun = SCOPE_OWNERS[scope]
+    return ("an " if noun[0] in "aeiou" else "a ") + noun
+
 
 #: Author-declared identifiers (ids, ports, field names).
 IDENT = r"^[a-z][a-z0-9_]{0,63}$"
@@ -237,6 +248,10 @@ class Kind:
     #: with :attr:`modes`: which mode a node is in, from a getter of its
     #: config's wire fields by name (``get("completion")``; ``None`` when absent).
     mode_of: Callable[[Callable[[str], Any]], str] | None = None
+    #: ``{source key: scopes}``: a node of this kind closes the scope of the
+    #: owner it names under the key, which must open one of ``scopes`` (a
+    #: join's ``forkId`` names a fork or an all_match switch, ``fanOutId`` a fan_out).
+    closes: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
 
     def __attrs_post_init__(self) -> None:
         if self.effect_class not in EFFECT_CLASSES:
@@ -250,6 +265,9 @@ class Kind:
                 raise ValueError(f"{self.name}: back port {port!r} is not a target port")
         if len([n for n, f in self.wire.fields.items() if f.spec == CONTRACT]) > 1:
             raise ValueError(f"{self.name}: more than one contract field (the semantic digest projects one)")
+        for key, scopes in self.closes.items():
+            if key not in self.source or not scopes or not set(scopes) <= set(SCOPES[1:]):
+                raise ValueError(f"{self.name}: closes {key!r}: {scopes!r}")
         if bool(self.modes) != (self.mode_of is not None):
             raise ValueError(f"{self.name}: modes and mode_of go together")
         for key in self.conditional_outputs.values():

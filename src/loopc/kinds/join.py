@@ -43,4 +43,5 @@ KIND = Kind(
     wire=WIRE,
     ports=Ports(fixed=("completed", "failed"), outputs={"completed": "the join's `result`", "failed": FAILED_OUTPUT}),
     effects="none (cancels the other branches of an any join)",
+    closes={"forkId": ("fork", "all_match"), "fanOutId": ("fan_out",)},
 )
