@@ -7,7 +7,9 @@ measures, per request, the wall time from sending to receiving the answer:
 * ``re-diagnose`` — one keystroke (a one-character incremental
   ``didChange`` inside a message template, alternately inserted and deleted)
   followed by a pull ``textDocument/diagnostic`` (Neovim 0.11 capabilities):
-  the full re-check of the new version plus conversion and transport.  The
+  the re-check of the new version (incremental, docs/editors.md#incremental-re-check;
+  with ``--whole`` the same sessions again with the setting ``incremental: false``)
+  plus conversion and transport.  The
   push path (VS Code capabilities, ``debounce`` 0) is measured the same way,
   until the ``publishDiagnostics`` of the new version arrives;
 * ``completion`` / ``hover`` — requests at a node id, a port and inside a
@@ -60,7 +62,7 @@ def caps(name: str) -> lsp.ClientCapabilities:
     return client_capabilities(name)
 
 
-async def session(text: str, spec: str, edits: int, requests: int) -> dict[str, Any]:
+async def session(text: str, spec: str, edits: int, requests: int, incremental: bool = True) -> dict[str, Any]:
     client = LanguageClient("loopc-bench", "1")
     published: dict[int, float] = {}
 
@@ -71,13 +73,14 @@ async def session(text: str, spec: str, edits: int, requests: int) -> dict[str, 
 
     @client.feature(lsp.WORKSPACE_CONFIGURATION)
     def on_config(params: lsp.ConfigurationParams) -> list[Any]:
-        return [{"debounce": 0} for _ in params.items]
+        return [{"debounce": 0, "incremental": incremental} for _ in params.items]
 
     await client.start_io(sys.executable, "-m", "loopc", "lsp")
     c = caps(spec)
     pull = c.text_document is not None and c.text_document.diagnostic is not None
     await client.initialize_async(lsp.InitializeParams(capabilities=c, process_id=None,
-                                                       initialization_options={"debounce": 0}))
+                                                       initialization_options={"debounce": 0,
+                                                                               "incremental": incremental}))
     client.initialized(lsp.InitializedParams())
     uri = "file:///bench/plan.yaml"
     doc = lsp.TextDocumentIdentifier(uri=uri)
@@ -166,16 +169,24 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=200)
     ap.add_argument("--near", type=int, default=20)
     ap.add_argument("--json", default=str(HERE / "lsp_results.json"))
+    ap.add_argument("--whole", action="store_true",
+                    help="also run the Neovim sessions with the incremental re-check off, side by side")
     args = ap.parse_args()
     p100 = plan_100()
     near = G.near_budget_plan()
     results: dict[str, Any] = {"plan_100": G.stats(p100), "near_budget": G.stats(near)}
     results["plan_100_check_source"] = in_process(p100, args.edits)
     results["plan_100_neovim"] = asyncio.run(session(p100, "neovim@v0.11.0", args.edits, args.requests))
+    if args.whole:  # the same session with the incremental re-check off (setting incremental: false)
+        results["plan_100_neovim_whole"] = asyncio.run(
+            session(p100, "neovim@v0.11.0", args.edits, 0, incremental=False))
     results["plan_100_vscode"] = asyncio.run(session(p100, "visual-studio-code", args.edits, 0))
     if args.near:
         results["near_budget_check_source"] = in_process(near, args.near)
         results["near_budget_neovim"] = asyncio.run(session(near, "neovim@v0.11.0", args.near, 30))
+        if args.whole:
+            results["near_budget_neovim_whole"] = asyncio.run(
+                session(near, "neovim@v0.11.0", args.near, 0, incremental=False))
     results["notes"] = ("wall-clock ms, client send to answer, one shared 2-core machine; "
                         "re_diagnose includes the full check of the new version")
     Path(args.json).write_text(json.dumps(results, indent=2) + "\n")

@@ -135,3 +135,32 @@ def test_pause_gc_is_accepted_deprecated_and_ignored() -> None:
         assert res.diagnostics == plain.diagnostics
     with pytest.warns(DeprecationWarning, match="pause_gc"):
         assert compile_checked(plain, pause_gc=False).ok
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_incremental_re_checks_leave_no_cycles(path: Path) -> None:
+    """The incremental re-check (loopc.pipeline.incremental) builds spliced
+    trees as acyclic as loaded ones: a checker and every result it gave,
+    parents and pointers walked, are freed by reference counting alone."""
+    from loopc.pipeline.incremental import IncrementalChecker
+
+    text = path.read_text(encoding="utf-8")
+    at = text.index("id: ", text.index("\nnodes:")) + 5  # inside the first node's id
+    edited = [text[:at] + "q" + text[at:], text, text[:at] + "qz" + text[at:]]
+
+    def use() -> None:
+        checker = IncrementalChecker()
+        checker.check(text)
+        for src in edited:
+            res = checker.check(src)
+            assert checker.last_mode == "incremental", checker.last_reason
+            stack = [res.document.root]
+            while stack:
+                node = stack.pop()
+                assert node.pointer is not None
+                for child in getattr(node, "values", lambda: getattr(node, "items", ()))():
+                    assert child.parent is node
+                    stack.append(child)
+            assert res.symbols is not None and res.source_map is not None
+
+    assert _cyclic_garbage(use) == []

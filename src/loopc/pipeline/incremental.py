@@ -557,25 +557,14 @@ def _copy(src: Any, pidx: int, lref: Any, colls: list[Any], dl: int, delta: int)
     new tree's links table (its weak reference ``lref``, collection list
     ``colls``), every position moved by ``dl`` lines and ``delta`` offsets
     (columns stay: what moves starts a line of its own).  A key made a node
-    becomes a key record again, as a fresh load leaves it."""
+    becomes a key record again, as a fresh load leaves it; a mapping's key
+    index, read-only once loaded, is shared.  Scalars, most of a tree, are
+    copied inline (no call per scalar)."""
     cls = src.__class__
     if cls is YScalar:
-        s = _new(YScalar)
-        s.line = src.line + dl
-        s.col = src.col
-        s.start = src.start + delta
-        s.end_line = src.end_line + dl
-        s.end_col = src.end_col
-        s.end = src.end + delta
-        s._links = lref
-        s._pidx = pidx
-        s.key = src.key
-        s.value = src.value
-        s.style = src.style
-        s.raw = src.raw
-        s.is_key = src.is_key
-        return s
+        return _scalar(src, pidx, lref, dl, delta)
     idx = len(colls)
+    moved = dl or delta
     if cls is YMap:
         m = _new(YMap)
         m.line = src.line + dl
@@ -590,20 +579,38 @@ def _copy(src: Any, pidx: int, lref: Any, colls: list[Any], dl: int, delta: int)
         m.flow = src.flow
         m._links_root = None
         m._idx = idx
-        m.index = dict(src.index)
+        m.index = src.index
         colls.append(m)
         out: list[Any] = []
         m.kv = out
+        append = out.append
         kv = src.kv
         for jj in range(0, len(kv), 2):
             k = kv[jj]
             if k.__class__ is not tuple:
                 k = (k.raw, k.value, k.style, k.line, k.col, k.start, k.end_line, k.end_col, k.end)
-            if delta or dl:
+            if moved:
                 k = (k[0], k[1], k[2], k[3] + dl, k[4], k[5] + delta, k[6] + dl, k[7], k[8] + delta)
-            out.append(k)
+            append(k)
             v = kv[jj + 1]
-            out.append(_copy(v, idx, lref, colls, dl, delta))
+            if v.__class__ is YScalar:
+                c = _new(YScalar)
+                c.line = v.line + dl
+                c.col = v.col
+                c.start = v.start + delta
+                c.end_line = v.end_line + dl
+                c.end_col = v.end_col
+                c.end = v.end + delta
+                c._links = lref
+                c._pidx = idx
+                c.key = v.key
+                c.value = v.value
+                c.style = v.style
+                c.raw = v.raw
+                c.is_key = v.is_key
+                append(c)
+            else:
+                append(_copy(v, idx, lref, colls, dl, delta))
         return m
     q = _new(YSeq)
     q.line = src.line + dl
@@ -618,5 +625,26 @@ def _copy(src: Any, pidx: int, lref: Any, colls: list[Any], dl: int, delta: int)
     q.flow = src.flow
     q._links_root = None
     colls.append(q)
-    q.items = [_copy(v, idx, lref, colls, dl, delta) for v in src.items]
+    q.items = [
+        _scalar(v, idx, lref, dl, delta) if v.__class__ is YScalar else _copy(v, idx, lref, colls, dl, delta)
+        for v in src.items
+    ]
     return q
+
+
+def _scalar(v: Any, pidx: int, lref: Any, dl: int, delta: int) -> YScalar:
+    c = _new(YScalar)
+    c.line = v.line + dl
+    c.col = v.col
+    c.start = v.start + delta
+    c.end_line = v.end_line + dl
+    c.end_col = v.end_col
+    c.end = v.end + delta
+    c._links = lref
+    c._pidx = pidx
+    c.key = v.key
+    c.value = v.value
+    c.style = v.style
+    c.raw = v.raw
+    c.is_key = v.is_key
+    return c
