@@ -227,6 +227,21 @@ def test_edits_inside_items_are_incremental() -> None:
             text = new
 
 
+def test_broken_and_mended() -> None:
+    """A text the YAML layer rejects is checked whole and keeps the last
+    clean tree; the edit that mends it is incremental again."""
+    for text in TEXTS[:10]:
+        checker = IncrementalChecker()
+        checker.check(text)
+        at = text.index("id: ", text.index("\nnodes:")) + 4
+        broken = text[:at] + '"' + text[at:]
+        assert_same(checker.check(broken), loopc.check_source(broken), broken)
+        assert checker.last_mode == "full"
+        for new in (text, text[:at] + "q" + text[at:]):
+            assert_same(checker.check(new), loopc.check_source(new), new)
+            assert checker.last_mode == "incremental", checker.last_reason
+
+
 @pytest.mark.parametrize("piece", ["\ufeff", "\r\n", "&a ", "*a"])
 def test_what_is_not_local_is_checked_whole(piece: str) -> None:
     text = TEXTS[0]

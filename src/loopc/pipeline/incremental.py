@@ -279,12 +279,10 @@ def _splice(st: _State, text: str, path: str | None) -> tuple[YDocument, int] | 
     YAML node count; or why it cannot be (a string: the check is then a
     whole one)."""
     old = st.text
-    if text == old:
-        p = s = len(old)
-        oe = ne = p
-    else:
-        p, s = _common(old, text)
-        oe, ne = len(old) - s, len(text) - s
+    if text == old:  # back to the last clean text (an edit that broke it undone)
+        return (st.doc if st.doc.path == path else YDocument(text, st.doc.root, path)), st.count
+    p, s = _common(old, text)
+    oe, ne = len(old) - s, len(text) - s
     mid = text[p:ne]
     if _SPECIAL.search(mid) is not None:
         return "a line break other than \\n or a byte-order mark"
