@@ -158,7 +158,8 @@ def test_incremental_re_checks_leave_no_cycles(path: Path) -> None:
             while stack:
                 node = stack.pop()
                 assert node.pointer is not None
-                for child in getattr(node, "values", lambda: getattr(node, "items", ()))():
+                children = node.values() if hasattr(node, "values") else getattr(node, "items", ())
+                for child in children:
                     assert child.parent is node
                     stack.append(child)
             assert res.symbols is not None and res.source_map is not None
