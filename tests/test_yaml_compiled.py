@@ -172,3 +172,20 @@ def test_python_composer_can_be_chosen(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(yamlload, "_FAST", None)
     monkeypatch.delenv("LOOPC_YAML_COMPOSER")
     assert yamlload.compiled_composer() is not None
+
+
+def test_a_failing_compiled_composer_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exception inside the compiled composer (say MemoryError) never
+    reaches the caller: the Python composer composes the text."""
+    src = (ROOT / "examples" / "set_variable_timer.yaml").read_text(encoding="utf-8")
+    r1 = Reporter()
+    want = dump(yamlload.load(src, r1).root)
+
+    def boom(text: str, line: int, col: int) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(yamlload, "_FAST", boom)
+    r2 = Reporter()
+    doc = yamlload.load(src, r2)
+    assert doc is not None and dump(doc.root) == want
+    assert r1.diagnostics == r2.diagnostics

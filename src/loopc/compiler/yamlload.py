@@ -188,7 +188,7 @@ def compiled_composer() -> Callable[[str, int, int], YNode | None] | None:
         _FAST = False
         if os.environ.get("LOOPC_YAML_COMPOSER", "") != "python":
             try:
-                import importlib.util
+                import importlib.machinery  # loaded with the interpreter (importlib.util is not)
                 import sys
 
                 from loopc.compiler import _ycompose
@@ -196,7 +196,7 @@ def compiled_composer() -> Callable[[str, int, int], YNode | None] | None:
                 mod = sys.modules.get("_ruamel_yaml")
                 lib = getattr(mod, "__file__", None) if mod is not None else None
                 if lib is None:
-                    spec = importlib.util.find_spec("_ruamel_yaml")
+                    spec = importlib.machinery.PathFinder.find_spec("_ruamel_yaml")
                     lib = spec.origin if spec is not None else None
                 if lib:
                     _ycompose.setup(lib, YScalar, YMap, YSeq, YLinks, resolve_plain, _PLAIN_SPECIAL,
@@ -210,7 +210,10 @@ def compiled_composer() -> Callable[[str, int, int], YNode | None] | None:
 def _compose(text: str, reporter: Reporter, judge: Callable[[str], bool] | None = None) -> YNode | None:
     fast = _FAST if _FAST is not None else compiled_composer()
     if fast and not any(b in text for b in _YAML_ONLY_BREAKS):
-        root: YNode | None = fast(text, *_end_position(text))
+        try:
+            root: YNode | None = fast(text, *_end_position(text))
+        except Exception:  # noqa: BLE001 - e.g. MemoryError: the Python composer decides
+            root = None
         if root is not None:
             return root
     return _compose_events(text, reporter, judge)
