@@ -107,6 +107,21 @@ def test_the_closing_keys_name_opened_scopes() -> None:
         attrs.evolve(kinds.KINDS["join"], closes={"nope": ("fork",)})
 
 
+def test_every_port_that_carries_its_kinds_own_output_has_its_function() -> None:
+    """Per-port output contracts are declared on the kinds (Ports.carries);
+    a kind whose ports carry ``own`` needs its function in the port table."""
+    from loopc.compiler import ports
+
+    own = {n for n, k in kinds.KINDS.items() if "own" in k.ports.carries.values()}
+    assert set(ports._OWN_OUTPUTS) == own
+    for k in kinds.KINDS.values():
+        assert "failed" not in k.ports.carries  # always {code, detail}
+    import attrs
+
+    with pytest.raises(ValueError, match="carries its contract"):
+        attrs.evolve(kinds.KINDS["wait"], ports=attrs.evolve(kinds.KINDS["wait"].ports, carries={"completed": "contract"}))
+
+
 def test_each_pass_has_the_own_fields_of_exactly_the_kinds_with_custom_fields() -> None:
     """Generic fields need no per-pass code; a kind's custom fields
     (:attr:`loopc.kinds.Kind.custom_keys`) are read, typed, lowered and

@@ -5,11 +5,13 @@ the analyzer and lowering.
 """
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from loopc import kinds
 from loopc.kinds.base import attr_name
 from loopc.compiler.model import (
-    MISSING, Contract, End, FanOut, FieldSchema, Fork, Join, Loop, Node,
-    RequestApproval, SendMessage, SetVariable, Switch, Wait,
+    CONFIG_CLASSES, MISSING, Contract, End, FieldSchema, Fork, Node,
+    RequestApproval, SendMessage, Switch,
 )
 
 #: Ports that may be left unrouted (their omission is lowered as a failure route).
@@ -81,30 +83,45 @@ def approval_output(c: RequestApproval) -> Contract:
     return out
 
 
+#: node type -> the function computing what its ports carry, for every kind
+#: whose ports carry ``own`` (:attr:`loopc.kinds.Ports.carries`;
+#: tests/test_kind_dispatch.py proves it complete)
+_OWN_OUTPUTS: dict[str, Callable[[Any], Contract]] = {
+    "send_message": send_message_completed,
+    "request_approval": approval_output,
+}
+
+
 def output_contract(node: Node, port: str) -> Contract | None:
-    """The ``output.*`` contract carried by ``port`` of ``node``.
+    """The ``output.*`` contract carried by ``port`` of ``node``, as its kind
+    declares (:attr:`loopc.kinds.Ports.carries`).
 
     Returns ``None`` for ports that carry nothing under ``output.*``
     (``fan_out.item``, ``loop.body``) and for unknown ports.
     """
     c = node.config
-    if port == "failed" and node.type in _tables().fails:
+    t = _tables()
+    if port == "failed" and node.type in t.fails:
         return dict(FAILED_OUTPUT)
-    if isinstance(c, SendMessage):
-        return send_message_completed(c) if port == "completed" else None
-    if isinstance(c, RequestApproval):
-        return approval_output(c) if port in ("approved", "rejected") else None
-    if isinstance(c, (Wait, SetVariable)):
-        return {} if port in source_ports(node) else None
-    if isinstance(c, (Switch, Fork)):
-        return dict(node.input_contract) if port in source_ports(node) else None
-    if isinstance(c, Join):
-        return dict(c.result) if port == "completed" else None
-    if isinstance(c, Loop):
-        return dict(c.state) if port == "done" else None
-    if isinstance(c, (FanOut, End)):
+    kind = t.kinds.get(node.type)
+    if kind is None or c.__class__ is not CONFIG_CLASSES.get(node.type):
         return None
-    return None
+    p = kind.ports
+    if p.authored is not None:
+        what = p.carries.get("*") if port in source_ports(node) else None
+    else:
+        what = p.carries.get(port)
+        if what is not None and port in p.conditional and port not in source_ports(node):
+            what = None
+    if what is None:
+        return None
+    if what == "empty":
+        return {}
+    if what == "input":
+        return dict(node.input_contract)
+    if what == "contract":
+        return dict(getattr(c, attr_name(kind.contract_field or "")))
+    return _OWN_OUTPUTS[node.type](c)
 
 
 def effective_input(node: Node, plan_output: Contract) -> Contract:

@@ -43,6 +43,7 @@ __all__ = [
     "EFFECT_CLASSES",
     "EXTERNAL_EFFECTS",
     "SCOPES",
+    "CARRIES",
     "SCOPE_OWNERS",
     "an_owner",
     "IDENT",
@@ -87,6 +88,14 @@ def an_owner(scope: str) -> str:
     noun = SCOPE_OWNERS[scope]
     return ("an " if noun[0] in "aeiou" else "a ") + noun
 
+
+#: What a source port carries under ``output.*`` (:attr:`Ports.carries`):
+#: ``empty`` — an empty object; ``input`` — the node's input, unchanged;
+#: ``contract`` — the kind's contract field (:attr:`Kind.contract_field`:
+#: a join's ``result``, a loop's ``state``); ``own`` — what the kind's own
+#: function in the port table computes (``loopc.compiler.ports``).  A port
+#: not listed carries nothing under ``output.*`` (``fan_out.item``, ``loop.body``).
+CARRIES = ("empty", "input", "contract", "own")
 
 #: Author-declared identifiers (ids, ports, field names).
 IDENT = r"^[a-z][a-z0-9_]{0,63}$"
@@ -183,7 +192,9 @@ class Ports:
     ``timeout``).  ``authored`` names the model attribute holding ports the
     author declares (``ports`` of a switch, ``branches`` of a fork) and
     ``authored_wire`` reads the same from a wire config; then ``fixed`` is
-    empty.  ``outputs`` documents what each port carries under ``output.*``.
+    empty.  ``outputs`` documents what each port carries under ``output.*``
+    and ``carries`` declares it (port → one of :data:`CARRIES`; ``"*"`` for
+    every authored port; the ``failed`` port always carries ``{code, detail}``).
     """
 
     fixed: tuple[str, ...] = ()
@@ -192,6 +203,7 @@ class Ports:
     authored_wire: Callable[[Mapping[str, Any]], list[str]] | None = None
     targets: tuple[str, ...] = ("in",)
     outputs: Mapping[str, str] = attrs.field(factory=dict)
+    carries: Mapping[str, str] = attrs.field(factory=dict)
 
     def of_model(self, config: Any) -> tuple[str, ...]:
         """Source ports of a typed source config (:mod:`loopc.compiler.model`)."""
@@ -268,6 +280,12 @@ class Kind:
         for key, scopes in self.closes.items():
             if key not in self.source or not scopes or not set(scopes) <= set(SCOPES[1:]):
                 raise ValueError(f"{self.name}: closes {key!r}: {scopes!r}")
+        ports = self.ports
+        for port, what in ports.carries.items():
+            if what not in CARRIES or port not in ((("*",) if ports.authored else ()) + ports.fixed):
+                raise ValueError(f"{self.name}: port {port!r} carries {what!r}")
+            if what == "contract" and self.contract_field is None:
+                raise ValueError(f"{self.name}: port {port!r} carries its contract, but it declares none")
         if bool(self.modes) != (self.mode_of is not None):
             raise ValueError(f"{self.name}: modes and mode_of go together")
         for key in self.conditional_outputs.values():

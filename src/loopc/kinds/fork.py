@@ -21,7 +21,12 @@ KIND = Kind(
         "branches": SourceField({"type": "array", "minItems": 2, "uniqueItems": True, "items": S_IDENT}, required=True),
     },
     wire=Obj({"branches": F(Arr(PORT, min_items=2))}),
-    ports=Ports(authored="branches", authored_wire=_wire_ports, outputs={"<branch>": "the node's input, unchanged"}),
+    ports=Ports(
+        authored="branches",
+        authored_wire=_wire_ports,
+        outputs={"<branch>": "the node's input, unchanged"},
+        carries={"*": "input"},
+    ),
     effects="none (opens parallel branches)",
     scope="fork",
 )

@@ -41,7 +41,11 @@ KIND = Kind(
     },
     source_rules={"oneOf": [{"required": ["forkId"]}, {"required": ["fanOutId"]}]},
     wire=WIRE,
-    ports=Ports(fixed=("completed", "failed"), outputs={"completed": "the join's `result`", "failed": FAILED_OUTPUT}),
+    ports=Ports(
+        fixed=("completed", "failed"),
+        outputs={"completed": "the join's `result`", "failed": FAILED_OUTPUT},
+        carries={"completed": "contract"},
+    ),
     effects="none (cancels the other branches of an any join)",
     closes={"forkId": ("fork", "all_match"), "fanOutId": ("fan_out",)},
 )

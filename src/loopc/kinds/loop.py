@@ -31,6 +31,7 @@ KIND = Kind(
         fixed=("body", "done"),
         targets=("in", "continue", "break"),
         outputs={"body": "nothing; use `loop.*`", "done": "the final loop state"},
+        carries={"done": "contract"},
     ),
     effects="none",
     scope="loop",

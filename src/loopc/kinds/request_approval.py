@@ -32,6 +32,7 @@ KIND = Kind(
             "rejected": "`{decidedBy: member}`, plus `comment: string` with `feedbackScope`",
             "failed": FAILED_OUTPUT,
         },
+        carries={"approved": "own", "rejected": "own"},
     ),
     retry=True,
     effects="opens an approval task (external) and waits for the decision",

@@ -144,6 +144,7 @@ KIND = Kind(
             "`callbackOutput` fields plus `workScope`/`workItems` when those are authored",
             "failed": FAILED_OUTPUT,
         },
+        carries={"completed": "own"},
     ),
     retry=True,
     effects="posts a message (external); callback completion waits for an Agent",

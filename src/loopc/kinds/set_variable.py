@@ -12,7 +12,7 @@ KIND = Kind(
     summary="Assign Run state fields.",
     source={"assign": SourceField(S_IDENT_VALUES, required=True, form="values")},
     wire=Obj({"assign": F(BIND)}),
-    ports=Ports(fixed=("completed",), outputs={"completed": "nothing"}),
+    ports=Ports(fixed=("completed",), outputs={"completed": "nothing"}, carries={"completed": "empty"}),
     effects="writes Run state",
     effect_class="state",
 )

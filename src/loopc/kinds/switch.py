@@ -43,6 +43,7 @@ KIND = Kind(
         authored="ports",
         authored_wire=_wire_ports,
         outputs={"<case port>": "the node's input, unchanged", "<default>": "the node's input, unchanged"},
+        carries={"*": "input"},
     ),
     effects="none (all_match opens parallel branches)",
     scope="all_match",

@@ -43,6 +43,7 @@ KIND = Kind(
         fixed=("completed", "timed_out", "failed"),
         conditional={"timed_out": "timeout"},
         outputs={"completed": "nothing", "timed_out": "nothing", "failed": FAILED_OUTPUT},
+        carries={"completed": "empty", "timed_out": "empty"},
     ),
     retry=True,
     effects="watches Run state (condition) or a timer",
