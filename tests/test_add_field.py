@@ -1,7 +1,8 @@
 """Adding one optional field to one node kind touches only the registry
 (docs/architecture.md#add-one-field-to-one-node-kind).
 
-The test declares ``requestApproval.reminder`` — an optional template,
+The test declares ``requestApproval.followUp`` (the issue's ``reminder``, named
+so that a real ``reminder`` field does not collide with it) — an optional template,
 introduced at a new artifact version — by amending the registry
 (:func:`loopc.kinds.amended`) and nothing else, then imports loopc afresh so
 every layer derives its tables from the amended registry, exactly as when the
@@ -65,9 +66,9 @@ edges:
 """
 
 WITHOUT = PLAN.replace("EXTRA\n", "")
-WITH = PLAN.replace("EXTRA", '      reminder: "Still waiting on {{ input.title }}"')
+WITH = PLAN.replace("EXTRA", '      followUp: "Still waiting on {{ input.title }}"')
 #: a list does not render as text: a type error inside the template
-BAD = PLAN.replace("EXTRA", '      reminder: "{{ input.tags }}"')
+BAD = PLAN.replace("EXTRA", '      followUp: "{{ input.tags }}"')
 
 NEW = current_versions.LATEST + 1
 
@@ -86,7 +87,7 @@ def _swap(modules: dict[str, types.ModuleType]) -> dict[str, types.ModuleType]:
 
 
 class Amended:
-    """loopc imported afresh with ``requestApproval.reminder`` declared in the
+    """loopc imported afresh with ``requestApproval.followUp`` declared in the
     registry, and only there.  Its modules are installed in ``sys.modules``
     only inside :meth:`active` (so their lazy imports resolve among
     themselves); outside, the real modules are in place."""
@@ -105,14 +106,20 @@ class Amended:
                     old,
                     source={
                         **old.source,
-                        "reminder": SourceField(S_TEMPLATE, form="template", type="string", render=True),
+                        "followUp": SourceField(S_TEMPLATE, form="template", type="string", render=True),
                     },
-                    wire=old.wire.evolve(fields={**old.wire.fields, "reminder": F(INSTR, required=False, since=NEW)}),
+                    wire=old.wire.evolve(fields={**old.wire.fields, "followUp": F(INSTR, required=False, since=NEW)}),
                 )
             )
             # held open for the fresh modules' lifetime (closed by the fixture)
             self.amendment.enter_context(amended)
             import loopc as fresh
+            from loopc.compiler import yamlload
+
+            # the compiled composer's node classes are process-wide state of
+            # its extension module (one per process, not per import): binding
+            # the fresh classes would hand them to the real loader too
+            yamlload._FAST = False
             from loopc.compiler import model
             from loopc.ir import budget, decoder, source_schema, versions
             from loopc.interpreter import engine, program
@@ -143,7 +150,7 @@ class Amended:
 
 
 @pytest.fixture(scope="module")
-def reminder() -> Iterator[Amended]:
+def follow_up() -> Iterator[Amended]:
     a = Amended()
     yield a
     with a.active():
@@ -156,10 +163,10 @@ def _yaml(text: str) -> object:
     return YAML(typ="safe", pure=True).load(text)
 
 
-def test_only_the_amended_modules_see_the_field(reminder: Amended) -> None:
-    assert "reminder" not in current_kinds.KINDS["request_approval"].source
-    with reminder.active() as ns:
-        assert "reminder" in ns.kinds.KINDS["request_approval"].source
+def test_only_the_amended_modules_see_the_field(follow_up: Amended) -> None:
+    assert "followUp" not in current_kinds.KINDS["request_approval"].source
+    with follow_up.active() as ns:
+        assert "followUp" in ns.kinds.KINDS["request_approval"].source
         assert sys.modules["loopc.kinds"] is ns.kinds
     assert sys.modules["loopc.kinds"] is current_kinds
     res = loopc.check_source(WITH)
@@ -183,74 +190,74 @@ def test_amended_restores_the_registry_and_its_tables_on_exit() -> None:
             pass
 
 
-def test_the_source_schema_accepts_the_field(reminder: Amended) -> None:
+def test_the_source_schema_accepts_the_field(follow_up: Amended) -> None:
     assert list(jsonschema.Draft7Validator(current_source_schema()).iter_errors(_yaml(WITH)))
-    with reminder.active() as ns:
+    with follow_up.active() as ns:
         v = jsonschema.Draft7Validator(ns.source_schema.source_schema())
         assert not list(v.iter_errors(_yaml(WITH)))
         wrong = _yaml(WITH.replace('"Still waiting on {{ input.title }}"', "3"))
         assert [e.validator for e in v.iter_errors(wrong)]  # a template is a string
 
 
-def test_a_plan_using_it_checks_clean(reminder: Amended) -> None:
-    with reminder.active() as ns:
+def test_a_plan_using_it_checks_clean(follow_up: Amended) -> None:
+    with follow_up.active() as ns:
         res = ns.loopc.check_source(WITH)
         assert res.ok and res.diagnostics == ()
         cfg = res.plan.nodes["ask"].config
         assert isinstance(cfg, ns.model.RequestApproval)
-        assert isinstance(cfg.reminder, ns.model.Template)
-        assert cfg.reminder.text == "Still waiting on {{ input.title }}"
+        assert isinstance(cfg.follow_up, ns.model.Template)
+        assert cfg.follow_up.text == "Still waiting on {{ input.title }}"
         assert (
-            res.source_map.span(cfg, "reminder").line
-            == WITH.splitlines().index('      reminder: "Still waiting on {{ input.title }}"') + 1
+            res.source_map.span(cfg, "follow_up").line
+            == WITH.splitlines().index('      followUp: "Still waiting on {{ input.title }}"') + 1
         )
         # optional, after the declared attributes: positional construction unchanged
         t = ns.model.Template("x")
-        assert ns.model.RequestApproval(t, t).reminder is None
+        assert ns.model.RequestApproval(t, t).follow_up is None
 
 
-def test_a_type_error_in_its_template_is_diagnosed_at_its_position(reminder: Amended) -> None:
-    with reminder.active() as ns:
+def test_a_type_error_in_its_template_is_diagnosed_at_its_position(follow_up: Amended) -> None:
+    with follow_up.active() as ns:
         res = ns.loopc.check_source(BAD)
     assert [d.code for d in res.diagnostics] == ["LP3030"]  # a list interpolated into text
     d = res.diagnostics[0]
-    assert "`reminder`" in d.message and d.node == "ask"
+    assert "`followUp`" in d.message and d.node == "ask"
     # the same diagnostic as the kind's declared template field with the same text gets
-    same = loopc.check_source(BAD.replace("reminder:", "#").replace('"Ship {{ input.title }}?"', '"{{ input.tags }}"'))
-    assert [(x.code, x.message.replace("`summary`", "`reminder`")) for x in same.diagnostics] == [(d.code, d.message)]
+    same = loopc.check_source(BAD.replace("followUp:", "#").replace('"Ship {{ input.title }}?"', '"{{ input.tags }}"'))
+    assert [(x.code, x.message.replace("`summary`", "`followUp`")) for x in same.diagnostics] == [(d.code, d.message)]
     lines = BAD.splitlines()
-    line = next(i for i, t in enumerate(lines, 1) if "reminder:" in t)
+    line = next(i for i, t in enumerate(lines, 1) if "followUp:" in t)
     start = lines[line - 1].index('"{{') + 1
     end = lines[line - 1].rindex('"') + 2
     assert d.span.line == d.span.end_line == line
     assert start <= d.span.column < d.span.end_column <= end
 
 
-def test_it_is_lowered_under_its_wire_name_at_the_new_version(reminder: Amended) -> None:
-    with reminder.active() as ns:
+def test_it_is_lowered_under_its_wire_name_at_the_new_version(follow_up: Amended) -> None:
+    with follow_up.active() as ns:
         res = ns.loopc.compile_source(WITH)
         assert res.ok, res.diagnostics
         assert res.artifact.version == NEW
         assert f'"loop.plan.artifact/v{NEW}"'.encode() in res.bytes
         node = res.artifact.plan.node("ask")
         assert isinstance(node.config, ns.ir_model.RequestApprovalConfig)
-        assert isinstance(node.config.reminder, ns.ir_model.Template)
-        assert ns.ir_model.config_to_json(node.config)["reminder"][0] == "template"
-        assert ("/reminder", node.config.reminder) in list(node.config.instrs())
+        assert isinstance(node.config.follow_up, ns.ir_model.Template)
+        assert ns.ir_model.config_to_json(node.config)["followUp"][0] == "template"
+        assert ("/followUp", node.config.follow_up) in list(node.config.instrs())
         assert ns.versions.LATEST == NEW and NEW not in current_versions.VERSIONS
 
 
-def test_plans_not_using_it_keep_their_bytes(reminder: Amended) -> None:
+def test_plans_not_using_it_keep_their_bytes(follow_up: Amended) -> None:
     before = loopc.compile_source(WITHOUT)
-    with reminder.active() as ns:
+    with follow_up.active() as ns:
         after = ns.loopc.compile_source(WITHOUT)
     assert before.ok and after.ok
     assert after.bytes == before.bytes and after.digest == before.digest
     assert after.artifact.version == 1
 
 
-def test_decode_encode_round_trips(reminder: Amended) -> None:
-    with reminder.active() as ns:
+def test_decode_encode_round_trips(follow_up: Amended) -> None:
+    with follow_up.active() as ns:
         res = ns.loopc.compile_source(WITH)
         decoded = ns.decoder.decode(res.bytes, canonical=True)
         assert decoded == res.artifact
@@ -259,11 +266,11 @@ def test_decode_encode_round_trips(reminder: Amended) -> None:
         current_decode(res.bytes)
 
 
-def test_the_budget_counts_it(reminder: Amended) -> None:
-    with reminder.active() as ns:
+def test_the_budget_counts_it(follow_up: Amended) -> None:
+    with follow_up.active() as ns:
         with_it = ns.budget.project(ns.loopc.check_source(WITH))
         without = ns.budget.project(ns.loopc.check_source(WITHOUT))
-        lowered = ns.loopc.compile_source(WITH).artifact.plan.node("ask").config.reminder
+        lowered = ns.loopc.compile_source(WITH).artifact.plan.node("ask").config.follow_up
         count = len(list(ns.ir_model.walk_instr(lowered)))
     assert count >= 2  # the template and its reference
     assert with_it.instructions == without.instructions + count
@@ -280,16 +287,16 @@ def _request(ns: types.SimpleNamespace, text: str, plan_input: dict[str, object]
     return dict(req)
 
 
-def test_the_interpreter_request_carries_it(reminder: Amended) -> None:
+def test_the_interpreter_request_carries_it(follow_up: Amended) -> None:
     """Every declared field of a kind without custom fields reaches its
     effect request (interpreter/attempts.py ``declared_request``): a new
     field is never dropped silently."""
     run = {"approver": "mem_ana", "title": "v2", "tags": []}
-    with reminder.active() as ns:
+    with follow_up.active() as ns:
         assert _request(ns, WITH, run) == {
             "assignee": "mem_ana",
             "summary": "Ship v2?",
-            "reminder": "Still waiting on v2",
+            "followUp": "Still waiting on v2",
         }
         assert _request(ns, WITHOUT, run) == {"assignee": "mem_ana", "summary": "Ship v2?"}
         attempts = importlib.import_module("loopc.interpreter.attempts")  # the fresh module
@@ -297,5 +304,5 @@ def test_the_interpreter_request_carries_it(reminder: Amended) -> None:
             "assignee",
             "summary",
             "feedbackScope",
-            "reminder",
+            "followUp",
         ]

@@ -124,15 +124,15 @@ def test_a_new_field_and_a_new_kind_reach_the_derived_tables() -> None:
     old = kinds.KINDS["request_approval"]
     field = attrs.evolve(
         old,
-        source={**old.source, "reminder": SourceField(S_TEMPLATE, form="template", type="string", render=True)},
-        wire=old.wire.evolve(fields={**old.wire.fields, "reminder": F(INSTR, required=False, since=9)}),
+        source={**old.source, "followUp": SourceField(S_TEMPLATE, form="template", type="string", render=True)},
+        wire=old.wire.evolve(fields={**old.wire.fields, "followUp": F(INSTR, required=False, since=9)}),
     )
     with kinds.amended(field):
-        assert "`reminder` (v9, instr, optional)" in docs_fragments.FRAGMENTS["node-configs-table"]()
-        assert "`request_approval` `reminder`" in docs_fragments.FRAGMENTS["rendered-fields"]()
-        assert "`requestApproval.reminder`" in docs_fragments.FRAGMENTS["template-keys"]()
-        assert "`feedbackScope` or `reminder` |" in docs_fragments.FRAGMENTS["where-table"]()
-    assert "reminder" not in docs_fragments.FRAGMENTS["node-configs-table"]()
+        assert "`followUp` (v9, instr, optional)" in docs_fragments.FRAGMENTS["node-configs-table"]()
+        assert "`request_approval` `followUp`" in docs_fragments.FRAGMENTS["rendered-fields"]()
+        assert "`requestApproval.followUp`" in docs_fragments.FRAGMENTS["template-keys"]()
+        assert "`feedbackScope` or `followUp` |" in docs_fragments.FRAGMENTS["where-table"]()
+    assert "followUp" not in docs_fragments.FRAGMENTS["node-configs-table"]()
     toy = Kind(
         name="noop",
         config_key="noop",
