@@ -185,3 +185,23 @@ def test_a_fragment_that_cannot_read_its_declaration_is_an_error(tmp_path, monke
     assert errors == [
         f"{tmp_path.name}/page.md: fragment 'scenario-table': x.yaml: no '# Stage N: what it proves' line"
     ]
+
+
+def test_a_stage_that_fails_is_one_error_line(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A generator that raises (a new kind without its interpreter handler)
+    is reported as one line naming the stage; the later stages still run."""
+
+    def broken(pending, removed):  # type: ignore[no-untyped-def]
+        raise ImportError("node kind(s) ['noop'] have no interpreter handler")
+
+    ran = []
+
+    def later(pending, removed):  # type: ignore[no-untyped-def]
+        ran.append(True)
+        return regen.Stage({}, [], [])
+
+    monkeypatch.setattr(regen, "STAGES", (("scenario pins", broken), ("after", later)))
+    lines: list[str] = []
+    assert regen.regen(check=True, out=lines.append) == 1
+    assert lines == ["error (scenario pins): ImportError: node kind(s) ['noop'] have no interpreter handler"]
+    assert ran == [True]

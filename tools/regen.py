@@ -27,8 +27,10 @@ Goldens change only on purpose: review the diff before committing it
 (``tests/test_golden.py``, ``tests/test_drift.py``).  Exit status: 0 when
 everything is current (``--check``) or was written; 1 when a file is stale
 under ``--check``, or a source does not compile, a scenario is malformed or
-its expectations fail (the errors are printed; the other files are still
-written without ``--check``).  Run from anywhere; paths are the checkout's.
+its expectations fail, or a generator cannot run on the declarations (a
+node kind without its interpreter handler or catalog descriptor: one line
+naming the stage; the errors are printed, the other stages still run and
+their files are still written without ``--check``).  Run from anywhere; paths are the checkout's.
 """
 
 from __future__ import annotations
@@ -124,7 +126,12 @@ def regen(check: bool, out: Callable[[str], None] = print) -> int:
     stale = 0
     errors = 0
     for name, generate in STAGES:
-        stage = generate(pending, frozenset(removed))
+        try:
+            stage = generate(pending, frozenset(removed))
+        except Exception as exc:  # a declaration a generator cannot use: one line, the other stages still run
+            out(f"error ({name}): {type(exc).__name__}: {exc}")
+            errors += 1
+            continue
         for e in stage.errors:
             out(f"error ({name}): {e}")
         errors += len(stage.errors)
