@@ -60,13 +60,15 @@ import attrs
 
 from loopc import kinds
 from loopc.kinds.base import SCOPES
-from loopc.compiler.model import CONFIG_CLASSES, Edge, End, FanOut, Fork, Join, Loop, Node, Plan, Switch
+from loopc.compiler.model import CONFIG_CLASSES, Edge, End, Join, Loop, Node, Plan
 from loopc.compiler.ports import branch_ports, source_ports
 
 #: The scope kinds, in :data:`loopc.kinds.base.SCOPES` order (every one but ``none``).
 SCOPE_KINDS = tuple(s for s in SCOPES if s != "none")
 #: config class → its kind (the scope it opens is the kind's :attr:`~loopc.kinds.Kind.scope`)
 _KIND_OF_CONFIG = {cls: kinds.tables().kinds[t] for t, cls in CONFIG_CLASSES.items()}
+#: The scopes a node closes by naming their owner (Kind.closes: a join); a loop is never joined.
+_JOINED = frozenset(s for scopes in kinds.tables().closes.values() for s in scopes)
 #: Target ports of a loop that close one iteration of its body.
 LOOP_CLOSING_PORTS = kinds.tables().back_ports
 
@@ -190,19 +192,20 @@ def opening_scope(node: Node, port: str, closers: Mapping[str, str]) -> Scope | 
     any (``closers``: :attr:`ScopeMap.closers`).  The one rule for opening a
     scope: the map's builder and the analyzer's scope typing both use it."""
     c = node.config
-    if isinstance(c, Fork):
-        if port in c.branches:
-            return Scope("fork", node.id, port, closers.get(node.id))
-    elif isinstance(c, Switch):
-        if c.mode == "all_match" and port in c.ports:
-            return Scope("all_match", node.id, port, closers.get(node.id))
-    elif isinstance(c, FanOut):
-        if port == "item":
-            return Scope("fan_out", node.id, None, closers.get(node.id))
-    elif isinstance(c, Loop):
-        if port == "body":
-            return Scope("loop", node.id, None, None)
-    return None
+    k = _KIND_OF_CONFIG.get(c.__class__)
+    scope = k.opened_scope(c) if k is not None else None
+    if scope is None:
+        return None
+    assert k is not None
+    if k.body_ports:
+        if port not in k.body_ports:
+            return None
+        branch = None
+    elif port in getattr(c, k.ports.authored or ""):
+        branch = port
+    else:
+        return None
+    return Scope(scope, node.id, branch, closers.get(node.id) if scope in _JOINED else None)
 
 
 class _Builder:

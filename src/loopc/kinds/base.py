@@ -249,6 +249,10 @@ class Kind:
     #: ``(source key, value)``: it opens :attr:`scope` only when the key holds
     #: the value (a switch opens ``all_match`` in ``mode: all_match``).
     scope_when: tuple[str, str] | None = None
+    #: source ports whose edges enter its scope (a fan_out's ``item``, a
+    #: loop's ``body``); empty for a kind whose authored ports each open a
+    #: branch of its scope (a fork's branches, an all_match switch's ports).
+    body_ports: tuple[str, ...] = ()
     #: target ports through which its scope's body returns to it (a loop's
     #: ``continue``/``break``); edges into them are back edges.
     back_ports: tuple[str, ...] = ()
@@ -272,6 +276,11 @@ class Kind:
             raise ValueError(f"{self.name}: unknown scope {self.scope!r}")
         if self.scope_when is not None and self.scope_when[0] not in self.source:
             raise ValueError(f"{self.name}: scope_when on unknown key {self.scope_when[0]!r}")
+        if self.scope != "none" and not self.body_ports and self.ports.authored is None:
+            raise ValueError(f"{self.name}: opens a scope but names no body port and has no authored ports")
+        for port in self.body_ports:
+            if port not in self.ports.fixed:
+                raise ValueError(f"{self.name}: body port {port!r} is not a source port")
         for port in self.back_ports:
             if port not in self.ports.targets:
                 raise ValueError(f"{self.name}: back port {port!r} is not a target port")

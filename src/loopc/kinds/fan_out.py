@@ -38,4 +38,5 @@ KIND = Kind(
     ports=Ports(fixed=("item",), outputs={"item": "nothing; use `item.*`"}),
     effects="none (item bodies run concurrently)",
     scope="fan_out",
+    body_ports=("item",),
 )

@@ -35,5 +35,6 @@ KIND = Kind(
     ),
     effects="none",
     scope="loop",
+    body_ports=("body",),
     back_ports=("continue", "break"),
 )
