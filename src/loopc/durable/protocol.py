@@ -4,31 +4,36 @@ runtime, so ``loopc conform --runtime "loopc durable protocol --db URL"``
 checks it.
 
 This process is the supervisor: it speaks the protocol on stdin/stdout and
-never runs the Run itself.  On ``load`` it stores the artifact and the Run
-(workflow id: the kit's Run id and a random suffix, so several loads share
-one database) and spawns the executor child
-(:mod:`loopc.durable.protocol_child`); every later request goes to the
-Run's workflow as a DBOS message through a :class:`dbos.DBOSClient`, and
-the reply is the workflow's DBOS event for it.  A ``crash`` event is a real
-crash: the child is SIGKILLed and a new one started, which recovers the
-pending workflow from the database.  When the child dies by itself (the
-``afterEffectSubmit`` crash point), the supervisor relaunches it the same
-way and keeps waiting for the reply.
+never runs a Run itself.  It owns one executor process
+(:func:`loopc.durable.protocol_child.serve_executor`) for the whole
+session, DBOS executor ``loopc-protocol-<session>``, which dequeues from
+the DBOS queue of the same name only.  On ``load`` it ends the previous
+Run's workflow (``quit``), stores the artifact and the Run (workflow id:
+the kit's Run id and a random suffix, so several loads share one database)
+and enqueues the Run's workflow; every later request goes to the workflow
+as a DBOS message through a :class:`dbos.DBOSClient`, and the reply is the
+workflow's DBOS event for it.  A ``crash`` event is a real crash: the
+executor is SIGKILLed and a new one started, which recovers the pending
+workflow from the database.  When the executor dies by itself (the
+``afterEffectSubmit`` crash point), the supervisor starts a new one the
+same way and keeps waiting for the reply.
+
+Executors are forked from a ``multiprocessing`` fork server that imported
+DBOS and loopc once, so a relaunch costs a DBOS launch and the recovery,
+not an interpreter start.
 """
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import secrets
 import shutil
 import signal
-import subprocess
-import sys
 import tempfile
 import time
+from multiprocessing.connection import wait
 from typing import IO, Any
-
-import sqlalchemy as sa
 
 from loopc.interpreter.host import serve_requests
 
@@ -36,57 +41,137 @@ __all__ = ["serve", "Supervisor"]
 
 #: seconds the supervisor waits for one reply of the workflow
 REPLY_TIMEOUT = 120.0
+#: the modules a forked executor finds imported (the fork server imports them
+#: once): the executor, and what verifying an artifact imports on first use
+_PRELOAD = ["loopc.durable.protocol_child", "loopc.ir.decoder", "loopc.ir.digest", "loopc.ir.verifier", "networkx"]
+
+
+def _context() -> Any:
+    """The multiprocessing context executors start from: a fork server that
+    has imported DBOS and loopc once (``forkserver``, where the platform has
+    it), else a fresh interpreter per executor (``spawn``)."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(_PRELOAD)
+        return ctx
+    return multiprocessing.get_context("spawn")
 
 
 class Supervisor:
-    """One protocol session: at most one loaded Run and its child process."""
+    """One protocol session: its loaded Run and the executor process."""
 
     def __init__(self, db: str) -> None:
         from loopc.durable.store import Store
 
         self.db = db
         self.store = Store(db)
+        self.session = secrets.token_hex(6)
+        self.executor = f"loopc-protocol-{self.session}"  # DBOS executor id, and its queue's name
         self.client: Any = None
-        self.child: subprocess.Popen[bytes] | None = None
+        self.ctx: Any = None
+        self.child: Any = None
+        self.launches = 0
         self.wid: str | None = None
         self.n = 0
         self.tmp = tempfile.mkdtemp(prefix="loopc-durable-protocol-")
 
     # ------------------------------------------------------------ the child
-    def _spawn(self, start: bool) -> None:
-        assert self.wid is not None
-        argv = [sys.executable, "-m", "loopc.durable.protocol_child", self.db, self.wid]
-        if start:
-            argv.append("--start")
-        self.child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                      stderr=subprocess.DEVNULL)
+    def _spawn(self) -> None:
+        """Start an executor process; it recovers the session's pending
+        workflows from the database (DBOS recovery, executor
+        :attr:`executor`)."""
+        from loopc.durable.protocol_child import serve_executor
+
+        if self.ctx is None:
+            self.ctx = _context()
+        wake_r, wake_w = self.ctx.Pipe(duplex=False)
+        self.child = self.ctx.Process(target=serve_executor, args=(self.db, self.executor, self.executor, wake_w),
+                                      name=self.executor, daemon=True)
+        self.child.start()
+        wake_w.close()
+        self.launches += 1
+        self.wake = wake_r
+
+    def _wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` s for a wake-up from the executor; a dead
+        executor is relaunched (after reaping it).  True when it said
+        something (or died), so the caller looks at the database again."""
+        ready = wait([self.wake, self.child.sentinel], timeout)
+        if self.wake in ready:
+            try:
+                while self.wake.poll():
+                    self.wake.recv()
+            except (EOFError, OSError):  # the executor died: its sentinel says so too
+                pass
+        if not self.child.is_alive():
+            self.kill()
+            self._spawn()
+            return True
+        return bool(ready)
 
     def kill(self) -> None:
-        if self.child is not None and self.child.poll() is None:
-            os.kill(self.child.pid, signal.SIGKILL)
-            self.child.wait()
+        """SIGKILL the executor process and reap it."""
+        if self.child is not None:
+            if self.child.is_alive():
+                os.kill(self.child.pid, signal.SIGKILL)
+            self.child.join()
+            self.child.close()
+            self.wake.close()
         self.child = None
 
-    def _reply(self, n: int) -> Any:
-        """The workflow's reply ``n``; relaunches a child that died."""
-        deadline = time.monotonic() + REPLY_TIMEOUT
-        while time.monotonic() < deadline:
-            try:
-                got = self.client.get_event(self.wid, f"reply:{n}", timeout_seconds=0.5)
-            except sa.exc.OperationalError:  # the first child has not created DBOS's tables yet
-                time.sleep(0.2)
-                got = None
+    def _reply(self, n: int, timeout: float = REPLY_TIMEOUT) -> Any:
+        """The workflow's reply ``n``; relaunches an executor that died.
+        The reply is read from the database (``get_event``) whenever the
+        executor wakes the supervisor, and at least every second."""
+        deadline = time.monotonic() + timeout
+        while True:
+            got = self.client.get_event(self.wid, f"reply:{n}", timeout_seconds=0)
             if got is not None:
                 return got
-            if self.child is not None and self.child.poll() is not None:
-                self.child = None
-                self._spawn(start=False)
-        return {"error": f"the durable Run did not answer within {REPLY_TIMEOUT:g} s"}
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return {"error": f"the durable Run did not answer within {timeout:g} s"}
+            self._wait(min(left, 1.0))
+
+    def _connect(self) -> str | None:
+        """Start the first executor (it creates DBOS's tables and the
+        session's queue) and the client; an error text if that fails."""
+        from dbos import DBOSClient, DBOSPortableJSONSerializer
+
+        from loopc.durable.runtime import APP_NAME
+
+        self._spawn()
+        deadline = time.monotonic() + REPLY_TIMEOUT
+        while True:  # the first executor creates DBOS's tables: the client needs them
+            try:
+                if self.wake.poll(min(1.0, max(0.0, deadline - time.monotonic()))):
+                    self.wake.recv()
+                    break
+            except (EOFError, OSError):  # it died
+                self.child.join(5)
+            if not self.child.is_alive() or time.monotonic() > deadline:
+                code = self.child.exitcode
+                self.kill()
+                return (f"the durable executor exited with code {code} before it launched DBOS" if code is not None
+                        else f"the durable executor did not launch DBOS within {REPLY_TIMEOUT:g} s")
+        self.client = DBOSClient(system_database_url=self.store.url, serializer=DBOSPortableJSONSerializer(),
+                                 application_name=APP_NAME)
+        return None
+
+    def _finish(self, timeout: float = REPLY_TIMEOUT) -> None:
+        """End the loaded Run's workflow: a ``quit`` message, and its reply
+        (so that a later crash recovers the next Run's workflow only)."""
+        if self.wid is None or self.client is None:
+            return
+        self.n += 1
+        self.client.send(self.wid, {"n": self.n, "req": {"op": "quit"}}, topic="ingress",
+                         idempotency_key=f"{self.wid}:{self.n}")
+        self._reply(self.n, timeout)
+        self.wid = None
 
     # ------------------------------------------------------------ requests
     def load(self, req: dict[str, Any]) -> Any:
-        from dbos import DBOSClient, DBOSPortableJSONSerializer
-
+        from loopc.durable.runtime import APP_VERSION
         from loopc.interpreter.host import PROTOCOL_VERSION, program_from_artifact
 
         if req.get("protocol", 1) != PROTOCOL_VERSION:
@@ -98,17 +183,20 @@ class Supervisor:
         prog, why = program_from_artifact(raw.encode("utf-8"))
         if prog is None:
             return {"ok": False, "error": f"artifact refused: {why}"}
+        if self.client is None:
+            why = self._connect()
+            if why is not None:
+                return {"ok": False, "error": why}
+        self._finish()
         run = req.get("run")
-        self.kill()
         self.wid = f"{run if isinstance(run, str) and run else 'run'}-{secrets.token_hex(4)}"
         self.n = 0
         world = os.path.join(self.tmp, self.wid + ".world.json")
         self.store.put_artifact(prog.digest, raw)
         self.store.create_run(self.wid, prog.digest, req.get("input") or {}, str(req.get("start", "")),
                               {"protocol": {"load": req, "world": world}})
-        if self.client is None:
-            self.client = DBOSClient(system_database_url=self.store.url, serializer=DBOSPortableJSONSerializer())
-        self._spawn(start=True)
+        self.client.enqueue({"queue_name": self.executor, "workflow_name": "loopc.durable.protocol_run",
+                             "workflow_id": self.wid, "app_version": APP_VERSION}, self.wid)
         return self._reply(0)
 
     def ask(self, req: dict[str, Any]) -> Any:
@@ -117,7 +205,7 @@ class Supervisor:
         ev = req.get("event")
         if req.get("op") == "event" and isinstance(ev, dict) and list(ev) == ["crash"]:
             self.kill()
-            self._spawn(start=False)
+            self._spawn()
             return {"applied": True, "reason": None}
         self.n += 1
         mid = f"{self.wid}:{self.n}"
@@ -125,15 +213,17 @@ class Supervisor:
         return self._reply(self.n)
 
     def close(self) -> None:
-        if self.wid is not None and self.child is not None and self.child.poll() is None:
-            self.n += 1
-            try:
-                self.client.send(self.wid, {"n": self.n, "req": {"op": "quit"}}, topic="ingress")
-                self.client.get_event(self.wid, f"reply:{self.n}", timeout_seconds=5)
-            except Exception:  # noqa: BLE001,S110 - closing down
-                pass
+        try:
+            if self.child is not None and self.child.is_alive():
+                self._finish(timeout=5)
+        except Exception:  # noqa: BLE001,S110 - closing down
+            pass
         self.kill()
         if self.client is not None:
+            try:
+                self.client.delete_queue(self.executor)
+            except Exception:  # noqa: BLE001,S110 - closing down
+                pass
             self.client.destroy()
         shutil.rmtree(self.tmp, ignore_errors=True)
 

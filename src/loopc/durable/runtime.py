@@ -42,6 +42,8 @@ __all__ = ["APP_VERSION", "launch", "shutdown", "start_run", "post", "wait_outco
 #: DBOS application version: a pending Run is recovered only by a process of
 #: the same version (docs/durable.md#versioning).
 APP_VERSION = f"loopc-{__version__}-durable-1"
+#: DBOS application name (owner of loopc's workflows and queues in the database)
+APP_NAME = "loopc"
 WORKER_EXECUTOR = "loopc-worker"
 #: The DBOS queue workers dequeue Runs from; commands hand their Runs to it on exit.
 RUNS_QUEUE = "loopc-runs"
@@ -69,19 +71,20 @@ def poll_interval() -> float:
     return float(os.environ.get("LOOPC_DURABLE_POLL", "0.1"))
 
 
-def launch(url: str, executor_id: str, *, role: str | None = None) -> Store:
+def launch(url: str, executor_id: str, *, role: str | None = None, queues: list[str] | None = None) -> Store:
     """Open loopc's tables and launch DBOS on database ``url`` as executor
     ``executor_id`` (DBOS recovers that executor's pending workflows).
 
     ``role`` ``"command"``: dequeue from no queue of loopc's (a command runs
     only the Runs it takes, :func:`take`); ``"worker"``: register and dequeue
     :data:`RUNS_QUEUE` (docs/durable.md#commands, worker); ``None``: DBOS's
-    default (every queue)."""
+    default (every queue), or ``queues``, the only DBOS queues to dequeue
+    from (``loopc durable protocol``'s executor, docs/durable.md#protocol)."""
     global _store
     store = Store(url)
     poll = poll_interval()
     config: DBOSConfig = {
-        "name": "loopc", "system_database_url": store.url, "application_version": APP_VERSION,
+        "name": APP_NAME, "system_database_url": store.url, "application_version": APP_VERSION,
         "executor_id": executor_id, "serializer": DBOSPortableJSONSerializer(), "log_level": "WARNING",
         "notification_listener_polling_interval_sec": poll, "enable_otlp": False,
     }
@@ -91,6 +94,8 @@ def launch(url: str, executor_id: str, *, role: str | None = None) -> Store:
         DBOS.listen_queues([])
     elif role == "worker":
         DBOS.listen_queues([RUNS_QUEUE])
+    elif queues is not None:
+        DBOS.listen_queues(queues)
     DBOS.launch()
     if role == "worker":
         DBOS.register_queue(RUNS_QUEUE, polling_interval_sec=poll)
