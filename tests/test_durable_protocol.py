@@ -26,7 +26,7 @@ def _conform(db: str, *args: str, timeout: float = 900) -> subprocess.CompletedP
 
 
 def _kit() -> tuple[int, int, int]:
-    """The golden kit: (scenarios, ``crash`` events, effects reserved in the
+    """The golden kit: (scenarios, ``crash`` events, deliveries in the
     reference journals: each is one death with ``afterEffectSubmit``)."""
     from loopc.conformance import SCENARIO_DIR, scenarios
     from loopc.interpreter.runner import Prepared, prepare_file, run_prepared
@@ -37,7 +37,7 @@ def _kit() -> tuple[int, int, int]:
         prep = prepare_file(path)
         assert isinstance(prep, Prepared), path
         crashes += sum(1 for ev in prep.scenario.events if ev.kind == "crash")
-        effects += sum(1 for r in run_prepared(prep).journal if r.get("kind") == "effect.reserved")
+        effects += sum(1 for r in run_prepared(prep).journal if r.get("kind") in ("effect.delivered", "effect.failed"))
     return len(paths), crashes, effects
 
 

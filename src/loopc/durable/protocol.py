@@ -159,15 +159,22 @@ class Supervisor:
         return None
 
     def _finish(self, timeout: float = REPLY_TIMEOUT) -> None:
-        """End the loaded Run's workflow: a ``quit`` message, and its reply
-        (so that a later crash recovers the next Run's workflow only)."""
+        """End the loaded Run's workflow: a ``quit`` message, its reply, and
+        DBOS recording the workflow's end (which follows the reply), so that
+        a later crash recovers the next Run's workflow only."""
+        from loopc.durable.runtime import poll_seconds
+
         if self.wid is None or self.client is None:
             return
+        wid = self.wid
         self.n += 1
-        self.client.send(self.wid, {"n": self.n, "req": {"op": "quit"}}, topic="ingress",
-                         idempotency_key=f"{self.wid}:{self.n}")
+        deadline = time.monotonic() + timeout
+        self.client.send(wid, {"n": self.n, "req": {"op": "quit"}}, topic="ingress", idempotency_key=f"{wid}:{self.n}")
         self._reply(self.n, timeout)
         self.wid = None
+        handle = self.client.retrieve_workflow(wid)
+        while handle.get_status().status in ("PENDING", "ENQUEUED") and time.monotonic() < deadline:
+            self._wait(poll_seconds())
 
     # ------------------------------------------------------------ requests
     def load(self, req: dict[str, Any]) -> Any:
