@@ -162,7 +162,7 @@ class Supervisor:
         """End the loaded Run's workflow: a ``quit`` message, its reply, and
         DBOS recording the workflow's end (which follows the reply), so that
         a later crash recovers the next Run's workflow only."""
-        from loopc.durable.runtime import poll_seconds
+        from loopc.durable.runtime import poll_interval
 
         if self.wid is None or self.client is None:
             return
@@ -174,7 +174,7 @@ class Supervisor:
         self.wid = None
         handle = self.client.retrieve_workflow(wid)
         while handle.get_status().status in ("PENDING", "ENQUEUED") and time.monotonic() < deadline:
-            self._wait(poll_seconds())
+            self._wait(poll_interval())
 
     # ------------------------------------------------------------ requests
     def load(self, req: dict[str, Any]) -> Any:
