@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
+import os
 import sys
 import types
 from typing import Any, Iterator, Mapping
@@ -75,22 +77,59 @@ __all__ = [
     "Tables",
     "tables",
     "amended",
+    "discovered",
 ]
 
-#: Every node kind, in canonical order (the order of docs and messages).  The
-#: registry itself: everything derived from it is read through :func:`tables`.
+#: The kinds in canonical order (the order of docs and messages).
+_CANONICAL = (
+    send_message.KIND,
+    set_variable.KIND,
+    wait.KIND,
+    request_approval.KIND,
+    switch.KIND,
+    fork.KIND,
+    join.KIND,
+    fan_out.KIND,
+    loop.KIND,
+)
+
+#: Modules of this package that declare no kind.
+_NOT_KINDS = frozenset(("base", "spec", "docs"))
+
+
+def discovered(known: frozenset[str], folder: str | None = os.path.dirname(__file__)) -> list[str]:
+    """The kind modules in ``folder`` (this package's directory) that are not
+    among ``known``, sorted by name: every ``<name>.py`` except the package's
+    own modules and names starting with ``_``.  A new kind is one new module
+    (docs/architecture.md#add-a-node-kind); ``[]`` where the package has no
+    directory to list."""
+    if not folder:
+        return []
+    try:
+        with os.scandir(folder) as it:
+            names = [e.name[:-3] for e in it if e.name.endswith(".py") and not e.name.startswith("_")]
+    except OSError:
+        return []
+    return sorted(n for n in names if n not in known and n not in _NOT_KINDS)
+
+
+def _load(name: str) -> Kind:
+    """The ``KIND`` of module ``loopc.kinds.<name>``; ``TypeError`` when it
+    declares none or one of another name (the module is named after its kind)."""
+    k = getattr(importlib.import_module(f"{__name__}.{name}"), "KIND", None)
+    if not isinstance(k, Kind) or k.name != name:
+        raise TypeError(f"loopc/kinds/{name}.py must declare KIND = Kind(name={name!r}, ...)")
+    return k
+
+
+#: Every node kind, in canonical order: the kinds above, then any other kind
+#: module of this package (by name), then ``end``.  The registry itself:
+#: everything derived from it is read through :func:`tables`.
 KINDS: dict[str, Kind] = {
     k.name: k
     for k in (
-        send_message.KIND,
-        set_variable.KIND,
-        wait.KIND,
-        request_approval.KIND,
-        switch.KIND,
-        fork.KIND,
-        join.KIND,
-        fan_out.KIND,
-        loop.KIND,
+        *_CANONICAL,
+        *(_load(n) for n in discovered(frozenset(k.name for k in (*_CANONICAL, end.KIND)))),
         end.KIND,
     )
 }
