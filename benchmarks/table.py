@@ -28,6 +28,9 @@ Rows (whole processes unless noted):
 * ``re-check, 98 nodes``: :mod:`recheck` (``check_source`` after
   one-character edits, in a fresh interpreter of each side), median and p95
   CPU ms;
+* ``incremental re-check``: :mod:`incremental` (one ``IncrementalChecker``
+  over the same kind of edits, ~100 and ~500 nodes) for each side that has
+  ``loopc.pipeline.incremental``, median and p95 CPU ms;
 * ``--lsp``: :func:`lsp_concurrency.edit_to_diagnostics`, one keystroke to
   pulled diagnostics on the 98-node plan, median and p95 wall ms.
 
@@ -175,14 +178,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=5, help="interleaved rounds per row (median)")
     ap.add_argument("--startup-repeat", type=int, default=21, help="rounds for the start-up rows")
     ap.add_argument("--recheck-runs", type=int, default=200)
-    ap.add_argument("--only", choices=["tree", "startup", "recheck", "lsp"], action="append",
+    ap.add_argument("--only", choices=["tree", "startup", "recheck", "incremental", "lsp"], action="append",
                     help="run only these row groups (repeatable)")
     ap.add_argument("--wheel", action="store_true", help="also measure start-up from a wheel install of each side")
     ap.add_argument("--lsp", action="store_true", help="also measure language-server edit -> diagnostics")
     ap.add_argument("--lsp-edits", type=int, default=60)
     ap.add_argument("--json", default=str(HERE / "table.json"))
     a = ap.parse_args(argv)
-    groups = set(a.only or ["tree", "startup", "recheck"] + (["lsp"] if a.lsp else []))
+    groups = set(a.only or ["tree", "startup", "recheck", "incremental"] + (["lsp"] if a.lsp else []))
 
     work = Path(tempfile.mkdtemp(prefix="loopc-table-"))
     worktrees: list[Path] = []
@@ -302,6 +305,30 @@ def main(argv: list[str] | None = None) -> int:
             CPU_SAMPLES.clear()
             record(f"re-check after one edit, 98 nodes, median CPU ({a.recheck_runs} edits)", medians)
             record(f"re-check after one edit, 98 nodes, p95 CPU ({a.recheck_runs} edits)", p95s)
+
+        if "incremental" in groups:
+            # incremental.py in a fresh interpreter of each side that has loopc.pipeline.incremental
+            # (issue 26 item 1; a side without it shows "—"): CPU median and p95 of one IncrementalChecker
+            # over --recheck-runs edits at 100 nodes and a quarter of them at ~500
+            res: dict[int, dict[str, dict[str, list[float]]]] = {
+                n: {"median": {}, "p95": {}} for n in (100, 500)}
+            for _ in range(max(1, a.repeat // 2)):
+                for i, s in enumerate(sides):
+                    if not (s.src is not None and (s.src / "loopc" / "pipeline" / "incremental.py").exists()):
+                        continue
+                    out_json = work / f"incremental-{i}.json"
+                    argv = [s.python, str(HERE / "incremental.py"), "--runs", str(a.recheck_runs), "--sizes",
+                            "100,500", "--json", str(out_json)]
+                    timed(argv, s.env(bytecode=True, pyc=work / f"pyc-{i}"), ROOT)()
+                    for r in json.loads(out_json.read_text())["results"]:
+                        n = 100 if r["size"] <= 100 else 500
+                        for q, key in (("median", "median_ms"), ("p95", "p95_ms")):
+                            res[n][q].setdefault(s.label, []).append(r["cpu"]["incremental"][key] / 1000)
+            CPU_SAMPLES.clear()
+            for n, label in ((100, "~100 nodes"), (500, "~500 nodes")):
+                for q in ("median", "p95"):
+                    if res[n][q]:
+                        record(f"incremental re-check after one edit, {label}, {q} CPU", res[n][q])
 
         if "lsp" in groups:
             import asyncio
