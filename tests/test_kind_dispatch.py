@@ -119,7 +119,9 @@ def test_every_port_that_carries_its_kinds_own_output_has_its_function() -> None
     import attrs
 
     with pytest.raises(ValueError, match="carries its contract"):
-        attrs.evolve(kinds.KINDS["wait"], ports=attrs.evolve(kinds.KINDS["wait"].ports, carries={"completed": "contract"}))
+        attrs.evolve(
+            kinds.KINDS["wait"], ports=attrs.evolve(kinds.KINDS["wait"].ports, carries={"completed": "contract"})
+        )
 
 
 def test_each_pass_has_the_own_fields_of_exactly_the_kinds_with_custom_fields() -> None:
@@ -148,6 +150,7 @@ def test_scope_kinds_are_the_scopes_the_kinds_open() -> None:
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "loopc"
 ALLOWLIST = ROOT / "tests" / "kind_dispatch_allowlist.toml"
+ISINSTANCE_ALLOWLIST = ROOT / "tests" / "kind_isinstance_allowlist.toml"
 
 
 def kind_name_sites(src: Path = SRC) -> Counter[str]:
@@ -189,9 +192,51 @@ def kind_name_sites(src: Path = SRC) -> Counter[str]:
     return out
 
 
-def allowlist() -> dict[str, tuple[str, int]]:
-    """``"module::scope"`` → (its group, its count) from the allowlist file."""
-    data = tomllib.loads(ALLOWLIST.read_text(encoding="utf-8"))
+def config_class_sites(src: Path = SRC) -> Counter[str]:
+    """``"module::scope"`` → how many node config classes (``Join``,
+    ``JoinConfig``, ... of :mod:`loopc.compiler.model` and
+    :mod:`loopc.ir.model.configs`) its ``isinstance`` calls test, for every
+    module under ``src`` outside ``kinds/`` and the two model modules."""
+    from loopc.compiler import model
+    from loopc.ir.model import configs
+
+    names = {c.__name__ for c in (*model.CONFIG_CLASSES.values(), *configs.CONFIG_CLASSES.values())}
+    out: Counter[str] = Counter()
+    for path in sorted(src.rglob("*.py")):
+        rel = path.relative_to(src)
+        if rel.parts[0] == "kinds" or rel.as_posix() in ("compiler/model.py", "ir/model/configs.py"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        if "isinstance" not in text:
+            continue
+        todo: list[tuple[ast.AST, str]] = [(ast.parse(text), "")]
+        while todo:
+            node, scope = todo.pop()
+            for ch in ast.iter_child_nodes(node):
+                s = scope
+                if isinstance(ch, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    s = f"{scope}.{ch.name}" if scope else ch.name
+                elif (
+                    isinstance(ch, ast.Call)
+                    and isinstance(ch.func, ast.Name)
+                    and ch.func.id == "isinstance"
+                    and len(ch.args) == 2
+                ):
+                    t = ch.args[1]
+                    n = sum(
+                        (isinstance(e, ast.Name) and e.id in names)
+                        or (isinstance(e, ast.Attribute) and e.attr in names)
+                        for e in (t.elts if isinstance(t, ast.Tuple) else [t])
+                    )
+                    if n:
+                        out[f"{rel.as_posix()}::{scope or '<module>'}"] += n
+                todo.append((ch, s))
+    return out
+
+
+def allowlist(path: Path = ALLOWLIST) -> dict[str, tuple[str, int]]:
+    """``"module::scope"`` → (its group, its count) from an allowlist file."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
     out: dict[str, tuple[str, int]] = {}
     for group, body in data.items():
         assert body["reason"].strip(), f"group {group} gives no reason"
@@ -223,6 +268,28 @@ def test_the_allowlist_lists_no_gone_site() -> None:
     found = kind_name_sites()
     stale = {s: (n, found.get(s, 0)) for s, (_, n) in allowlist().items() if found.get(s, 0) != n}
     assert not stale, f"tests/{ALLOWLIST.name} lists more sites than there are (listed, found): {stale}"
+
+
+def test_every_isinstance_on_a_config_class_is_allowlisted() -> None:
+    """``isinstance(node.config, Join)`` outside the kinds and the models is
+    dispatch by kind too: a new one fails here, and one that went (or moved)
+    fails until its entry is lowered (tests/kind_isinstance_allowlist.toml)."""
+    found = config_class_sites()
+    listed = allowlist(ISINSTANCE_ALLOWLIST)
+    new = {s: n for s, n in found.items() if n > listed.get(s, ("", 0))[1]}
+    assert not new, f"isinstance dispatch on config classes not in tests/{ISINSTANCE_ALLOWLIST.name}: {new}"
+    stale = {s: (n, found.get(s, 0)) for s, (_, n) in listed.items() if found.get(s, 0) != n}
+    assert not stale, f"tests/{ISINSTANCE_ALLOWLIST.name} lists more sites than there are (listed, found): {stale}"
+
+
+def test_the_isinstance_scan_sees_a_new_site(tmp_path: Path) -> None:
+    pkg = tmp_path / "loopc"
+    (pkg / "kinds").mkdir(parents=True)
+    (pkg / "kinds" / "x.py").write_text("isinstance(c, Join)\n")
+    (pkg / "pass_.py").write_text(
+        "def f(c):\n    return isinstance(c, (M.Join, Fork, int)) or isinstance(c, LoopConfig) or isinstance(c, str)\n"
+    )
+    assert config_class_sites(pkg) == Counter({"pass_.py::f": 3})
 
 
 def test_the_scan_sees_a_new_dispatch_site(tmp_path: Path) -> None:
