@@ -15,8 +15,9 @@ files), in one process, interleaved round by round, collector off, CPU time:
 * ``loopc YAML pass, Python composer``: the same with the Python composer
   alone (``LOOPC_YAML_COMPOSER=python``'s path).
 
-Prints medians and each row's ratio to the ruamel drain; ``--json PATH``
-writes them.  Stays out of ``.ci/run``; no test asserts a time.
+``--gc`` leaves the collector on, as ``loopc check`` runs it (``gc.freeze()``,
+thresholds 10,000/20/20), instead of disabling it.  Prints medians and each
+row's ratio to the ruamel drain; ``--json PATH`` writes them.  Stays out of ``.ci/run``; no test asserts a time.
 """
 from __future__ import annotations
 
@@ -86,13 +87,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--files", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--gc", action="store_true", help="collector on, as loopc check runs it")
     ap.add_argument("--json", help="write the medians here")
     args = ap.parse_args(argv)
     texts = [check_tree.varied_plan(i) for i in range(args.files)]
     size = sum(len(t.encode("utf-8")) for t in texts)
     fns = cases(texts)
     samples: dict[str, list[float]] = {k: [] for k in fns}
-    gc.disable()
+    if args.gc:
+        gc.freeze()
+        gc.set_threshold(10_000, 20, 20)
+    else:
+        gc.disable()
     try:
         for fn in fns.values():
             fn()
@@ -105,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
         gc.enable()
     med = {k: statistics.median(v) for k, v in samples.items()}
     base = med["drain, ruamel"]
-    print(f"{args.files} plans, {size / 1e6:.2f} MB, {args.rounds} rounds, CPU ms (median)")
+    print(f"{args.files} plans, {size / 1e6:.2f} MB, {args.rounds} rounds, CPU ms (median), "
+          f"collector {'on' if args.gc else 'off'}")
     print("| what | ms | MB/s | / ruamel drain |")
     print("|---|---|---|---|")
     for k, v in med.items():
