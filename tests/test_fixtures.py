@@ -52,3 +52,20 @@ def _well_formed(text: str) -> bool:
 def test_every_fixture_has_a_sidecar() -> None:
     missing = [str(p) for p in CASES if not p.with_suffix(".out").exists()]
     assert missing == []
+
+
+def test_schema_fixtures_are_what_their_generator_writes(tmp_path: Path) -> None:
+    """``tests/fixtures/schema/_generate.py`` writes the schema pass's
+    fixtures from marked sources; the committed files are its output, so
+    adding a case there and running it changes only that case's files."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_generate", FIXTURES / "schema" / "_generate.py")
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    gen.main(str(tmp_path))
+    written = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    committed = {n: (FIXTURES / "schema" / n).read_bytes() for n in written if (FIXTURES / "schema" / n).exists()}
+    assert sorted(set(written) - set(committed)) == []
+    assert [n for n in sorted(written) if written[n] != committed[n]] == []
