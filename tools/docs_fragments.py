@@ -434,6 +434,13 @@ def _retry_kinds() -> str:
     return _and([f"`{op}`" for op, k in KINDS.items() if k.retry])
 
 
+def _no_retry_kinds() -> str:
+    """The node kinds that take no ``retry`` (one attempt per activation)."""
+    from loopc.kinds import KINDS
+
+    return ", ".join(op for op, k in KINDS.items() if not k.retry)
+
+
 def _pure_compute_kinds() -> str:
     """docs/plan.md: the pure control-flow kinds (effect class ``none``)
     other than ``end``, whose step is ``PureCompute`` or folded."""
@@ -483,6 +490,7 @@ FRAGMENTS: dict[str, Callable[[], str]] = {
     "config-classes": _config_classes,
     "catalog-table": _catalog_table,
     "retry-kinds": _retry_kinds,
+    "no-retry-kinds": _no_retry_kinds,
     "pure-compute-kinds": _pure_compute_kinds,
     "scenario-table": _scenario_table,
 }
