@@ -266,3 +266,53 @@ def test_the_encoder_rejects_what_rfc8785_cannot_represent() -> None:
         canonical_bytes(M.to_json(bad))
     with pytest.raises(CanonicalizationError):
         M.encode(bad)
+
+
+def test_the_encoder_counts_every_version_the_surface_declares() -> None:
+    """Every field, variant, enum value and alternative newer than v1 in the
+    declared surface outside node configs (which the encoder reads member by
+    member from the kinds) is one the encoder's version tables, or the
+    instruction scan's, are read from: a newer member declared anywhere
+    else fails here until the encoder counts it."""
+    from loopc.ir import surface, versions
+    from loopc.ir.model import encoder as E
+    from loopc.kinds.spec import ByType, F, InstrArr, MapOf, Obj, Ref, Str, Tagged, TypeDesc
+
+    counted = {
+        ("FieldSchema", "type"): E._TYPE_V, ("Node", "op"): E._OP_V, ("ImplicitRoute", "action"): E._ACTION_V,
+        ("Disposition", "action"): E._ACTION_V, ("ImplicitRoute", "status"): E._STATUS_V,
+        ("ScopeRef", "kind"): E._SCOPE_V, ("ScopeDecl", "kind"): E._DECL_V,
+    }
+    configs = {id(c) for c in surface.CONFIGS.values()}
+    found: list[tuple[str, str, str, int]] = []
+    todo: list[tuple[str, str, object]] = [(name, "", s) for name, s in surface.DEFS.items()]
+    todo.append(("Artifact", "", surface.ARTIFACT))
+    while todo:
+        where, key, s = todo.pop()
+        if isinstance(s, F):
+            if s.since > 1:
+                found.append((where, key, "field", s.since))
+            todo.append((where, key, s.spec))
+        elif isinstance(s, Obj):
+            if id(s) not in configs:
+                todo.extend((where, k, f) for k, f in s.fields.items())
+        elif isinstance(s, Tagged):
+            found.extend((where, s.tag, t, since) for t, (_, since) in s.variants.items() if since > 1)
+            todo.extend((where, k, obj) for obj, _ in s.variants.values() for k in [""])
+            todo.extend((where, k, f) for k, f in s.common.items())
+        elif isinstance(s, ByType):
+            found.extend((where, key, alt, since) for alt, (_, since) in s.alts.items() if since > 1)
+            todo.extend((where, key, sub) for sub, _ in s.alts.values())
+        elif isinstance(s, Str) and s.enum:
+            found.extend((where, key, v, since) for v, since in s.enum.items() if since > 1)
+        elif isinstance(s, MapOf):
+            todo.append((where, key, s.values))
+        elif hasattr(s, "items") and not isinstance(s, (Ref, InstrArr, TypeDesc)):
+            todo.append((where, key, s.items))  # type: ignore[attr-defined]
+        elif isinstance(s, InstrArr):  # the instruction scan's tables
+            assert {k: v for k, v in s.roots.items() if v > 1} == versions._ROOT_V
+            assert {k for k, v in s.kinds.items() if v > 1} <= set(versions._KIND_V)
+    assert found
+    for where, key, value, since in found:
+        table = counted.get((where, key))
+        assert table is not None and table.get(value) == since, (where, key, value, since)
