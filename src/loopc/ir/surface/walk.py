@@ -293,7 +293,7 @@ def _variant(v: dict, plan: list[Any], p: str, version: int) -> tuple[int, list[
     return got
 
 
-def _members(v: dict, plan: list[Any], p: str, d: int, version: int, push: Callable[[Any], None]) -> int:
+def _members(v: dict, plan: list[Any], p: str, version: int, push: Callable[[Any], None]) -> int:
     """An object's members in the precise mode: unknown and newer members
     first (in the value's order), then each declared member in declaration
     order (pushed with its pointer) or the first missing required one; the
@@ -310,7 +310,7 @@ def _members(v: dict, plan: list[Any], p: str, d: int, version: int, push: Calla
         if k in v:
             if since > used:
                 used = since
-            push((v[k], sub, p + "/" + _esc(k), d + 1))
+            push((v[k], sub, p + "/" + _esc(k)))
         elif required:
             raise SurfaceError(p, f"missing required field '{k}'")
     return used
@@ -326,63 +326,63 @@ def _walk(value: Any, version: int, spec: Spec, track: bool) -> tuple[int, bool,
     ``used`` the highest version any used field, variant, enum value, type
     descriptor or reference root needs; ``(fast, depth)`` what
     :func:`loopc.ir.canonical.scan` returns for the value (accepting mode
-    only; meaningless when tracking).  Raises :class:`SurfaceError` at the
-    first violation (with its pointer when ``track``); the accepting mode
-    may also raise anything else when it gives up.  Each stacked value
-    carries its pointer (``""`` unless tracking) and the depth it has if it
-    is a container."""
+    only).  Raises :class:`SurfaceError` at the first violation (with its
+    pointer when ``track``); the accepting mode may also raise anything else
+    when it gives up.  Each stacked value carries, in its third slot, the
+    depth it has if it is a container (accepting mode) or its pointer
+    (precise mode)."""
     used = 1
     fast = True
-    deepest = 0
+    deepest: Any = "" if track else 0  # compared with the third slot (see below)
     instr_plan = _plan(INSTR_SPEC, version)
-    stack: list[tuple[Any, list[Any], str, int]] = [(value, _plan(spec, version), "", 1)]
+    stack: list[tuple[Any, list[Any], Any]] = [(value, _plan(spec, version), "" if track else 1)]
     pop = stack.pop
     push = stack.append
     while stack:
-        v, plan, p, d = pop()
+        v, plan, d = pop()  # d: the depth, or the pointer when tracking
         kind = plan[0]
         if kind == _K_TAGGED:
             if type(v) is not dict and (not track or not isinstance(v, dict)):
-                raise SurfaceError(p, f"expected an object, found {_jtype(v)}")
+                raise SurfaceError(d, f"expected an object, found {_jtype(v)}")
             # accepting: a missing or unknown tag gives up (a KeyError, a TypeError)
-            since, plan = _variant(v, plan, p, version) if track else plan[2][v[plan[1]]]
+            since, plan = _variant(v, plan, d, version) if track else plan[2][v[plan[1]]]
             if since > used:
                 used = since
             kind = _K_OBJ
         if kind == _K_OBJ:
             if type(v) is not dict and (not track or not isinstance(v, dict)):
-                raise SurfaceError(p, f"expected an object, found {_jtype(v)}")
-            if d > deepest:
-                deepest = d
+                raise SurfaceError(d, f"expected an object, found {_jtype(v)}")
             if track:
-                used = max(used, _members(v, plan, p, d, version, push))
+                used = max(used, _members(v, plan, d, version, push))
             else:
+                if d > deepest:
+                    deepest = d
                 if not v.keys() >= plan[2]:
-                    raise SurfaceError(p, "missing required field")
+                    raise SurfaceError("", "missing required field")
                 fmap = plan[1]
                 for k, x in v.items():
                     code, arg = fmap[k]
                     if code == _L_PUSH:
-                        push((x, arg, p, d + 1))
+                        push((x, arg, d + 1))
                     elif code == _L_STR:
                         if type(x) is not str:
-                            raise SurfaceError(p, "expected a string")
+                            raise SurfaceError("", "expected a string")
                     elif code == _L_PAT:
                         if type(x) is not str or not arg(x):
-                            raise SurfaceError(p, "does not match")
+                            raise SurfaceError("", "does not match")
                     elif code == _L_ENUM:
                         sv = arg[x] if type(x) is str else 0
                         if not sv:
-                            raise SurfaceError(p, "not one of")
+                            raise SurfaceError("", "not one of")
                         if sv > used:
                             used = sv
                     elif code == _L_BOOL:
                         if type(x) is not bool:
-                            raise SurfaceError(p, "expected a boolean")
+                            raise SurfaceError("", "expected a boolean")
                     elif code == _L_FN:
                         sv = arg(x)
                         if type(sv) is str:
-                            raise SurfaceError(p, sv)
+                            raise SurfaceError("", sv)
                         tx = type(x)
                         if tx is not str and tx is not bool and x is not None and (
                                 tx is not int or not -_SAFE <= x <= _SAFE):
@@ -390,149 +390,158 @@ def _walk(value: Any, version: int, spec: Spec, track: bool) -> tuple[int, bool,
                         if sv > used:
                             used = sv
                     else:  # any JSON value
-                        push((x, _ANY_PLAN, p, d + 1))
+                        push((x, _ANY_PLAN, d + 1))
                 for k, since in plan[3]:
                     if since > used and k in v:
                         used = since
             for msg, pred in plan[4]:
                 if not pred(v):
-                    raise SurfaceError(p, msg)
+                    raise SurfaceError(d, msg)
             continue
-        if kind == _K_ARR:
-            if type(v) is not list and (not track or not isinstance(v, list)):
-                raise SurfaceError(p, f"expected an array, found {_jtype(v)}")
-            n = len(v)
-            if n < plan[1]:
-                raise SurfaceError(p, f"expected at least {plan[1]} element(s), found {n}")
-            if plan[2] is not None and n > plan[2]:
-                raise SurfaceError(p, f"expected at most {plan[2]} element(s), found {n}")
-            if d > deepest:
-                deepest = d
-            if track:
-                sub = plan[5]
-                for i in range(n - 1, -1, -1):
-                    push((v[i], sub, f"{p}/{i}", d + 1))
-                continue
-            code, arg = plan[3], plan[4]
-            items: Iterable[Any] = v
-        elif kind == _K_MAP:
-            if type(v) is not dict and (not track or not isinstance(v, dict)):
-                raise SurfaceError(p, f"expected an object, found {_jtype(v)}")
-            if d > deepest:
-                deepest = d
-            kre = plan[1]
-            if track:
-                sub = plan[4]
-                for k, x in v.items():
-                    if kre is not None and not kre(k):
-                        raise SurfaceError(p + "/" + _esc(k), f"key '{k}' does not match {plan[5]}")
-                    push((x, sub, p + "/" + _esc(k), d + 1))
-                continue
-            code, arg = plan[2], plan[3]
-            for k in v:
-                if kre is not None and not kre(k):
-                    raise SurfaceError(p, "key does not match")
-                if not k.isascii() and max(k) > "\uffff":
-                    fast = False
-            items = v.values()
-        elif kind == _K_INSTR:
-            # [op, type, operands...]: its own shape; sub-instructions pushed
-            if d > deepest:
+        if kind == _K_INSTR:
+            # [op, type, operands...]: its own shape; sub-instructions pushed.
+            # The pointer is d when tracking; in the accepting mode any error
+            # gives up, so d (the depth) stands in for it in the messages.
+            if d > deepest:  # (both strings when tracking: meaningless, harmless)
                 deepest = d
             if type(v) is not list and (not track or not isinstance(v, list)) or len(v) < 2:
-                raise SurfaceError(p, f"expected an instruction [op, type, ...], found {_jtype(v)}"
+                raise SurfaceError(d, f"expected an instruction [op, type, ...], found {_jtype(v)}"
                                    + (f" of length {len(v)}" if isinstance(v, list) else ""))
-            op, t = v[0], v[1]
+            op = v[0]
             descs = plan[2]
             if track:
                 if not isinstance(op, str) or op not in _INSTR_OPS:
-                    raise SurfaceError(p + "/0", f"unknown instruction {op!r}")
-                need = descs.get(t) if type(t) is str else None
+                    raise SurfaceError(d + "/0", f"unknown instruction {op!r}")
+                need = descs.get(v[1]) if type(v[1]) is str else None
             else:  # an unknown op or a wrong type gives up below (a KeyError, a TypeError)
-                need = descs.get(t)
+                need = descs.get(v[1])
             if need is None:
+                t = v[1]
                 if not isinstance(t, str):
-                    raise SurfaceError(p + "/1", f"expected a type descriptor string, found {_jtype(t)}")
+                    raise SurfaceError(f"{d}/1", f"expected a type descriptor string, found {_jtype(t)}")
                 need = _type_desc_version(t, plan[1].kinds)
                 if isinstance(need, str):
-                    raise SurfaceError(p + "/1", need)
+                    raise SurfaceError(f"{d}/1", need)
                 if need > version:
-                    raise SurfaceError(p + "/1", _newer(f"type '{t}'", need, version))
+                    raise SurfaceError(f"{d}/1", _newer(f"type '{t}'", need, version))
                 if len(descs) < 4096:
                     descs[t] = need
+            if need > used:
+                used = need
             n = len(v) - 2
             if op == "lit":
                 if n != 1:
-                    raise SurfaceError(p, f"'lit' takes exactly one value, found {n}")
+                    raise SurfaceError(d, f"'lit' takes exactly one value, found {n}")
                 if not track:
                     x = v[2]
                     tx = type(x)
                     if not (tx is str or tx is bool or x is None or (tx is int and -_SAFE <= x <= _SAFE)):
-                        push((x, _ANY_PLAN, p, d + 1))
-                if need > used:
-                    used = need
+                        push((x, _ANY_PLAN, d + 1))
                 continue
             if op == "ref":
                 if n < 1:
-                    raise SurfaceError(p, "'ref' needs a root")
+                    raise SurfaceError(d, "'ref' needs a root")
                 root = v[2]
-                rv = plan[1].roots.get(root) if isinstance(root, str) else None
+                rv = plan[1].roots.get(root) if type(root) is str or isinstance(root, str) else None
                 if rv is None:
-                    raise SurfaceError(p + "/2", f"unknown reference root {root!r}")
+                    raise SurfaceError(f"{d}/2", f"unknown reference root {root!r}")
                 if rv > version:
-                    raise SurfaceError(p + "/2", _newer(f"reference root '{root}'", rv, version))
-                for i in range(3, len(v)):
-                    if not isinstance(v[i], str):
-                        raise SurfaceError(f"{p}/{i}", f"path segments are strings, found {_jtype(v[i])}")
-                if need > used:
-                    used = need
+                    raise SurfaceError(f"{d}/2", _newer(f"reference root '{root}'", rv, version))
+                for x in v[3:]:
+                    if type(x) is not str and not isinstance(x, str):
+                        i = next(j for j in range(3, len(v)) if not isinstance(v[j], str))
+                        raise SurfaceError(f"{d}/{i}", f"path segments are strings, found {_jtype(v[i])}")
                 if rv > used:
                     used = rv
                 continue
             if op == "object":
                 if n % 2 or n < 2:
-                    raise SurfaceError(p, "'object' takes key/instruction pairs (at least one)")
+                    raise SurfaceError(d, "'object' takes key/instruction pairs (at least one)")
                 prev: str | None = None
                 for i in range(2, len(v), 2):
                     k = v[i]
                     if not isinstance(k, str):
-                        raise SurfaceError(f"{p}/{i}", f"object keys are strings, found {_jtype(k)}")
+                        raise SurfaceError(f"{d}/{i}", f"object keys are strings, found {_jtype(k)}")
                     if prev is not None and not prev.encode("utf-16-be") < k.encode("utf-16-be"):
-                        raise SurfaceError(f"{p}/{i}", "object keys must be unique and sorted")
+                        raise SurfaceError(f"{d}/{i}", "object keys must be unique and sorted")
                     prev = k
-                for i in range(len(v) - 1, 2, -2):
-                    push((v[i], instr_plan, f"{p}/{i}" if track else p, d + 1))
-                if need > used:
-                    used = need
+                if track:
+                    for i in range(len(v) - 1, 2, -2):
+                        push((v[i], instr_plan, f"{d}/{i}"))
+                else:
+                    d += 1
+                    for x in v[3::2]:
+                        push((x, instr_plan, d))
                 continue
             lo, hi = INSTR_ARITY[op]
             if n < lo or (hi is not None and n > hi):
                 want = f"exactly {lo}" if lo == hi else f"at least {lo}"
-                raise SurfaceError(p, f"'{op}' takes {want} operand(s), found {n}")
-            for i in range(len(v) - 1, 1, -1):
-                push((v[i], instr_plan, f"{p}/{i}" if track else p, d + 1))
-            if need > used:
-                used = need
+                raise SurfaceError(d, f"'{op}' takes {want} operand(s), found {n}")
+            if track:
+                for i in range(len(v) - 1, 1, -1):
+                    push((v[i], instr_plan, f"{d}/{i}"))
+            else:
+                d += 1
+                for x in v[2:]:
+                    push((x, instr_plan, d))
             continue
+        if kind == _K_ARR:
+            if type(v) is not list and (not track or not isinstance(v, list)):
+                raise SurfaceError(d, f"expected an array, found {_jtype(v)}")
+            n = len(v)
+            if n < plan[1]:
+                raise SurfaceError(d, f"expected at least {plan[1]} element(s), found {n}")
+            if plan[2] is not None and n > plan[2]:
+                raise SurfaceError(d, f"expected at most {plan[2]} element(s), found {n}")
+            if track:
+                sub = plan[5]
+                for i in range(n - 1, -1, -1):
+                    push((v[i], sub, f"{d}/{i}"))
+                continue
+            if d > deepest:
+                deepest = d
+            code, arg = plan[3], plan[4]
+            items: Iterable[Any] = v
+        elif kind == _K_MAP:
+            if type(v) is not dict and (not track or not isinstance(v, dict)):
+                raise SurfaceError(d, f"expected an object, found {_jtype(v)}")
+            kre = plan[1]
+            if track:
+                sub = plan[4]
+                for k, x in v.items():
+                    if kre is not None and not kre(k):
+                        raise SurfaceError(d + "/" + _esc(k), f"key '{k}' does not match {plan[5]}")
+                    push((x, sub, d + "/" + _esc(k)))
+                continue
+            if d > deepest:
+                deepest = d
+            code, arg = plan[2], plan[3]
+            for k in v:
+                if kre is not None and not kre(k):
+                    raise SurfaceError("", "key does not match")
+                if not k.isascii() and max(k) > "\uffff":
+                    fast = False
+            items = v.values()
         elif kind == _K_BYTYPE:
             alt = plan[1].get(_pytype(v))
             if alt is None:
+                pt = d
                 s = plan[2]
                 got = s.alts.get(_pytype(v))
                 if got is not None:
-                    raise SurfaceError(p, _newer(f"a value of JSON type {_jtype(v)} here", got[1], version))
+                    raise SurfaceError(pt, _newer(f"a value of JSON type {_jtype(v)} here", got[1], version))
                 want = " or ".join({"list": "an array", "dict": "an object", "null": "null",
                                     "str": "a string"}[k] for k, (_, sv) in s.alts.items() if sv <= version)
-                raise SurfaceError(p, f"expected {want}, found {_jtype(v)}")
+                raise SurfaceError(pt, f"expected {want}, found {_jtype(v)}")
             since, sub = alt
             if since > used:
                 used = since
-            push((v, sub, p, d))
+            push((v, sub, d))
             continue
         elif kind == _K_SCALAR:
             sv = plan[1](v)
             if type(sv) is str:
-                raise SurfaceError(p, sv)
+                raise SurfaceError(d, sv)
             tv = type(v)
             if tv is not str and tv is not bool and v is not None and (tv is not int or not -_SAFE <= v <= _SAFE):
                 fast = False
@@ -549,12 +558,13 @@ def _walk(value: Any, version: int, spec: Spec, track: bool) -> tuple[int, bool,
             continue
         # the elements of an array or map (accepting mode)
         if code == _L_PUSH:
+            d += 1
             for x in items:
-                push((x, arg, p, d + 1))
+                push((x, arg, d))
         else:
             for x in items:
                 if type(x) is not str or (arg is not None and not arg(x)):
-                    raise SurfaceError(p, "expected a matching string")
+                    raise SurfaceError("", "expected a matching string")
     return used, fast, deepest
 
 
