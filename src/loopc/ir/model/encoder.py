@@ -114,9 +114,9 @@ def _member_version(f: Any) -> tuple[int, dict[str, int] | None, tuple[str, dict
     return f.since, enum or None, tagged
 
 
-#: op -> [(attr name, wire name, codec, required, version info)] in wire-name order
-_CONFIG_ROWS: dict[str, list[tuple[str, str, str, bool, Any]]] = {
-    op: [(name, wire, codec, required, _member_version(CONFIGS[op].fields[wire]))
+#: op -> [(attr name, wire name, codec, required, version info, key text)] in wire-name order
+_CONFIG_ROWS: dict[str, list[tuple[str, str, str, bool, Any, str]]] = {
+    op: [(name, wire, codec, required, _member_version(CONFIGS[op].fields[wire]), _q(wire) + ":")
          for name, wire, codec, required in rows]
     for op, rows in _CONFIG_FIELDS_BY_WIRE.items()
 }
@@ -296,9 +296,9 @@ def _config_text(cfg: Config, memo: _Memo) -> tuple[str, str, int]:
     in key order)."""
     projected = _PROJECTION[3].get(cfg.OP)
     full = []
-    proj = []
+    proj: list[str] | None = None if projected is None else []
     depth = 1
-    for name, wire, codec, required, ver in _CONFIG_ROWS[cfg.OP]:
+    for name, wire, codec, required, ver, key in _CONFIG_ROWS[cfg.OP]:
         v = getattr(cfg, name)
         if not required and (v is None or v is False):
             continue
@@ -306,10 +306,10 @@ def _config_text(cfg: Config, memo: _Memo) -> tuple[str, str, int]:
             _config_version(memo, v, ver)
         p = None
         d = 0
-        if codec == "str" or codec == "int" or codec == "flag":
+        if codec == "instr":
+            t, d = memo.get(id(v)) or _instr_text(v, memo)
+        elif codec == "str" or codec == "int" or codec == "flag":
             t, d = _scalar(v)
-        elif codec == "instr":
-            t, d = _instr_text(v, memo)
         elif codec == "bind":
             t, d = _bind_text(v, memo)
         elif codec == "contract":
@@ -348,22 +348,24 @@ def _config_text(cfg: Config, memo: _Memo) -> tuple[str, str, int]:
             t, d = '{"allowedResponders":' + s + "}", sd + 1
         else:  # pragma: no cover - every codec of _CODECS is handled above
             raise TypeError(f"no canonical text for codec {codec!r}")
-        key = f'"{wire}":'
         full.append(key + t)
-        proj.append(key + (t if p is None else p))
+        if proj is not None:
+            proj.append(key + (t if p is None else p))
         if d >= depth:
             depth = d + 1
     text = "{" + ",".join(full) + "}"
-    return text, (text if projected is None else "{" + ",".join(proj) + "}"), depth
+    return text, (text if proj is None else "{" + ",".join(proj) + "}"), depth
 
 
 def _node_text(n: Node, memo: _Memo) -> tuple[str, str, int]:
     """``(text, projection text, depth)`` of a node (its members
     in key order)."""
     get = memo.get
-    if n.config.OP in _OP_V:
-        _bump(memo, _OP_V[n.config.OP])
-    config, config_p, depth = _config_text(n.config, memo)
+    cfg = n.config
+    op = cfg.OP
+    if op in _OP_V:
+        _bump(memo, _OP_V[op])
+    config, config_p, depth = _config_text(cfg, memo)
     eff = n.effects
     effects = get(id(eff))
     if effects is None:
@@ -398,7 +400,7 @@ def _node_text(n: Node, memo: _Memo) -> tuple[str, str, int]:
     desc = "" if n.description is None else f',"description":{_q(n.description)}'
     label = "" if n.label is None else f',"label":{_q(n.label)}'
     mid = f',"effects":{effects},"id":{_q(n.id)},"input":'
-    ports = f',"op":{_q(n.config.OP)},"ports":{{"source":['
+    ports = f',"op":{_q(op)},"ports":{{"source":['
     target = ",".join([f'{{"edges":{_strs(t.edges)},"name":{_q(t.name)}}}' for t in n.target_ports])
     retry = ""
     if n.retry is not None:
