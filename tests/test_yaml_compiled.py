@@ -86,6 +86,8 @@ def _texts(plans: range, corpus: bool = True) -> list[tuple[str, str]]:
     for i in plans:
         out.append((f"tree plan {i}", check_tree.varied_plan(i)))
     out.append(("typical", generate.typical_plan()))
+    # a key whose text is the Python composer's complex-key stand-in
+    out.append(("nul key", 'apiVersion: loop.plan/v1\nkind: PlanVersion\n"\\0<complex>": 1\na: {"\\0x": [1]}\n'))
     return out
 
 

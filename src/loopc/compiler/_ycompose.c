@@ -5,8 +5,8 @@
  * from libyaml's events, without an event object per event.  It handles only
  * clean documents: on anything the Python composer would report or treat
  * specially (a parse error, an anchor, alias or tag, a second document, an
- * empty one, a duplicate or complex key, the node or nesting budget, an
- * invisible character starting a plain scalar) it returns None and yamlload
+ * empty one, a duplicate or complex key, a key starting with NUL, the node or
+ * nesting budget, an invisible character starting a plain scalar) it returns None and yamlload
  * composes the text again in Python, which reports exactly as before.
  *
  * libyaml is the copy inside ruamel.yaml.clib's extension (the parser the
@@ -174,6 +174,14 @@ init_base(PyObject *n, long line, long col, long start, long end_line, long end_
     return 0;
 }
 
+/* a key starting with NUL: the Python composer's stand-in for a complex
+ * key is such a text, so these keys are left to it (a duplicate, below) */
+static inline int
+nul_key(PyObject *k)
+{
+    return PyUnicode_GET_LENGTH(k) > 0 && PyUnicode_READ_CHAR(k, 0) == 0;
+}
+
 typedef struct {
     PyObject *node;  /* borrowed: owned by the tree */
     long pidx;
@@ -336,7 +344,7 @@ ycompose_compose(PyObject *self, PyObject *args)
             if (in_map) {
                 PyObject *ktext = PyTuple_GET_ITEM(pending, 0);
                 set_slot_ref(node, o_key, ktext);
-                int dup = PyDict_Contains(p_index, ktext);
+                int dup = nul_key(ktext) ? 1 : PyDict_Contains(p_index, ktext);
                 if (dup != 0) {
                     Py_DECREF(node);
                     if (dup < 0)
@@ -433,7 +441,7 @@ ycompose_compose(PyObject *self, PyObject *args)
                 if (in_map) {
                     PyObject *ktext = PyTuple_GET_ITEM(pending, 0);
                     set_slot_ref(node, o_key, ktext);
-                    int dup = PyDict_Contains(p_index, ktext);
+                    int dup = nul_key(ktext) ? 1 : PyDict_Contains(p_index, ktext);
                     if (dup != 0) {
                         Py_DECREF(node);
                         if (dup < 0)
