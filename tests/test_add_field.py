@@ -306,3 +306,29 @@ def test_the_interpreter_request_carries_it(follow_up: Amended) -> None:
             "feedbackScope",
             "followUp",
         ]
+
+
+def test_a_literal_field_is_carried_as_it_is() -> None:
+    """A literal wire field (a choice) of a kind without custom fields is
+    carried into the request as its wire value, never evaluated."""
+    from loopc.interpreter.attempts import declared_request
+    from loopc.kinds.base import SourceField, s_choice
+    from loopc.kinds.spec import F, Str
+
+    old = current_kinds.KINDS["request_approval"]
+    new = attrs.evolve(
+        old,
+        source={**old.source, "priority": SourceField(s_choice("low", "high"), choices=("low", "high"))},
+        wire=old.wire.evolve(
+            fields={**old.wire.fields, "priority": F(Str(enum={"low": 1, "high": 1}), required=False)}
+        ),
+    )
+    with current_kinds.amended(new):
+        fields = declared_request("request_approval")
+    assert fields is not None
+    assert [(w, how) for w, _, how, _ in fields] == [
+        ("assignee", "value"),
+        ("summary", "text"),
+        ("feedbackScope", "value"),
+        ("priority", "literal"),
+    ]

@@ -19,6 +19,7 @@ from loopc.interpreter.values import check_value, is_id, is_scope
 from loopc.ir.evaluator import EvaluationError, evaluate
 from loopc.kinds import tables as kind_tables
 from loopc.kinds.base import attr_name
+from loopc.kinds.spec import Ref
 from loopc.limits import duration_problem
 
 #: opcode → its effect class; an external one (message, approval) is the journal's effectKind
@@ -28,20 +29,27 @@ _EFFECT_CLASS = {op: k.effect_class for op, k in kind_tables().kinds.items()}
 _REQUEST_CHECKS = {"scope": (is_scope, "not a valid scope")}
 
 
-def declared_request(op: str) -> tuple[tuple[str, str, bool, str | None], ...] | None:
+def declared_request(op: str) -> tuple[tuple[str, str, str, str | None], ...] | None:
     """How an effect request of opcode ``op`` is built from its config when
     the kind declares no custom field (docs/conformance.md#detail-and-reason-formats): one
-    ``(wire name, config attribute, render as text, declared type)`` per wire
-    field, in declaration order — every declared field reaches the request,
-    so a new one is never dropped.  ``None`` for a kind with custom fields
-    (``send_message``: its request has cross-field rules of its own)."""
+    ``(wire name, config attribute, how, declared type)`` per wire field, in
+    declaration order — ``how`` is ``"text"`` (an instruction rendered as
+    text: ``render=True``), ``"value"`` (an instruction evaluated) or
+    ``"literal"`` (a literal wire value, carried as it is).  Every declared
+    field reaches the request, so a new one is never dropped.  ``None`` for
+    a kind with custom fields (``send_message``: its request has cross-field
+    rules of its own)."""
     kind = kind_tables().kinds[op]
     if any(f.custom for f in kind.source.values()):
         return None
     out = []
-    for wire in kind.wire.fields:
+    for wire, f in kind.wire.fields.items():
         src = kind.source.get(wire)
-        out.append((wire, attr_name(wire), bool(src is not None and src.render), src.type if src else None))
+        if not (isinstance(f.spec, Ref) and f.spec.name == "Instr"):
+            how = "literal"
+        else:
+            how = "text" if src is not None and src.render else "value"
+        out.append((wire, attr_name(wire), how, src.type if src else None))
     return tuple(out)
 
 
@@ -148,12 +156,15 @@ class AttemptLayer(ScopeLayer):
         req: dict[str, Any] = {}
         declared = _DECLARED_REQUESTS.get(op)
         if declared is not None:
-            for wire, attr, text, typ in declared:
+            for wire, attr, how, typ in declared:
                 instr = getattr(cfg, attr)
                 if instr is None:
                     continue
                 where = f"{op} '{nid}' {wire}"
-                v = self._text(instr, env, where) if text else self._eval(instr, env, where)
+                if how == "literal":
+                    req[wire] = instr
+                    continue
+                v = self._text(instr, env, where) if how == "text" else self._eval(instr, env, where)
                 check = _REQUEST_CHECKS.get(typ or "")
                 if check is not None and not check[0](v):
                     raise _Fail({"code": "runtime.input_invalid", "detail": f"{where}: {check[1]}"})
