@@ -59,7 +59,7 @@ from typing import Mapping
 import attrs
 
 from loopc import kinds
-from loopc.kinds.base import SCOPES
+from loopc.kinds.base import SCOPES, attr_name
 from loopc.compiler.model import CONFIG_CLASSES, Edge, End, Join, Loop, Node, Plan
 from loopc.compiler.ports import branch_ports, source_ports
 
@@ -69,6 +69,20 @@ SCOPE_KINDS = tuple(s for s in SCOPES if s != "none")
 _KIND_OF_CONFIG = {cls: kinds.tables().kinds[t] for t, cls in CONFIG_CLASSES.items()}
 #: The scopes a node closes by naming their owner (Kind.closes: a join); a loop is never joined.
 _JOINED = frozenset(s for scopes in kinds.tables().closes.values() for s in scopes)
+#: config class of a kind that opens a scope -> (the scope, (attribute, value)
+#: it opens it only with or None, its body ports, its authored-ports
+#: attribute, whether a join closes it), read off the kinds once (opening_scope is per edge)
+_OPENERS: dict[type, tuple[str, tuple[str, str] | None, tuple[str, ...], str, bool]] = {
+    cls: (
+        k.scope,
+        (attr_name(k.scope_when[0]), k.scope_when[1]) if k.scope_when is not None else None,
+        k.body_ports,
+        k.ports.authored or "",
+        k.scope in _JOINED,
+    )
+    for cls, k in _KIND_OF_CONFIG.items()
+    if k.scope != "none"
+}
 #: Target ports of a loop that close one iteration of its body.
 LOOP_CLOSING_PORTS = kinds.tables().back_ports
 
@@ -192,20 +206,21 @@ def opening_scope(node: Node, port: str, closers: Mapping[str, str]) -> Scope | 
     any (``closers``: :attr:`ScopeMap.closers`).  The one rule for opening a
     scope: the map's builder and the analyzer's scope typing both use it."""
     c = node.config
-    k = _KIND_OF_CONFIG.get(c.__class__)
-    scope = k.opened_scope(c) if k is not None else None
-    if scope is None:
+    o = _OPENERS.get(c.__class__)
+    if o is None:
         return None
-    assert k is not None
-    if k.body_ports:
-        if port not in k.body_ports:
+    scope, when, body, authored, joined = o
+    if when is not None and getattr(c, when[0], None) != when[1]:
+        return None
+    if body:
+        if port not in body:
             return None
         branch = None
-    elif port in getattr(c, k.ports.authored or ""):
+    elif port in getattr(c, authored):
         branch = port
     else:
         return None
-    return Scope(scope, node.id, branch, closers.get(node.id) if scope in _JOINED else None)
+    return Scope(scope, node.id, branch, closers.get(node.id) if joined else None)
 
 
 class _Builder:

@@ -24,6 +24,7 @@ spells a node kind out.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Callable, Mapping
 
@@ -121,9 +122,10 @@ FORMS = frozenset(
 GENERIC_FORMS = frozenset(("template", "expression", "value"))
 
 
+@functools.cache
 def attr_name(key: str) -> str:
     """Model and IR attribute name of a source/wire key (``feedbackScope`` →
-    ``feedback_scope``)."""
+    ``feedback_scope``; cached: the passes ask per node)."""
     return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
 
 
