@@ -182,6 +182,9 @@ nul_key(PyObject *k)
     return PyUnicode_GET_LENGTH(k) > 0 && PyUnicode_READ_CHAR(k, 0) == 0;
 }
 
+/* events parsed per release of the GIL */
+#define EVENT_BATCH 256
+
 typedef struct {
     PyObject *node;  /* borrowed: owned by the tree */
     long pidx;
@@ -224,16 +227,41 @@ ycompose_compose(PyObject *self, PyObject *args)
     long pidx = 0, depth = 0, count = 0, documents = 0;
     int in_map = 0, fallback = 0, failed = 0, done = 0;
     yaml_event_t ev;
-    if (stack == NULL) {
+    /* events are parsed in batches with the GIL released (libyaml needs no
+     * Python), so another thread (the language server's message loop) runs
+     * while a large document is read, as it would between the Python
+     * composer's bytecodes; the nodes are built with the GIL held */
+    yaml_event_t *evs = PyMem_Malloc(sizeof(yaml_event_t) * EVENT_BATCH);
+    int nev = 0, iev = 0, parse_failed = 0;
+    if (stack == NULL || evs == NULL) {
         failed = 1;
         PyErr_NoMemory();
         done = 1;
     }
     while (!done) {
-        if (!p_parse(parser, &ev)) {
-            fallback = 1;
-            break;
+        if (iev == nev) {
+            if (parse_failed) {
+                fallback = 1;
+                break;
+            }
+            nev = iev = 0;
+            Py_BEGIN_ALLOW_THREADS
+            while (nev < EVENT_BATCH) {
+                if (!p_parse(parser, &evs[nev])) {
+                    parse_failed = 1;
+                    break;
+                }
+                yaml_event_type_t t = evs[nev++].type;
+                if (t == YAML_STREAM_END_EVENT || t == YAML_NO_EVENT)
+                    break;
+            }
+            Py_END_ALLOW_THREADS
+            if (nev == 0) {
+                fallback = 1;
+                break;
+            }
         }
+        ev = evs[iev++];
         switch (ev.type) {
         case YAML_SCALAR_EVENT: {
             if (++count > max_nodes || ev.data.scalar.anchor != NULL || ev.data.scalar.tag != NULL) {
@@ -548,6 +576,11 @@ ycompose_compose(PyObject *self, PyObject *args)
     p_delete(parser);
     PyMem_Free(parser);
     PyMem_Free(stack);
+    if (evs != NULL) {
+        while (iev < nev)
+            p_event_delete(&evs[iev++]);
+        PyMem_Free(evs);
+    }
     Py_DECREF(utf8);
     Py_XDECREF(pending);
     Py_XDECREF(lref);
