@@ -190,19 +190,22 @@ def _contract_text(c: Mapping[str, FieldSchema], memo: _Memo) -> tuple[str, str,
     if got is not None:
         return got
     full = []
-    proj = []
+    proj: list[str] | None = None  # built from the first member whose projection differs
     depth = 1
-    same = True
     for k in _keys(c):
         f, p, d = _field_text(c[k], memo)
         key = _q(k) + ":"
         full.append(key + f)
-        proj.append(key + p)
-        same = same and f is p
+        if p is not f:
+            if proj is None:
+                proj = full[:-1]
+            proj.append(key + p)
+        elif proj is not None:
+            proj.append(full[-1])
         if d >= depth:
             depth = d + 1
     text = "{" + ",".join(full) + "}"
-    got = memo[id(c)] = (text, text if same else "{" + ",".join(proj) + "}", depth)
+    got = memo[id(c)] = (text, text if proj is None else "{" + ",".join(proj) + "}", depth)
     return got
 
 
