@@ -191,3 +191,22 @@ def test_a_failing_compiled_composer_falls_back(monkeypatch: pytest.MonkeyPatch)
     doc = yamlload.load(src, r2)
     assert doc is not None and dump(doc.root) == want
     assert r1.diagnostics == r2.diagnostics
+
+
+def test_a_second_copy_of_the_loader_composes_in_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The extension's node classes are process-wide: a loader whose classes
+    are others (a module imported afresh) gets no compiled composer, and the
+    first one keeps its own."""
+    assert FAST is not None
+
+    class OtherScalar(YScalar):
+        __slots__ = ()
+
+    monkeypatch.setattr(yamlload, "_FAST", None)
+    monkeypatch.setattr(yamlload, "YScalar", OtherScalar)
+    assert yamlload.compiled_composer() is None
+    monkeypatch.undo()
+    monkeypatch.setattr(yamlload, "_FAST", None)
+    assert yamlload.compiled_composer() is not None
+    doc = yamlload.load((ROOT / "examples" / "set_variable_timer.yaml").read_text(encoding="utf-8"), Reporter())
+    assert doc is not None and type(doc.root) is YMap

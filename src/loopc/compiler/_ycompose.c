@@ -599,7 +599,18 @@ ycompose_compose(PyObject *self, PyObject *args)
     return root;
 }
 
+/* bound() -> (YScalar, YMap, YSeq, YLinks) this module builds, or None */
+static PyObject *
+ycompose_bound(PyObject *self, PyObject *noargs)
+{
+    if (!ready)
+        Py_RETURN_NONE;
+    return PyTuple_Pack(4, (PyObject *)T_scalar, (PyObject *)T_map, (PyObject *)T_seq, C_links);
+}
+
 static PyMethodDef methods[] = {
+    {"bound", ycompose_bound, METH_NOARGS,
+     "bound() -> (YScalar, YMap, YSeq, YLinks) the composer builds, or None before setup()."},
     {"setup", ycompose_setup, METH_VARARGS,
      "setup(libyaml_path, YScalar, YMap, YSeq, YLinks, resolve_plain, plain_special, invisible, "
      "max_nodes, max_nesting): bind libyaml and the node classes."},

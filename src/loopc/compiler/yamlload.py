@@ -198,9 +198,15 @@ def compiled_composer() -> Callable[[str, int, int], YNode | None] | None:
                 if lib is None:
                     spec = importlib.machinery.PathFinder.find_spec("_ruamel_yaml")
                     lib = spec.origin if spec is not None else None
-                if lib:
+                # the extension's classes are process-wide: a second copy of
+                # this module (imported afresh) composes in Python rather
+                # than rebind them under the first one's callers
+                bound = _ycompose.bound()
+                if bound is None and lib:
                     _ycompose.setup(lib, YScalar, YMap, YSeq, YLinks, resolve_plain, _PLAIN_SPECIAL,
                                     frozenset(_INVISIBLE), MAX_YAML_NODES, MAX_NESTING)
+                    bound = _ycompose.bound()
+                if bound is not None and all(a is b for a, b in zip(bound, (YScalar, YMap, YSeq, YLinks))):
                     _FAST = _ycompose.compose
             except (ImportError, TypeError, ValueError, OSError):
                 _FAST = False
