@@ -19,10 +19,18 @@ ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "LOOPC_DURABLE_POLL": "0.05"}
 
 
-def _conform(db: str, *args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+def _conform_sessions(db: str, parts: list[list[str]], timeout: float = 900) -> list[tuple[int, str, str]]:
+    """``loopc conform`` over each list of scenarios, the sessions side by
+    side on one database: ``[(exit code, stdout, stderr)]``."""
     runtime = f"{sys.executable} -m loopc durable protocol --db {db}"
-    return subprocess.run([sys.executable, "-m", "loopc", "conform", "--runtime", runtime, "--timeout", "120", *args],
-                          capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=timeout)
+    procs = [subprocess.Popen([sys.executable, "-m", "loopc", "conform", "--runtime", runtime, "--timeout", "120",
+                               *paths], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT)
+             for paths in parts]
+    out = []
+    for p in procs:
+        so, se = p.communicate(timeout=timeout)
+        out.append((p.returncode, so, se))
+    return out
 
 
 def _kit() -> tuple[int, int, int]:
@@ -45,14 +53,22 @@ def _kit() -> tuple[int, int, int]:
 @pytest.mark.timeout(900)
 def test_whole_kit_conforms_with_crash_variants_and_verifier(tmp_path: Path) -> None:
     """All golden scenarios, each also with the ``afterEffectSubmit`` crash
-    point, and the verifier cases, in one session (``loopc conform``'s
-    defaults)."""
+    point, and the verifier cases (``loopc conform``'s defaults), in two
+    sessions side by side on one database (every other scenario each: the
+    sessions mostly wait on each other's processes, so two share two cores
+    well)."""
+    from loopc.conformance import SCENARIO_DIR, scenarios
+
     db = f"sqlite:///{tmp_path / 'kit.sqlite'}"
-    r = _conform(db)
+    paths = scenarios(SCENARIO_DIR)
+    parts = [paths[0::2], paths[1::2]]
+    results = _conform_sessions(db, parts)
     n, crashes, effects = _kit()
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
-    assert "Traceback" not in r.stderr
-    assert f"{n} conforming, 0 diverging; verifier: 3 of 3 corrupt artifacts refused" in r.stdout
+    assert n == len(paths)
+    for part, (code, out, err) in zip(parts, results):
+        assert code == 0, out[-3000:] + err[-2000:]
+        assert "Traceback" not in err
+        assert f"{len(part)} conforming, 0 diverging; verifier: 3 of 3 corrupt artifacts refused" in out
     # every Run the kit loaded (both variants) is a DBOS workflow that ended,
     # and every crash was a recovery from the database: DBOS counts one
     # attempt per start of a workflow, the first and one per recovery
@@ -69,7 +85,7 @@ def test_whole_kit_conforms_with_crash_variants_and_verifier(tmp_path: Path) -> 
     assert {status for status, _, _ in rows} == {"SUCCESS"}, [(i, r) for i, r in enumerate(rows) if r[0] != "SUCCESS"]
     recoveries = sum(attempts for _, attempts, _ in rows) - len(rows)
     assert recoveries == 2 * crashes + effects, (recoveries, crashes, effects)
-    assert queues == 0  # the session's queue is gone with the session
+    assert queues == 0  # each session's queue is gone with the session
 
 
 def test_protocol_bad_db_is_one_line() -> None:
