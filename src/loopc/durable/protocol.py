@@ -133,16 +133,13 @@ class Supervisor:
                 return {"error": f"the durable Run did not answer within {timeout:g} s"}
             self._wait(min(left, 1.0))
 
-    def _connect(self) -> str | None:
-        """Start the first executor (it creates DBOS's tables and the
-        session's queue) and the client; an error text if that fails."""
-        from dbos import DBOSClient, DBOSPortableJSONSerializer
-
-        from loopc.durable.runtime import APP_NAME
-
+    def _first_launch(self) -> tuple[bool, str | None]:
+        """Start an executor and wait until it has launched DBOS (which
+        creates DBOS's tables: the client needs them): ``(exited, error
+        text)``, the error ``None`` once it has launched."""
         self._spawn()
         deadline = time.monotonic() + REPLY_TIMEOUT
-        while True:  # the first executor creates DBOS's tables: the client needs them
+        while True:
             try:
                 if self.wake.poll(min(1.0, max(0.0, deadline - time.monotonic()))):
                     self.wake.recv()
@@ -152,8 +149,23 @@ class Supervisor:
             if not self.child.is_alive() or time.monotonic() > deadline:
                 code = self.child.exitcode
                 self.kill()
-                return (f"the durable executor exited with code {code} before it launched DBOS" if code is not None
-                        else f"the durable executor did not launch DBOS within {REPLY_TIMEOUT:g} s")
+                return (True, f"the durable executor exited with code {code} before it launched DBOS") if code is not None \
+                    else (False, f"the durable executor did not launch DBOS within {REPLY_TIMEOUT:g} s")
+        return False, None
+
+    def _connect(self) -> str | None:
+        """Start the first executor (it creates DBOS's tables and the
+        session's queue) and the client; an error text if that fails."""
+        from dbos import DBOSClient, DBOSPortableJSONSerializer
+
+        from loopc.durable.runtime import APP_NAME
+
+        for _attempt in range(3):  # a first launch can lose a race with another session creating the tables
+            exited, why = self._first_launch()
+            if not exited:
+                break
+        if why is not None:
+            return why
         self.client = DBOSClient(system_database_url=self.store.url, serializer=DBOSPortableJSONSerializer(),
                                  application_name=APP_NAME)
         return None

@@ -91,7 +91,13 @@ class Store:
             kw["connect_args"] = {"timeout": 30}
         try:
             self.engine = sa.create_engine(self.url, **kw)
-            _meta.create_all(self.engine)
+            for attempt in range(5):
+                try:
+                    _meta.create_all(self.engine)
+                    break
+                except sa.exc.OperationalError:  # another process created a table between the check and the create
+                    if attempt == 4:
+                        raise
             self._add_missing_columns()
         except sa.exc.SQLAlchemyError as exc:
             raise StoreError(f"cannot open the database {url}: {first_line(exc)}") from None
@@ -118,9 +124,12 @@ class Store:
 
     # ---------------------------------------------------------------- writes
     def put_artifact(self, digest: str, text: str) -> None:
-        with self.engine.begin() as c:
-            if c.execute(sa.select(artifacts.c.digest).where(artifacts.c.digest == digest)).first() is None:
-                c.execute(artifacts.insert().values(digest=digest, artifact=text))
+        try:
+            with self.engine.begin() as c:
+                if c.execute(sa.select(artifacts.c.digest).where(artifacts.c.digest == digest)).first() is None:
+                    c.execute(artifacts.insert().values(digest=digest, artifact=text))
+        except sa.exc.IntegrityError:  # another process stored it first (content-addressed: the same text)
+            pass
 
     def create_run(self, run: str, digest: str, inp: Any, started_at: str, bindings: Any) -> None:
         with self.engine.begin() as c:
