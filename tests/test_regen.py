@@ -131,7 +131,7 @@ def test_a_new_field_and_a_new_kind_reach_the_derived_tables() -> None:
         assert "`followUp` (v9, instr, optional)" in docs_fragments.FRAGMENTS["node-configs-table"]()
         assert "`request_approval` `followUp`" in docs_fragments.FRAGMENTS["rendered-fields"]()
         assert "`requestApproval.followUp`" in docs_fragments.FRAGMENTS["template-keys"]()
-        assert "`feedbackScope` or `followUp` |" in docs_fragments.FRAGMENTS["where-table"]()
+        assert " or `followUp` |" in docs_fragments.FRAGMENTS["where-table"]()
     assert "followUp" not in docs_fragments.FRAGMENTS["node-configs-table"]()
     toy = Kind(
         name="noop",
