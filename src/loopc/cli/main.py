@@ -20,7 +20,7 @@ from typing import Sequence
 import click
 
 from loopc import __version__
-from loopc.cli import gc_policy
+from loopc.cli.gcpolicy import gc_policy
 
 
 class _Group(click.Group):
