@@ -156,7 +156,7 @@ def test_version_imports_no_command_module(tmp_path: pathlib.Path) -> None:
     out = _imports(["--version"], tmp_path)
     assert out["code"] == 0
     loopc = out["loopc"]
-    assert not [m for m in loopc if m.startswith("loopc.cli.") and m not in ("loopc.cli.main", "loopc.cli.iofail")], (
+    assert not [m for m in loopc if m.startswith("loopc.cli.") and m not in ("loopc.cli.main", "loopc.cli.iofail", "loopc.cli.gcpolicy")], (
         loopc
     )
 
@@ -210,7 +210,7 @@ def test_version_builds_no_attrs_class(tmp_path: pathlib.Path) -> None:
     out = _imports(["--version"], tmp_path)
     assert out["code"] == 0
     assert "attr" not in out["top"] and "attrs" not in out["top"], out["top"]
-    assert out["loopc"] == ["loopc.cli", "loopc.cli.iofail", "loopc.cli.main"], out["loopc"]
+    assert out["loopc"] == ["loopc.cli", "loopc.cli.gcpolicy", "loopc.cli.iofail", "loopc.cli.main"], out["loopc"]
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the Linux fast path of the default cache folder")
