@@ -110,6 +110,38 @@ def test_without_the_extra_the_command_says_how_to_install(tmp_path: Path) -> No
     assert r.returncode == 2 and "pip install 'loopc[durable]'" in r.stderr and "Traceback" not in r.stderr
 
 
+@pytest.mark.parametrize("args", [["status", "run_x"], ["list"], ["journal", "run_x"], ["cancel", "run_x"],
+                                  ["approve", "run_x", "--node", "n", "--by", "usr_a"]])
+def test_without_the_extra_every_subcommand_says_how_to_install(tmp_path: Path, args: list[str]) -> None:
+    url = f"sqlite:///{tmp_path / 'x.sqlite'}"
+    code = ("import sys; sys.modules['dbos'] = None; sys.modules['sqlalchemy'] = None; "
+            f"sys.argv = ['loopc', 'durable', *{args!r}, '--db', {url!r}]\nfrom loopc.cli.main import main; main()")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and r.stderr == "loopc durable: the durable runtime needs DBOS: " \
+                                             "pip install 'loopc[durable]'\n", r.stderr
+
+
+def test_an_event_is_refused_up_front_when_a_bound_handler_is_missing(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'h.sqlite'}"
+    st = Store(url)
+    st.create_run("run_0123456789abcdef", "sha256:x", {}, "0",
+                  {"handlers": {"send_message.callback": "acme/recorder"}, "options": {}})
+    st.settle("run_0123456789abcdef", "waiting", None, None, {}, 0)
+    st.dispose()
+    r = loopc("callback", "run_0123456789abcdef", "--node", "n", "--output", "{}", "--db", url)
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
+    assert r.stderr.startswith("loopc durable: nothing posted: no handler named 'acme/recorder'"), r.stderr
+    assert "--handlers" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("by", ["not a member!", "Usr_a", "usr", ""])
+def test_approve_refuses_an_invalid_member_id_at_ingress(tmp_path: Path, by: str) -> None:
+    url = _ended_run(tmp_path, "waiting")
+    r = loopc("approve", "run_0123456789abcdef", "--node", "n", "--by", by, "--db", url)
+    assert r.returncode == 2 and r.stdout == "" and len(r.stderr.splitlines()) == 1, r.stderr
+    assert r.stderr.startswith(f"loopc durable: --by {by!r} is not a member id"), r.stderr
+
+
 def test_readme_input_file_is_shipped_and_matches_the_plan_input() -> None:
     readme = (ROOT / "README.md").read_text("utf-8")
     shipped = ROOT / "examples" / "callback_review.input.json"
@@ -417,19 +449,15 @@ from loopc.pipeline import compile_source
 from loopc.plan import builtin_catalog
 from loopc.durable import handlers, runtime as rt
 
-calls = []
+st = rt.launch("sqlite:///{tmp_path / 'x.sqlite'}", "t")
 
-def broken(options):  # accepts its options at start, then its configuration disappears
-    calls.append(1)
-    if len(calls) > 1:
-        raise RuntimeError("handler configuration is gone")
-    return handlers.FileSink(options["sink"])
+def broken(*args, **kwargs):  # the database refuses the Run's first settle
+    raise RuntimeError("the database is gone")
 
-handlers.HANDLERS["loop.reference/send_message.callback"] = broken
-rt.launch("sqlite:///{tmp_path / 'x.sqlite'}", "t")
+st.settle = broken
 art = compile_source(open({str(PLAN)!r}, "rb").read(), path="p.yaml").bytes
 try:
-    rt.start_run(art, {INPUT!r}, run=rt.new_run_id(), catalog=builtin_catalog(), options={{"sink": "s"}})
+    rt.start_run(art, {INPUT!r}, run=rt.new_run_id(), catalog=builtin_catalog(), options={{"sink": {str(tmp_path / 's.jsonl')!r}}})
 except rt.DurableError as exc:
     print("refused:", exc)
 rt.shutdown()
@@ -438,7 +466,7 @@ os._exit(0)
 """
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=ENV, timeout=120)
     assert "refused: the Run's workflow stopped (ERROR)" in r.stdout, r.stdout + r.stderr
-    assert "handler configuration is gone" in r.stdout
+    assert "the database is gone" in r.stdout
 
 
 def _executor_of(db: str, run: str) -> str:
@@ -729,6 +757,31 @@ def test_a_failing_webhook_is_a_failed_delivery_and_custom_handlers_load(db: str
     run = json.loads(r.stdout)["run"]
     mine = Path(db[len("sqlite:///"):] + ".effects.jsonl.mine").read_text().split()
     assert mine == [f"{run}:act_1:1"]
+
+
+@pytest.mark.slow
+def test_a_command_without_the_runs_handlers_changes_nothing_and_the_same_command_with_them_finishes(
+        db: str, tmp_path: Path) -> None:
+    (tmp_path / "rec_hooks.py").write_text(
+        "class Rec:\n    def __init__(self, o):\n        self.path = o['sink'] + '.rec'\n"
+        "    def deliver(self, e):\n        open(self.path, 'a').write(e.key + '\\n')\n        return True\n"
+        "HANDLERS = {'acme/recorder': Rec}\n")
+    data = json.loads(_webhook_catalog(tmp_path).read_text().replace("loopc.durable/webhook", "acme/recorder"))
+    (tmp_path / "rec.json").write_text(json.dumps(data))
+    env = {**ENV, "PYTHONPATH": str(tmp_path)}
+    hooks = ["--handlers", "rec_hooks:HANDLERS"]
+    r = _start_hooked(db, tmp_path, ["--catalog", str(tmp_path / "rec.json"), *hooks], env=env)
+    assert r.returncode == 0, r.stderr
+    run = json.loads(r.stdout)["run"]
+    before = _journal(db, run)
+    out = '{"verdict": "request_changes", "summary": "fix it"}'
+    r = loopc("callback", run, "--node", "ask_review", "--output", out, "--db", db, env=env)
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and "acme/recorder" in r.stderr, r.stderr
+    assert _journal(db, run) == before and _status(db, run)["waiting"][0]["node"] == "ask_review"
+    r = loopc("callback", run, "--node", "ask_review", "--output", out, "--db", db, *hooks, env=env)
+    assert r.returncode == 0 and json.loads(r.stdout)["status"] == "succeeded", r.stdout + r.stderr
+    assert r.stderr == ""
+    assert len(Path(db[len("sqlite:///"):] + ".effects.jsonl.rec").read_text().split()) == 2
 
 
 def _start_hooked(db: str, tmp: Path, extra: list[str], env: dict[str, str] | None = None

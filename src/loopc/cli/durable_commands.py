@@ -51,6 +51,7 @@ def _fail(msg: str, code: int = 2) -> NoReturn:
 def _need_dbos() -> None:
     try:
         import dbos  # noqa: F401
+        import sqlalchemy  # noqa: F401
     except ImportError:
         _fail("the durable runtime needs DBOS: pip install 'loopc[durable]'")
 
@@ -58,7 +59,12 @@ def _need_dbos() -> None:
 def _store(db: str, read_only: bool = False) -> Any:
     """The loopc tables of ``db``; exit 2 (one line) for a bad URL or a
     database that cannot be opened, and, when ``read_only``, for a SQLite
-    file that does not exist (a mistyped path must not create a database)."""
+    file that does not exist (a mistyped path must not create a database);
+    exit 2 with the install hint without the ``durable`` extra."""
+    try:
+        import sqlalchemy  # noqa: F401 - the store's one dependency, part of the extra
+    except ImportError:
+        _fail("the durable runtime needs DBOS: pip install 'loopc[durable]'")
     from loopc.durable.store import Store, StoreError, normalize_url
 
     try:
@@ -269,6 +275,21 @@ def _ended(run: str, event: dict[str, Any], status: str, *, leave: Any = sys.exi
     raise SystemExit(code)
 
 
+def _check_run_handlers(row: dict[str, Any]) -> None:
+    """Exit 2 (one line, nothing posted) when a handler the Run's bindings
+    name is not loadable in this process: the Run's next effect could not
+    be performed (docs/durable.md#handlers)."""
+    from loopc.durable.handlers import BindingError, handler_factory
+
+    handlers = (row.get("bindings") or {}).get("handlers") or {}
+    for name in sorted(set(handlers.values())):
+        try:
+            handler_factory(str(name))
+        except BindingError as exc:
+            _fail(f"nothing posted: {exc}; the Run's bindings need it: give this command the same --handlers as "
+                  "start (or install the handler's entry point)")
+
+
 def _post(run: str, db: str, event: dict[str, Any], wait: float) -> NoReturn:
     st = _store(db, read_only=True)
     row = st.run(run)
@@ -277,6 +298,8 @@ def _post(run: str, db: str, event: dict[str, Any], wait: float) -> NoReturn:
     if row["status"] in TERMINAL:
         _ended(run, event, row["status"])
     st.dispose()
+    if event["kind"] != "cancel":
+        _check_run_handlers(row)
     rt = _launch(db, run)
     try:
         mid = rt.post(run, event)
@@ -331,8 +354,13 @@ def _decision(kind: str) -> Any:
     @HANDLERS_OPT
     def cmd(run: str, node: str, by: str, comment: str | None, db: str, wait: float,
             handler_specs: tuple[str, ...]) -> None:
+        from loopc.interpreter.values import is_id
+
         _need_dbos()
         _load_handlers(handler_specs)
+        if not is_id(by):
+            _fail(f"--by {by!r} is not a member id (e.g. usr_ana: a lower-case prefix, '_', then letters, digits, "
+                  "'_' or '-'); nothing posted")
         _post(run, db, {"kind": kind, "node": node, "by": by, "comment": comment}, wait)
 
     cmd.__doc__ = f"{kind.capitalize()} the Run's open approval request of NODE."

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import secrets
 import time
@@ -31,8 +32,9 @@ from dbos import DBOS, DBOSConfig, DBOSPortableJSONSerializer, SetWorkflowID
 
 from loopc import __version__
 from loopc.durable.handlers import EFFECT_ACTIONS, Effect, bind_handlers, handler_factory
-from loopc.durable.store import Store
+from loopc.durable.store import Store, first_line
 from loopc.plan.builtin import action_type
+from loopc.interpreter.values import is_id
 from loopc.interpreter.host import (EPOCH, Engine, World, effect_of, input_problems, next_timer_due,
                                     program_from_artifact, waiting_for)
 
@@ -53,6 +55,7 @@ IDLE_SECONDS = 86_400.0
 _EPOCH_TS = int(EPOCH.timestamp())
 
 _store: Store | None = None
+_log = logging.getLogger("loopc.durable")
 _programs: dict[str, Any] = {}
 
 
@@ -150,11 +153,17 @@ def _settle_step(run: str, status: str, output: Any, error: Any, state: Any, rec
 
 @DBOS.step(name="loopc.durable.effect")
 def _effect_step(handler: str, options: dict[str, Any], effect: dict[str, Any]) -> bool:
-    h = handler_factory(handler)(options)
+    try:
+        h = handler_factory(handler)(options)
+    except Exception as exc:  # noqa: BLE001 - a handler missing here (no --handlers) never stops the workflow
+        _log.warning("handler %s: effect %s not delivered: %s: %s", handler, effect["key"], type(exc).__name__,
+                     first_line(exc))
+        return False
     try:
         ok = bool(h.deliver(Effect(**effect)))
     except Exception as exc:  # noqa: BLE001 - a handler's failure is a failed delivery (the node's retry policy)
-        DBOS.logger.warning(f"handler {handler} failed effect {effect['key']}: {type(exc).__name__}: {exc}")
+        _log.warning("handler %s: effect %s not delivered: %s: %s", handler, effect["key"], type(exc).__name__,
+                     first_line(exc))
         return False
     _fault_after_effect(str(effect["key"]))
     return ok
@@ -251,6 +260,9 @@ def _apply(eng: Engine, msg: Mapping[str, Any]) -> dict[str, Any]:
     elif k in ("approve", "reject"):
         if act is not None and act.node.op != "request_approval":
             reason = f"'{node}' is a {act.node.op}, not an approval"
+            act = None
+        if act is not None and not is_id(msg.get("by")):
+            reason = f"by {msg.get('by')!r} is not a member id"
             act = None
         if act is not None:
             eng.decide(act, act.attempt, k == "approve", str(msg.get("by")), msg.get("comment"))
