@@ -354,11 +354,11 @@ def _decision(kind: str) -> Any:
     @HANDLERS_OPT
     def cmd(run: str, node: str, by: str, comment: str | None, db: str, wait: float,
             handler_specs: tuple[str, ...]) -> None:
-        from loopc.interpreter.values import is_id
+        from loopc.interpreter.host import is_member_id
 
         _need_dbos()
         _load_handlers(handler_specs)
-        if not is_id(by):
+        if not is_member_id(by):
             _fail(f"--by {by!r} is not a member id (e.g. usr_ana: a lower-case prefix, '_', then letters, digits, "
                   "'_' or '-'); nothing posted")
         _post(run, db, {"kind": kind, "node": node, "by": by, "comment": comment}, wait)

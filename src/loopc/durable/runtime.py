@@ -34,8 +34,7 @@ from loopc import __version__
 from loopc.durable.handlers import EFFECT_ACTIONS, Effect, bind_handlers, handler_factory
 from loopc.durable.store import Store, first_line
 from loopc.plan.builtin import action_type
-from loopc.interpreter.values import is_id
-from loopc.interpreter.host import (EPOCH, Engine, World, effect_of, input_problems, next_timer_due,
+from loopc.interpreter.host import (EPOCH, Engine, World, effect_of, input_problems, is_member_id, next_timer_due,
                                     program_from_artifact, waiting_for)
 
 __all__ = ["APP_VERSION", "launch", "shutdown", "start_run", "post", "wait_outcome", "new_run_id",
@@ -261,7 +260,7 @@ def _apply(eng: Engine, msg: Mapping[str, Any]) -> dict[str, Any]:
         if act is not None and act.node.op != "request_approval":
             reason = f"'{node}' is a {act.node.op}, not an approval"
             act = None
-        if act is not None and not is_id(msg.get("by")):
+        if act is not None and not is_member_id(msg.get("by")):
             reason = f"by {msg.get('by')!r} is not a member id"
             act = None
         if act is not None:

@@ -24,11 +24,12 @@ from loopc.interpreter.protocol import serve_requests
 from loopc.interpreter.runner import INPUT_KINDS, dump_journal, restore, resume, verify_artifact
 from loopc.interpreter.schemas import PROTOCOL_VERSION
 from loopc.interpreter.values import contract_problems
+from loopc.interpreter.values import is_id as is_member_id
 
 __all__ = ["Act", "Budget", "DEFAULT_BUDGET", "EPOCH", "Engine", "INPUT_KINDS", "JournalDivergence", "Program",
            "World", "dump_journal", "effect_of", "waiting_for", "format_instant", "next_timer_due", "parse_instant",
            "input_problems", "program_from_artifact", "restore", "resume", "PROTOCOL_VERSION", "ProtocolSession",
-           "ProtocolWorld", "serve_requests"]
+           "ProtocolWorld", "serve_requests", "is_member_id"]
 
 
 def program_from_artifact(data: bytes) -> tuple[Program | None, str | None]:
