@@ -59,21 +59,24 @@ def test_the_check_finds_a_stale_range() -> None:
 
 
 def test_node_config_table_versions_match_the_declarations() -> None:
-    """docs/ir.md#node-configs is prose per opcode; each field it marks with
-    a version (``feedbackScope`` (v5, ...)) carries the version its kind
-    declares, and each field newer than v1 is marked."""
+    """docs/ir.md#node-configs (generated, tools/docs_fragments.py): each
+    field it marks with a version (``feedbackScope`` (v5, ...)) carries the
+    version its kind declares, and each field newer than its opcode (the
+    row's own ``(vN)``, v1 when absent) is marked."""
     from loopc.kinds import KINDS
 
     text = (ROOT / "docs" / "ir.md").read_text(encoding="utf-8")
     section = text[text.index("## Node configs") :]
     section = section[: section.index("\n## ", 1)]
-    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `([a-z_]+)`(?: \(v\d+\))? \| (.*) \|$", section, re.M)}
+    found = re.finditer(r"^\| `([a-z_]+)`(?: \(v(\d+)\))? \| (.*) \|$", section, re.M)
+    rows = {m.group(1): (int(m.group(2) or 1), m.group(3)) for m in found}
     assert set(rows) == set(KINDS)
-    for op, row in rows.items():
+    for op, (since, row) in rows.items():
+        assert since == KINDS[op].since, op
         for name, f in KINDS[op].wire.fields.items():
             key = "`" + re.escape(name) + r"(?::[^`]*)?`"
             at_once = re.search(key + r" \(v(\d+)", row)
-            if f.since > 1:
+            if f.since > since:
                 first = re.search(key + r".*?\(v(\d+)", row)
                 assert first and int(first.group(1)) == f.since, (op, name, f.since)
             else:
