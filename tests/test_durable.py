@@ -522,6 +522,27 @@ def test_a_second_worker_leaves_a_live_workers_runs_alone(db: str, tmp_path: Pat
 
 
 @pytest.mark.slow
+def test_a_stopped_worker_hands_its_runs_back_quietly(db: str, tmp_path: Path) -> None:
+    run = json.loads(_start(db, tmp_path).stdout)["run"]
+    w = _worker(db, "wq")
+    for _ in range(100):
+        if _executor_of(db, run) == "wq":
+            break
+        time.sleep(0.1)
+    w.send_signal(signal.SIGTERM)
+    _, err = w.communicate(timeout=60)
+    assert w.returncode == 0 and err == "", err  # no DBOS log line (the queue thread stopped before the hand-over)
+    import sqlalchemy as sa
+
+    eng = sa.create_engine(db)
+    with eng.connect() as c:
+        got = c.execute(sa.text("select status, queue_name from workflow_status where workflow_uuid = :r"),
+                        {"r": run}).one()
+    eng.dispose()
+    assert tuple(got) == ("ENQUEUED", "loopc-runs")  # handed to the workers' queue, not re-taken by itself
+
+
+@pytest.mark.slow
 def test_a_running_worker_picks_up_a_run_started_after_it_and_fires_its_timer(db: str, tmp_path: Path) -> None:
     w = _worker(db, "loopc-worker")  # no open Run when it starts
     try:
@@ -737,6 +758,9 @@ def test_a_failing_webhook_is_a_failed_delivery_and_custom_handlers_load(db: str
     r = _start_hooked(db, tmp_path, ["--catalog", str(_webhook_catalog(tmp_path)), "--webhook",
                                      receiver.url + "/fail"])
     assert r.returncode == 0, r.stderr
+    run = json.loads(r.stdout)["run"]
+    # loopc's own one-line format, no DBOS log line
+    assert r.stderr == f"loopc durable: webhook {receiver.url}/fail: effect {run}:act_1:1 not delivered: HTTP 503\n"
     run = json.loads(r.stdout)["run"]
     kinds = [x["kind"] for x in _journal(db, run)]
     assert "effect.delivered" not in kinds and kinds[-1] == "timer.scheduled"  # the retry policy's back-off

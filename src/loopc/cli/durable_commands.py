@@ -84,14 +84,30 @@ def _store(db: str, read_only: bool = False) -> Any:
 _launched: dict[str, str] = {}
 
 
+def _log_to_stderr() -> None:
+    """loopc's own log lines (a failed delivery, ...) as ``loopc durable:
+    MESSAGE`` on stderr, like its other diagnostics."""
+    import logging
+
+    log = logging.getLogger("loopc.durable")
+    if not log.handlers:
+        h = logging.StreamHandler(sys.stderr)
+        h.setFormatter(logging.Formatter("loopc durable: %(message)s"))
+        log.addHandler(h)
+        log.setLevel(logging.INFO)
+        log.propagate = False
+
+
 def _launch(db: str, executor: str, role: str = "command") -> Any:
     _need_dbos()
+    _log_to_stderr()
     from loopc.durable import runtime
     from loopc.durable.store import StoreError, first_line
 
     try:
         runtime.launch(db, executor, role=role)
         _launched["executor"] = executor
+        _launched["role"] = role
     except StoreError as exc:
         _fail(str(exc))
     except Exception as exc:  # noqa: BLE001 - DBOS cannot start: one line, no traceback
@@ -107,6 +123,13 @@ def _exit(code: int) -> NoReturn:
     from loopc.durable import runtime
 
     executor = _launched.get("executor")
+    try:
+        if _launched.get("role") == "worker":  # first: its queue thread must not dequeue what release hands over
+            runtime.quiesce()
+        else:  # a command dequeues no queue of loopc's; its Run's workflow may still be running
+            runtime.silence()
+    except Exception:  # noqa: BLE001,S110 - best effort
+        pass
     if executor is not None:
         try:
             runtime.release(executor)

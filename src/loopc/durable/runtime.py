@@ -37,7 +37,7 @@ from loopc.plan.builtin import action_type
 from loopc.interpreter.host import (EPOCH, Engine, World, effect_of, input_problems, is_member_id, next_timer_due,
                                     program_from_artifact, waiting_for)
 
-__all__ = ["APP_VERSION", "launch", "shutdown", "start_run", "post", "wait_outcome", "new_run_id",
+__all__ = ["APP_VERSION", "launch", "shutdown", "quiesce", "silence", "start_run", "post", "wait_outcome", "new_run_id",
            "release", "take", "sweep", "DurableError", "WORKER_EXECUTOR", "RUNS_QUEUE"]
 
 #: DBOS application version: a pending Run is recovered only by a process of
@@ -73,6 +73,14 @@ def poll_interval() -> float:
     return float(os.environ.get("LOOPC_DURABLE_POLL", "0.1"))
 
 
+def dbos_log_level() -> str:
+    """``LOOPC_DURABLE_DBOS_LOG`` (default ``ERROR``): the level of DBOS's own
+    log lines on stderr.  Its warnings are expected situations here (a Run
+    handed to another process, a step refused after that), so they are not
+    shown unless asked for (docs/durable.md#commands)."""
+    return os.environ.get("LOOPC_DURABLE_DBOS_LOG", "ERROR").upper()
+
+
 def launch(url: str, executor_id: str, *, role: str | None = None, queues: list[str] | None = None) -> Store:
     """Open loopc's tables and launch DBOS on database ``url`` as executor
     ``executor_id`` (DBOS recovers that executor's pending workflows).
@@ -87,7 +95,7 @@ def launch(url: str, executor_id: str, *, role: str | None = None, queues: list[
     poll = poll_interval()
     config: DBOSConfig = {
         "name": APP_NAME, "system_database_url": store.url, "application_version": APP_VERSION,
-        "executor_id": executor_id, "serializer": DBOSPortableJSONSerializer(), "log_level": "WARNING",
+        "executor_id": executor_id, "serializer": DBOSPortableJSONSerializer(), "log_level": dbos_log_level(),
         "notification_listener_polling_interval_sec": poll, "enable_otlp": False,
     }
     _store = store
@@ -102,6 +110,31 @@ def launch(url: str, executor_id: str, *, role: str | None = None, queues: list[
     if role == "worker":
         DBOS.register_queue(RUNS_QUEUE, polling_interval_sec=poll)
     return store
+
+
+def silence() -> None:
+    """Show none of DBOS's log lines from now on (a process that is leaving)."""
+    logging.getLogger("dbos").setLevel(logging.CRITICAL + 1)
+
+
+def quiesce() -> None:
+    """The first step of leaving: stop DBOS's background threads and join
+    them (its queue threads included), so none is half-way through
+    dequeuing a Run when :func:`release` hands the Runs over and
+    :func:`shutdown` removes the executor (the race that logged "Executor
+    accessed before DBOS was launched"); for a worker, which dequeues
+    :data:`RUNS_QUEUE`.  DBOS's log lines are not shown from here on
+    (:func:`silence`).  Best effort (private attributes of DBOS 3.x)."""
+    silence()
+    from dbos import _dbos
+
+    inst = getattr(_dbos, "_dbos_global_instance", None)
+    if inst is None:
+        return
+    for event in list(getattr(inst, "background_thread_stop_events", ())):
+        event.set()
+    for thread in list(getattr(inst, "_background_threads", ())):
+        thread.join(timeout=5.0)
 
 
 def shutdown() -> None:
@@ -395,7 +428,9 @@ def release(executor_id: str) -> int:
     worker dequeues it at once and the next worker to start finds it.  Uses
     ``DBOS.resume_workflow`` (it re-enqueues a pending workflow; the new
     runner takes ownership, so a step this process would still record is
-    refused).  Returns how many Runs were handed over."""
+    refused).  Call :func:`quiesce` first, so that this process's own queue
+    thread (a worker listens to :data:`RUNS_QUEUE`) cannot dequeue a Run it
+    just handed over.  Returns how many Runs were handed over."""
     mine = DBOS.list_workflows(status="PENDING", executor_id=executor_id, name=RUN_WORKFLOW, load_input=False,
                                load_output=False)
     for w in mine:
