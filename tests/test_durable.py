@@ -508,6 +508,7 @@ def test_a_second_worker_leaves_a_live_workers_runs_alone(db: str, tmp_path: Pat
     ev = ["--node", "ask_review", "--output", '{"verdict": "approve", "summary": "ok"}', "--db", db]
     r = loopc("callback", run, *ev, "--wait", "1")
     assert r.returncode == 3 and "no executor took it" in r.stderr  # its worker is dead: the event waits
+    assert "--executor-id wa" in r.stderr, r.stderr
     a = _worker(db, "wa")  # the worker comes back with its id, takes its Run back and applies the queued event
     try:
         for _ in range(300):
@@ -710,6 +711,8 @@ def test_list_names_runs_status_and_what_they_wait_for(tmp_path: Path) -> None:
     r = loopc("list", "--db", url, "--status", "waiting")
     assert r.stdout == ("run_a  waiting    2026-01-01T00:00:10Z  waiting: approval on signoff (act_2 attempt 1); "
                         "timer timeout on signoff due 2026-01-01T00:01:10Z (act_2)\n"), r.stdout
+    r = loopc("status", "run_a", "--db", url)
+    assert r.stdout.splitlines()[0] == "status: waiting", r.stdout  # text: no JSON quotes
     r = loopc("status", "run_a", "--db", url, "--format", "json")
     assert set(json.loads(r.stdout)) == {"status", "output", "error", "state", "waiting"}
     r = loopc("list", "--db", url, "--status", "bogus")

@@ -191,7 +191,9 @@ def _emit(obj: Any, fmt: str) -> None:
     else:
         for k in ("run", "status", "output", "error", "state"):
             if k in obj:
-                click.echo(f"{k}: {json.dumps(obj[k], sort_keys=True, ensure_ascii=False)}")
+                v = obj[k] if k in ("run", "status") and isinstance(obj[k], str) else \
+                    json.dumps(obj[k], sort_keys=True, ensure_ascii=False)
+                click.echo(f"{k}: {v}")
         if "waiting" in obj:
             waits = obj["waiting"]
             click.echo("waiting: " + ("; ".join(describe_wait(w) for w in waits) if waits else "nothing"))
@@ -335,8 +337,16 @@ def _post(run: str, db: str, event: dict[str, Any], wait: float) -> NoReturn:
         row = _store(db).run(run) or {}
         if row.get("status") in TERMINAL:
             _ended(run, event, row["status"], leave=_exit)
+        hint = "start `loopc durable worker`"
+        try:
+            ws = rt.DBOS.get_workflow_status(run)
+            owner = (ws.executor_id or "") if ws is not None and ws.status == "PENDING" else ""
+        except Exception:  # noqa: BLE001 - the generic hint then
+            owner = ""
+        if owner and not owner.startswith("run_") and owner != run:
+            hint = f"the Run belongs to executor '{owner}': start `loopc durable worker --executor-id {owner}`"
         click.echo(f"loopc durable: the event is queued for {run}, but no executor took it within {wait:g} s "
-                   "(start `loopc durable worker`)", err=True)
+                   f"({hint})", err=True)
         _exit(3)
     click.echo(json.dumps({"run": run, "applied": got["applied"], "reason": got["reason"], "status": got["status"]},
                           sort_keys=True, ensure_ascii=False))
