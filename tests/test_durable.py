@@ -142,6 +142,20 @@ def test_approve_refuses_an_invalid_member_id_at_ingress(tmp_path: Path, by: str
     assert r.stderr.startswith(f"loopc durable: --by {by!r} is not a member id"), r.stderr
 
 
+def test_a_decision_without_an_open_approval_says_approval() -> None:
+    from loopc.durable.runtime import _apply
+
+    class Eng:
+        status = "waiting"
+
+        def find_open(self, node, item, attempt, kinds):  # noqa: ANN001, ANN202
+            return None, f"no open callback on '{node}' (act_1 is completed)"
+
+    got = _apply(Eng(), {"kind": "approve", "node": "notify", "by": "usr_a"})  # type: ignore[arg-type]
+    assert got == {"applied": False, "reason": "no open approval on 'notify' (act_1 is completed)",
+                   "status": "waiting"}
+
+
 def test_readme_input_file_is_shipped_and_matches_the_plan_input() -> None:
     readme = (ROOT / "README.md").read_text("utf-8")
     shipped = ROOT / "examples" / "callback_review.input.json"

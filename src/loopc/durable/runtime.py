@@ -290,6 +290,8 @@ def _apply(eng: Engine, msg: Mapping[str, Any]) -> dict[str, Any]:
                          work_items=msg.get("workItems"))
             return {"applied": True, "reason": None, "status": eng.status}
     elif k in ("approve", "reject"):
+        if act is None and reason is not None and reason.startswith("no open callback"):
+            reason = "no open approval" + reason[len("no open callback"):]  # the engine's lookup says callback
         if act is not None and act.node.op != "request_approval":
             reason = f"'{node}' is a {act.node.op}, not an approval"
             act = None
