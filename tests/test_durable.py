@@ -156,6 +156,13 @@ def test_a_decision_without_an_open_approval_says_approval() -> None:
                    "status": "waiting"}
 
 
+def test_a_webhook_url_no_binding_uses_is_refused(db: str, tmp_path: Path) -> None:
+    r = loopc("start", str(PLAN), "--input", str(tmp_path / "in.json"), "--db", db, "--webhook", "http://127.0.0.1:9/x")
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
+    assert "--webhook is given, but the catalog binds none" in r.stderr and "loopc.durable/webhook" in r.stderr
+    assert not Path(db[len("sqlite:///"):]).exists()
+
+
 def test_readme_input_file_is_shipped_and_matches_the_plan_input() -> None:
     readme = (ROOT / "README.md").read_text("utf-8")
     shipped = ROOT / "examples" / "callback_review.input.json"

@@ -269,6 +269,8 @@ def start_cmd(plan: str, input_path: str, db: str, catalog_path: str | None, sin
         from loopc.plan import builtin_catalog
 
         catalog = builtin_catalog()
+    if webhook is not None:
+        _check_webhook_bound(artifact, catalog)
     if sink is None:
         sink = db[len("sqlite:///"):] + ".effects.jsonl" if db.startswith("sqlite:///") else "loopc-effects.jsonl"
     from loopc.durable import runtime as rt
@@ -282,6 +284,24 @@ def start_cmd(plan: str, input_path: str, db: str, catalog_path: str | None, sin
         _exit(1)
     _emit(got, fmt)
     _exit(0)
+
+
+def _check_webhook_bound(artifact: bytes, catalog: Any) -> None:
+    """Exit 2 (one line, before any database is touched) when ``--webhook``
+    is given but no effect action of the plan is bound to the webhook
+    handler in the catalog: the URL would be ignored."""
+    from loopc.durable.handlers import EFFECT_ACTIONS, WEBHOOK
+    from loopc.interpreter.host import program_from_artifact
+    from loopc.plan.builtin import action_type
+
+    prog, _ = program_from_artifact(artifact)
+    if prog is None:
+        return
+    actions = {action_type(n.op, n.config) for n in prog.nodes.values()} & set(EFFECT_ACTIONS)
+    bound = [a for a in sorted(actions) if (e := catalog.entry(a)) is not None and e.handler == WEBHOOK]
+    if not bound:
+        _fail(f"--webhook is given, but the catalog binds none of the plan's effect actions "
+              f"({', '.join(sorted(actions)) or 'none'}) to {WEBHOOK}: set that handler in --catalog's bindings")
 
 
 def _ended(run: str, event: dict[str, Any], status: str, *, leave: Any = sys.exit) -> NoReturn:
