@@ -28,20 +28,63 @@ def test_every_kind_has_exactly_one_interpreter_handler() -> None:
     assert not acts & arrivals
     assert acts | arrivals == set(kinds.KINDS)
     for op, h in engine.ACTIVATION_HANDLERS.items():
-        assert h is getattr(engine.Engine, "_op_" + op)
+        b = kinds.KINDS[op].behaviour
+        assert h is getattr(engine.Engine, "_op_" + op, None) or (b is not None and h is engine.BEHAVIOUR_HANDLERS[b])
     # no handler is left behind by a kind that went (or was renamed)
     ops = {m[4:] for m in dir(engine.Engine) if m.startswith("_op_")}
-    assert ops == acts
+    assert ops == {op for op in acts if hasattr(engine.Engine, "_op_" + op)}
 
 
 def test_a_kind_without_a_handler_fails_when_the_engine_loads(monkeypatch: pytest.MonkeyPatch) -> None:
     import attrs
 
     t = kinds.tables()
-    noop = attrs.evolve(t.kinds["fork"], name="noop", config_key="noop")
-    monkeypatch.setattr(engine, "kind_tables", lambda: attrs.evolve(t, kinds={**t.kinds, "noop": noop}))
-    with pytest.raises(ImportError, match=r"\['noop'\] have no interpreter handler"):
+    toy = attrs.evolve(t.kinds["fork"], name="toy_fork", config_key="toyFork")
+    monkeypatch.setattr(engine, "kind_tables", lambda: attrs.evolve(t, kinds={**t.kinds, "toy_fork": toy}))
+    with pytest.raises(ImportError, match=r"\['toy_fork'\] have no interpreter handler"):
         engine._activation_handlers()
+
+
+def _toy_pass_kind(name: str = "toy_pass") -> kinds.Kind:
+    from loopc.kinds.base import Kind, Ports
+    from loopc.kinds.spec import Obj
+
+    return Kind(name=name, config_key="toyPass", since=6, summary="Pass the token on.", source={}, wire=Obj({}),
+                ports=Ports(fixed=("completed",)), behaviour="pass")
+
+
+def test_a_kind_of_behaviour_pass_needs_no_handler(monkeypatch: pytest.MonkeyPatch) -> None:
+    import attrs
+
+    t = kinds.tables()
+    monkeypatch.setattr(engine, "kind_tables", lambda: attrs.evolve(t, kinds={**t.kinds, "toy_pass": _toy_pass_kind()}))
+    assert engine._activation_handlers()["toy_pass"] is engine.BEHAVIOUR_HANDLERS["pass"]
+
+
+def test_behaviour_pass_needs_one_port_that_carries_nothing() -> None:
+    import attrs
+
+    k = _toy_pass_kind()
+    with pytest.raises(ValueError, match="behaviour 'pass'"):
+        attrs.evolve(k, ports=attrs.evolve(k.ports, fixed=("a", "b")))
+    with pytest.raises(ValueError, match="unknown behaviour"):
+        attrs.evolve(k, behaviour="sing")
+
+
+def test_a_kind_of_generic_wire_fields_only_needs_no_ir_config_class(monkeypatch: pytest.MonkeyPatch) -> None:
+    import attrs
+
+    from loopc.ir.model import configs
+    from loopc.kinds.spec import INSTR, F, Obj
+
+    toy = attrs.evolve(_toy_pass_kind(), wire=Obj({"note": F(INSTR, required=False, since=6)}))
+    monkeypatch.setattr(configs, "KINDS", {**kinds.KINDS, "toy_pass": toy})
+    cls = configs._generic_config("toy_pass")
+    assert cls.__name__ == "ToyPassConfig" and cls.OP == "toy_pass" and issubclass(cls, configs.Config)
+    assert [(a.name, a.metadata["wire"], a.metadata["codec"]) for a in attrs.fields(cls)] == [("note", "note", "instr")]
+    assert cls().note is None
+    # every registered kind has its IR config class, declared or derived
+    assert set(configs.CONFIG_CLASSES) == set(kinds.KINDS)
 
 
 def test_a_control_kind_needs_no_catalog_entry(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -344,16 +344,39 @@ ARRIVAL_OPS = tuple(ARRIVAL_HANDLERS)
 _BACK_PORTS = kind_tables().back_ports
 
 
+def _pass(eng: Engine, a: Act) -> None:
+    """The generic handler of a kind of behaviour ``pass``
+    (:data:`loopc.kinds.base.BEHAVIOURS`): complete at once on its one
+    fixed source port with an empty output."""
+    eng._complete(a, kind_tables().kinds[a.node.op].ports.fixed[0], {})
+
+
+#: behaviour (:attr:`loopc.kinds.Kind.behaviour`) -> its generic activation handler.
+BEHAVIOUR_HANDLERS: dict[str, Callable[[Engine, Act], None]] = {"pass": _pass}
+
+
 def _activation_handlers() -> dict[str, Callable[[Engine, Act], None]]:
     """Every other registered kind's handler: the ``_op_<kind>`` method of
-    the engine layer it belongs to (docs/architecture.md#add-a-node-kind),
-    looked up once here at import, so a kind without one fails at once, not
-    when a Run first reaches it."""
-    missing = [op for op in kind_tables().kinds if op not in ARRIVAL_HANDLERS and not hasattr(Engine, "_op_" + op)]
+    the engine layer it belongs to, else the generic handler of its declared
+    behaviour (:data:`BEHAVIOUR_HANDLERS`; docs/architecture.md#add-a-node-kind),
+    looked up once here at import, so a kind with neither fails at once
+    (``ImportError`` naming it), not when a Run first reaches it."""
+    table: dict[str, Callable[[Engine, Act], None]] = {}
+    missing = []
+    for op, k in kind_tables().kinds.items():
+        if op in ARRIVAL_HANDLERS:
+            continue
+        h = getattr(Engine, "_op_" + op, None)
+        if h is None and k.behaviour is not None:
+            h = BEHAVIOUR_HANDLERS.get(k.behaviour)
+        if h is None:
+            missing.append(op)
+        else:
+            table[op] = h
     if missing:
         raise ImportError(f"node kind(s) {missing} have no interpreter handler: define Engine._op_<kind> "
-                          "on its engine layer (docs/architecture.md#add-a-node-kind)")
-    return {op: getattr(Engine, "_op_" + op) for op in kind_tables().kinds if op not in ARRIVAL_HANDLERS}
+                          "on its engine layer or declare the kind's behaviour (docs/architecture.md#add-a-node-kind)")
+    return table
 
 
 #: opcode -> its activation handler, for every registered kind that does not

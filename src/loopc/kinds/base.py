@@ -97,6 +97,10 @@ def an_owner(scope: str) -> str:
 #: function in the port table computes (``loopc.compiler.ports``).  A port
 #: not listed carries nothing under ``output.*`` (``fan_out.item``, ``loop.body``).
 CARRIES = ("empty", "input", "contract", "own")
+#: A kind's run-time behaviour when a generic interpreter handler fits
+#: (:attr:`Kind.behaviour`): ``pass`` — complete at once on its single fixed
+#: source port with an empty output (pure control flow, docs/architecture.md#add-a-node-kind).
+BEHAVIOURS = ("pass",)
 
 #: Author-declared identifiers (ids, ports, field names).
 IDENT = r"^[a-z][a-z0-9_]{0,63}$"
@@ -270,8 +274,19 @@ class Kind:
     #: owner it names under the key, which must open one of ``scopes`` (a
     #: join's ``forkId`` names a fork or an all_match switch, ``fanOutId`` a fan_out).
     closes: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
+    #: one of :data:`BEHAVIOURS` when a generic interpreter handler runs a
+    #: node of this kind; ``None`` when its engine layer defines ``_op_<kind>``.
+    behaviour: str | None = None
 
     def __attrs_post_init__(self) -> None:
+        if self.behaviour is not None:
+            if self.behaviour not in BEHAVIOURS:
+                raise ValueError(f"{self.name}: unknown behaviour {self.behaviour!r}")
+            ports = self.ports
+            if (len(ports.fixed) != 1 or ports.authored is not None or ports.conditional or self.scope != "none"
+                    or self.effect_class != "none" or ports.carries.get(ports.fixed[0], "empty") != "empty"):
+                raise ValueError(f"{self.name}: behaviour 'pass' needs one fixed source port carrying nothing, "
+                                 "no scope and no effects")
         if self.effect_class not in EFFECT_CLASSES:
             raise ValueError(f"{self.name}: unknown effect class {self.effect_class!r}")
         if self.scope not in SCOPES:

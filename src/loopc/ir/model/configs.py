@@ -228,6 +228,23 @@ CONFIG_CLASSES: dict[str, type] = {
 }
 
 
+def _generic_config(op: str) -> type:
+    """The config class of a kind that declares none here (a kind whose
+    wire fields all have a derivable codec, such as a toy kind in its one
+    file under :mod:`loopc.kinds`; docs/architecture.md#add-a-node-kind):
+    every member derived by :func:`_wire_fields`, as
+    :func:`loopc.compiler.model._generic_class` does for the compiler model.
+    ``TypeError`` naming the member when a wire field has no derivable codec
+    (declare the class here then)."""
+    name = "".join(p.title() for p in op.split("_")) + "Config"
+    body = {"__annotations__": {}, "OP": op, "__module__": __name__,
+            "__doc__": f"The config of a ``{op}`` node (every member derived from its kind)."}
+    return attrs.frozen(kw_only=True)(_wire_fields(op)(type(name, (Config,), body)))
+
+
+CONFIG_CLASSES.update({op: _generic_config(op) for op in KINDS if op not in CONFIG_CLASSES})
+
+
 def _ws_from(d: Mapping[str, Any], memo: dict[Any, Any] | None = None) -> WorkScope:
     return WorkScope(d["mode"], instr_from_json(d["scope"], memo) if "scope" in d else None)
 
