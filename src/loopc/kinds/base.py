@@ -283,10 +283,18 @@ class Kind:
             if self.behaviour not in BEHAVIOURS:
                 raise ValueError(f"{self.name}: unknown behaviour {self.behaviour!r}")
             ports = self.ports
-            if (len(ports.fixed) != 1 or ports.authored is not None or ports.conditional or self.scope != "none"
-                    or self.effect_class != "none" or ports.carries.get(ports.fixed[0], "empty") != "empty"):
-                raise ValueError(f"{self.name}: behaviour 'pass' needs one fixed source port carrying nothing, "
-                                 "no scope and no effects")
+            if (
+                len(ports.fixed) != 1
+                or ports.authored is not None
+                or ports.conditional
+                or self.scope != "none"
+                or self.effect_class != "none"
+                or ports.carries.get(ports.fixed[0], "empty") != "empty"
+            ):
+                raise ValueError(
+                    f"{self.name}: behaviour 'pass' needs one fixed source port carrying nothing, "
+                    "no scope and no effects"
+                )
         if self.effect_class not in EFFECT_CLASSES:
             raise ValueError(f"{self.name}: unknown effect class {self.effect_class!r}")
         if self.scope not in SCOPES:
