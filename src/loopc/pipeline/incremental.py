@@ -556,8 +556,7 @@ def _copy(src: Any, pidx: int, lref: Any, colls: list[Any], dl: int, delta: int)
     ``colls``), every position moved by ``dl`` lines and ``delta`` offsets
     (columns stay: what moves starts a line of its own).  A key made a node
     becomes a key record again, as a fresh load leaves it; a mapping's key
-    index, read-only once loaded, is shared.  Scalars, most of a tree, are
-    copied inline (no call per scalar)."""
+    index, read-only once loaded, is shared."""
     cls = src.__class__
     if cls is YScalar:
         return _scalar(src, pidx, lref, dl, delta)
@@ -591,24 +590,9 @@ def _copy(src: Any, pidx: int, lref: Any, colls: list[Any], dl: int, delta: int)
                 k = (k[0], k[1], k[2], k[3] + dl, k[4], k[5] + delta, k[6] + dl, k[7], k[8] + delta)
             append(k)
             v = kv[jj + 1]
-            if v.__class__ is YScalar:
-                c = _new(YScalar)
-                c.line = v.line + dl
-                c.col = v.col
-                c.start = v.start + delta
-                c.end_line = v.end_line + dl
-                c.end_col = v.end_col
-                c.end = v.end + delta
-                c._links = lref
-                c._pidx = idx
-                c.key = v.key
-                c.value = v.value
-                c.style = v.style
-                c.raw = v.raw
-                c.is_key = v.is_key
-                append(c)
-            else:
-                append(_copy(v, idx, lref, colls, dl, delta))
+            append(
+                _scalar(v, idx, lref, dl, delta) if v.__class__ is YScalar else _copy(v, idx, lref, colls, dl, delta)
+            )
         return m
     q = _new(YSeq)
     q.line = src.line + dl
