@@ -93,7 +93,7 @@ def test_check_of_a_paths_only_plan_imports_neither_lark_nor_wcwidth(tmp_path: p
     out = _imports(["check", *cache, str(PATHS_ONLY)], tmp_path)
     assert out["code"] == 0
     top = _check(out, extra=frozenset({"lark", "wcwidth"}))
-    assert "click" in top and "loopc" in top
+    assert ("click" in top) == bool(cache) and "loopc" in top  # the plain form runs without click
     if not cache:  # the second run is a cache hit: no pass runs, so no pass module is imported
         # (not even the YAML parser or the pipeline), and nothing is written (tempfile)
         out = _imports(["check", *cache, str(PATHS_ONLY)], tmp_path)
@@ -252,3 +252,98 @@ def test_a_cache_hit_in_the_default_folder_does_not_import_platformdirs(tmp_path
         out = json.loads(r.stderr.strip().splitlines()[-1])
         assert out["code"] == 0 and not out["platformdirs"], out
     assert (tmp_path / ".cache" / "loopc" / "check").is_dir()
+
+
+def test_the_plain_form_check_paths_imports_no_click(tmp_path: pathlib.Path) -> None:
+    """``loopc check PATH...`` (no option) runs without click, a miss and a
+    cache hit alike; any option sends the command line through click."""
+    for _ in range(2):  # a miss, then a cache hit
+        out = _imports(["check", str(PATHS_ONLY)], tmp_path)
+        assert out["code"] == 0
+        assert "click" not in _check(out, extra=frozenset({"lark", "wcwidth"}))
+    out = _imports(["check", "--exit-zero", str(PATHS_ONLY)], tmp_path)
+    assert out["code"] == 0 and "click" in out["top"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "x"],
+        ["check", "x", "y"],
+        ["check", "check"],
+    ],
+)
+def test_plain_check_paths_accepts_only_paths(args: list[str]) -> None:
+    from loopc.cli import plain_check_paths
+
+    assert plain_check_paths(args) == tuple(args[1:])
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["check"],
+        ["fmt", "x"],
+        ["check", "-"],
+        ["check", "--", "x"],
+        ["check", "x", "--no-cache"],
+        ["check", "-h"],
+        ["check", ""],
+        ["--version"],
+    ],
+)
+def test_plain_check_paths_leaves_everything_else_to_click(args: list[str]) -> None:
+    from loopc.cli import plain_check_paths
+
+    assert plain_check_paths(args) is None
+
+
+def test_plain_check_paths_leaves_shell_completion_to_click(monkeypatch: pytest.MonkeyPatch) -> None:
+    from loopc.cli import plain_check_paths
+    from loopc.cli.completion import COMPLETE_VAR
+
+    monkeypatch.setenv(COMPLETE_VAR, "bash_complete")
+    assert plain_check_paths(["check", "x"]) is None
+
+
+def test_the_click_command_defaults_are_the_plain_forms() -> None:
+    """One table of defaults: every option of the click ``check`` command
+    defaults to what :data:`loopc.cli.check.PLAIN` says, and PLAIN names
+    exactly the command's options (so ``run_plain`` runs what click would)."""
+    from loopc.cli.check import PLAIN
+    from loopc.cli.check_command import check
+
+    with check.make_context("check", ["x.yaml"]) as ctx:  # what click passes when no option is given
+        params = dict(ctx.params)
+    assert params.pop("paths") == ("x.yaml",)
+    assert params == PLAIN
+
+
+_SOURCES = {
+    "clean.yaml": PATHS_ONLY.read_text("utf-8"),
+    "bad.yaml": "apiVersion: loop.plan/v1\nkind: PlanVersion\nfoo: 1\n",
+    "notaplan.yaml": "hello: world\n",
+    "wide.yaml": PATHS_ONLY.read_text("utf-8").replace("entry: remind", "entry: remindé"),
+}
+
+
+@pytest.mark.parametrize(
+    "paths",
+    [["clean.yaml"], ["bad.yaml"], ["notaplan.yaml"], ["missing.yaml"], ["wide.yaml", "clean.yaml"], ["."],
+     ["bad.yaml", "missing.yaml", "."]],
+)
+def test_the_plain_form_prints_and_exits_as_click_does(tmp_path: pathlib.Path, paths: list[str]) -> None:
+    """Same stdout, stderr and exit status with and without click."""
+    for name, text in _SOURCES.items():
+        (tmp_path / name).write_text(text, "utf-8")
+    runs = {}
+    for how, entry in (("plain", "loopc.cli"), ("click", "loopc.cli.main")):
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1", "NO_COLOR": "1",
+               "LOOPC_CACHE_DIR": str(tmp_path / f"cache-{how}")}
+        code = f"import sys; sys.argv = ['loopc'] + sys.argv[1:]; from {entry} import main; main()"
+        r = subprocess.run([sys.executable, "-c", code, "check", *paths], capture_output=True, text=True,
+                           cwd=tmp_path, env=env, timeout=120)
+        runs[how] = (r.returncode, r.stdout, r.stderr)
+    assert runs["plain"] == runs["click"]
+    assert "Traceback" not in runs["plain"][2]

@@ -21,14 +21,50 @@ import sys
 from typing import Any, Sequence
 
 import attrs
-import click
-
-from loopc.cli.walk import path_filter_options
-from loopc.cli.color import color_option
 
 #: files below this many cache misses are checked in-process (a pool's
 #: start-up costs more than it saves)
 _POOL_MIN_FILES = 4
+
+#: What every option of ``loopc check`` is when the command line does not
+#: give it: the click command's defaults (:mod:`loopc.cli.check_command`)
+#: and the plain form ``loopc check PATH...`` (:func:`run_plain`, run without
+#: click) both read this table.
+PLAIN: dict[str, Any] = {
+    "fmt": "text",
+    "jobs": None,
+    "shard": None,
+    "no_cache": False,
+    "cache_dir": None,
+    "fix": False,
+    "diff": False,
+    "exclude": (),
+    "include": (),
+    "stdin_filename": None,
+    "exit_zero": False,
+    "warnings_as_errors": False,
+    "max_diagnostics": 200,
+    "unsafe_fixes": False,
+    "color": "auto",
+}
+
+
+def _echo(message: str = "", nl: bool = True, err: bool = False) -> None:
+    """Write ``message`` (text without terminal escapes: paths and notes are
+    escaped by :mod:`loopc.cli.textsafe`) and a newline to stdout or stderr,
+    then flush — what ``click.echo`` does with such text, without importing
+    click; a stream that cannot encode it falls back to ``click.echo``."""
+    stream = sys.stderr if err else sys.stdout
+    out = message + "\n" if nl else message
+    try:
+        if out:
+            stream.write(out)
+    except UnicodeEncodeError:
+        import click
+
+        click.echo(message, nl=nl, err=err)
+        return
+    stream.flush()
 
 
 @attrs.define
@@ -84,6 +120,8 @@ def _parse_shard(value: str | None) -> tuple[int, int] | None:
     except ValueError:
         ki = ni = 0
     if not sep or ni < 1 or not 1 <= ki <= ni:
+        import click
+
         raise click.BadParameter(f"'{value}' is not K/N with 1 <= K <= N (e.g. 2/4)", param_hint="--shard")
     return ki, ni
 
@@ -204,6 +242,8 @@ def collect(
     named = [p for p in paths if p != "-"]
     stdin_pos = [i for i, p in enumerate(paths) if p == "-"]
     if len(stdin_pos) > 1:
+        import click
+
         raise click.UsageError("'-' (stdin) can be named only once")
     for e in discover(named, include=config.include, exclude=config.exclude):
         entries.append(e)
@@ -275,7 +315,7 @@ def _unsafe_hint(files: Sequence[FileResult], unsafe_fixes: bool) -> None:
     n = sum(1 for f in files for d in f.diagnostics
             if d.fix is not None and d.fix.edits and d.fix.applicability is not Applicability.SAFE)
     if n:
-        click.echo(f"{n} more fix(es) available with --unsafe-fixes (guesses: review what they change)",
+        _echo(f"{n} more fix(es) available with --unsafe-fixes (guesses: review what they change)",
                    err=True)
 
 
@@ -338,7 +378,7 @@ def _emit(fmt: str, files: Sequence[FileResult], stream: Any = None, color: str 
     out_stream.flush()
     err = impl.render_stderr(reports) if impl.render_stderr is not None else ""
     if err:
-        click.echo(err, nl=False, err=True)
+        _echo(err, nl=False, err=True)
 
 
 def _format_names() -> list[str]:
@@ -402,12 +442,14 @@ def run(
 
     shard_kn = _parse_shard(shard)
     if jobs is not None and jobs < 1:
+        import click
+
         raise click.BadParameter("must be at least 1", param_hint="-j/--jobs")
     config = config_or_exit(warnings_as_errors=warnings_as_errors, exclude=exclude, include=include)
     notes: list[str] = []
     files = collect(paths, config, stdin_filename=stdin_filename, shard=shard_kn, note=notes.append)
     for n in notes:
-        click.echo(n, err=True)
+        _echo(n, err=True)
 
     cache = None
     if not no_cache:
@@ -480,17 +522,17 @@ def run(
             # stdout stays a patch (`loopc check --diff . | git apply`); what
             # the fixes leave is reported on stderr, in the chosen format
             if diffs:
-                click.echo("".join(diffs), nl=False)
+                _echo("".join(diffs), nl=False)
             for f in files:
                 f.cap(max_diagnostics or None)
             _emit(fmt, files, sys.stderr, color)
             s = _summary(files)
-            click.echo(f"{changed} file(s) would be changed by {kind}", err=True)
+            _echo(f"{changed} file(s) would be changed by {kind}", err=True)
             _unsafe_hint(files, unsafe_fixes)
             if s["unreadable"]:
                 sys.exit(2)
             sys.exit(0 if exit_zero or not (changed or s["errors"]) else 1)
-        click.echo(f"fixed {fixed_total} issue(s) in {changed} file(s)", err=True)
+        _echo(f"fixed {fixed_total} issue(s) in {changed} file(s)", err=True)
         _unsafe_hint(files, unsafe_fixes)
 
     for f in files:
@@ -502,94 +544,8 @@ def run(
     sys.exit(0 if exit_zero or not s["errors"] else 1)
 
 
-@click.command()
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(_format_names()),
-    default="text",
-    show_default=True,
-    help="Output format (docs/ci.md describes each).",
-)
-@click.option(
-    "-j", "--jobs", type=int, default=None, metavar="N", help="Check files in N processes (default: all cores)."
-)
-@click.option(
-    "--shard",
-    metavar="K/N",
-    default=None,
-    help="Check only slice K of N of the files (sorted by path, dealt round-robin).",
-)
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
-@click.option(
-    "--cache-dir", metavar="DIR", default=None, help="Result cache folder (default: the platform's user cache folder)."
-)
-@click.option("--fix", is_flag=True, help="Apply every safe fix, re-check, report what remains.")
-@click.option(
-    "--diff",
-    is_flag=True,
-    help="Print what --fix would write as a unified diff (stdout) and what would remain (stderr); write nothing.",
-)
-@click.option(
-    "--unsafe-fixes",
-    is_flag=True,
-    help="With --fix or --diff, apply the unsafe fixes (did-you-mean guesses) too; review the result.",
-)
-@path_filter_options("check")
-@click.option(
-    "--stdin-filename", metavar="PATH", default=None, help="Path to report for the source read from stdin ('-')."
-)
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when errors are found (2 still wins).")
-@click.option("--warnings-as-errors", is_flag=True, help="Report every warning as an error.")
-@click.option(
-    "--max-diagnostics",
-    "max_diagnostics",
-    type=click.IntRange(min=0),
-    default=200,
-    show_default=True,
-    metavar="N",
-    help="Report at most N diagnostics per file, then one LP1013 summary (0: no limit).",
-)
-@color_option
-@click.argument("paths", nargs=-1, required=True)
-def check(
-    fmt: str,
-    jobs: int | None,
-    shard: str | None,
-    no_cache: bool,
-    cache_dir: str | None,
-    fix: bool,
-    diff: bool,
-    exclude: tuple[str, ...],
-    include: tuple[str, ...],
-    stdin_filename: str | None,
-    exit_zero: bool,
-    warnings_as_errors: bool,
-    max_diagnostics: int,
-    unsafe_fixes: bool,
-    color: str,
-    paths: tuple[str, ...],
-) -> None:
-    """Check plans (files, directories, or - for stdin) and report every problem."""
-    run(
-        paths=paths,
-        fmt=fmt,
-        jobs=jobs,
-        shard=shard,
-        no_cache=no_cache,
-        cache_dir=cache_dir,
-        fix=fix,
-        diff=diff,
-        exclude=exclude,
-        include=include,
-        stdin_filename=stdin_filename,
-        exit_zero=exit_zero,
-        warnings_as_errors=warnings_as_errors,
-        max_diagnostics=max_diagnostics,
-        unsafe_fixes=unsafe_fixes,
-        color=color,
-    )
-
-
-def register(cli: click.Group) -> None:
-    cli.add_command(check)
+def run_plain(paths: tuple[str, ...]) -> None:
+    """``loopc check PATH...`` with every option at its default
+    (:data:`PLAIN`): :func:`run` without click (:func:`loopc.cli.plain_check_paths`
+    decides when the command line is that form); exits."""
+    run(paths=paths, **PLAIN)

@@ -17,8 +17,6 @@ from __future__ import annotations
 import os
 from typing import IO, Any, Callable, Mapping
 
-import click
-
 __all__ = ["CHOICES", "STYLES", "color_option", "paint", "use_color"]
 
 CHOICES = ("auto", "always", "never")
@@ -67,6 +65,8 @@ def paint(text: str, style: str) -> str:
 def color_option(f: Callable[..., Any]) -> Callable[..., Any]:
     """The ``--color`` option of the commands that print diagnostics (a
     ``color`` parameter: one of :data:`CHOICES`)."""
+    import click
+
     return click.option(
         "--color",
         "color",

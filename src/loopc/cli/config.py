@@ -16,8 +16,6 @@ import re
 import sys
 from typing import Any, Callable
 
-import click
-
 
 def _toml() -> Any:
     if sys.version_info >= (3, 11):
@@ -189,6 +187,9 @@ def config_or_exit(
 
     bad = [(opt, p, why) for opt, pats in (("--exclude", exclude), ("--include", include))
            for p in pats for why in (pattern_problem(p),) if why is not None]
+    if bad:
+        import click
+
     for opt, p, why in bad:
         click.echo(f"loopc: {opt} '{escape_text(p, inline=True)}': {escape_text(why, inline=True)}", err=True)
     if bad:
@@ -200,6 +201,8 @@ def load_or_exit() -> Any:
     """:func:`load_config`, printing its problems and exiting 2 if any."""
     cfg, problems = load_config()
     if problems:
+        import click
+
         from loopc.cli.textsafe import escape_text
 
         for p in problems:  # problems quote keys and codes of the file: escaped, one line each
@@ -208,12 +211,16 @@ def load_or_exit() -> Any:
     return cfg
 
 
-@click.command("config")
-def config_command() -> None:
-    """Print the effective configuration (TOML) and where it came from."""
-    cfg = load_or_exit()
-    click.echo(cfg.to_toml(), nl=False)
+def register(cli: Any) -> None:
+    """Add ``loopc config`` to the click group ``cli`` (click is imported
+    here, not with the module: ``loopc check`` reads the configuration
+    without click)."""
+    import click
 
+    @click.command("config")
+    def config_command() -> None:
+        """Print the effective configuration (TOML) and where it came from."""
+        cfg = load_or_exit()
+        click.echo(cfg.to_toml(), nl=False)
 
-def register(cli: click.Group) -> None:
     cli.add_command(config_command)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, NoReturn
+from typing import Any, Callable, NoReturn
 
 #: Exit status when standard output cannot be written (as for unreadable input).
 EXIT_OUTPUT_FAILED = 2
@@ -42,6 +42,35 @@ def output_failed(exc: OSError) -> int:
     return EXIT_OUTPUT_FAILED
 
 
+def run_plain(body: Callable[[], Any]) -> NoReturn:
+    """Run ``body`` (a command that exits with :func:`sys.exit` or returns
+    for 0) without click, with the same output-failure handling as
+    :func:`run`: an error writing standard output is one line and exit 2, an
+    interrupt prints ``Aborted!`` and exits 1 (as click does).  Used by the
+    plain ``loopc check PATH...`` form (:func:`loopc.cli.main`)."""
+    code: Any = 0
+    try:
+        body()
+    except SystemExit as e:
+        code = e.code
+    except (EOFError, KeyboardInterrupt):
+        sys.stderr.write("\nAborted!\n")
+        code = 1
+    except OSError as e:  # raised while writing output
+        code = output_failed(e)
+    sys.exit(_flushed(code))
+
+
+def _flushed(code: Any) -> Any:
+    try:
+        sys.stdout.flush()
+    except OSError as e:
+        code = output_failed(e)
+    except ValueError:  # stdout already closed
+        pass
+    return code
+
+
 def run(group: Any, prog_name: str = "loopc") -> NoReturn:
     """Run the click ``group`` (non-standalone, so that output errors are
     ours to report) and exit with its status."""
@@ -70,10 +99,4 @@ def run(group: Any, prog_name: str = "loopc") -> NoReturn:
         code = e.exit_code
     except OSError as e:  # raised while writing output
         code = output_failed(e)
-    try:
-        sys.stdout.flush()
-    except OSError as e:
-        code = output_failed(e)
-    except ValueError:  # stdout already closed
-        pass
-    sys.exit(code)
+    sys.exit(_flushed(code))

@@ -115,7 +115,7 @@ def explain(code: str | None, list_codes: bool) -> None:
 #: inventory).  Order is the registration order, which ``--help`` does not
 #: depend on (click sorts the listing).
 _LAZY: dict[str, str] = {
-    "check": "loopc.cli.check",
+    "check": "loopc.cli.check_command",
     "completion": "loopc.cli.completion",
     "config": "loopc.cli.config",
     "fmt": "loopc.cli.fmt",
