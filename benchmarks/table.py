@@ -146,15 +146,24 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def timed(argv: list[str], env: dict[str, str], cwd: Path, ok: tuple[int, ...] = (0,)) -> Callable[[], float]:
+def timed(argv: list[str], env: dict[str, str], cwd: Path, ok: tuple[int, ...] = (0,),
+          fresh_cache: Path | None = None) -> Callable[[], float]:
     """A case for :func:`interleaved`: run ``argv``, return its wall seconds
     (its CPU seconds go to ``LAST_CPU``); an exit status outside ``ok``
-    stops the benchmark with the process's standard error."""
+    stops the benchmark with the process's standard error.  ``fresh_cache``:
+    every run gets a new, empty ``LOOPC_CACHE_DIR`` below it (a cache miss
+    without ``--no-cache``)."""
+    runs = [0]
+
     def run() -> float:
         global LAST_CPU
+        run_env = env
+        if fresh_cache is not None:
+            runs[0] += 1
+            run_env = dict(env, LOOPC_CACHE_DIR=str(fresh_cache / f"run-{runs[0]}"))
         c = _children_cpu()
         t = time.perf_counter()
-        p = subprocess.run(argv, env=env, cwd=cwd, capture_output=True)
+        p = subprocess.run(argv, env=run_env, cwd=cwd, capture_output=True)
         dt = time.perf_counter() - t
         LAST_CPU = _children_cpu() - c
         if p.returncode not in ok:
@@ -273,12 +282,14 @@ def main(argv: list[str] | None = None) -> int:
                 for row, args, ok in (("python -c pass", None, (0,)), ("loopc --version", ["--version"], (0,)),
                                       ("loopc check small.yaml (--no-cache)", ["check", "--no-cache", "small.yaml"],
                                        (0,)),
+                                      ("loopc check small.yaml (plain form, miss)", ["check", "small.yaml"], (0,)),
                                       ("loopc check small.yaml (cache hit)", ["check", "small.yaml"], (0,))):
                     cases = {}
                     for i, (s, bc, pyc) in enumerate(picked):
                         env = s.env(bytecode=bc, pyc=pyc, LOOPC_CACHE_DIR=str(work / f"cache-small-{how}-{i}"))
                         argv = [s.python, "-c", "pass"] if args is None else s.loopc(*args)
-                        cases[s.label] = timed(argv, env, work, ok)
+                        fresh = work / f"fresh-{how}-{i}" if "miss" in row else None
+                        cases[s.label] = timed(argv, env, work, ok, fresh_cache=fresh)
                     if row.endswith("(--no-cache)"):
                         for s in anchors:
                             one = work / "one.yml"
