@@ -315,8 +315,7 @@ def _unsafe_hint(files: Sequence[FileResult], unsafe_fixes: bool) -> None:
     n = sum(1 for f in files for d in f.diagnostics
             if d.fix is not None and d.fix.edits and d.fix.applicability is not Applicability.SAFE)
     if n:
-        _echo(f"{n} more fix(es) available with --unsafe-fixes (guesses: review what they change)",
-                   err=True)
+        _echo(f"{n} more fix(es) available with --unsafe-fixes (guesses: review what they change)", err=True)
 
 
 def _summary(files: Sequence[FileResult]) -> dict[str, int]:
@@ -521,8 +520,10 @@ def run(
         if diff:
             # stdout stays a patch (`loopc check --diff . | git apply`); what
             # the fixes leave is reported on stderr, in the chosen format
-            if diffs:
-                _echo("".join(diffs), nl=False)
+            if diffs:  # the files' own text: click.echo, as before (it strips escape codes off a terminal)
+                import click
+
+                click.echo("".join(diffs), nl=False)
             for f in files:
                 f.cap(max_diagnostics or None)
             _emit(fmt, files, sys.stderr, color)
