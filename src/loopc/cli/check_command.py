@@ -5,6 +5,8 @@ without click: :func:`loopc.cli.plain_check_paths`)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from loopc.cli.check import PLAIN, _format_names, run
@@ -62,43 +64,9 @@ from loopc.cli.walk import path_filter_options
 )
 @color_option
 @click.argument("paths", nargs=-1, required=True)
-def check(
-    fmt: str,
-    jobs: int | None,
-    shard: str | None,
-    no_cache: bool,
-    cache_dir: str | None,
-    fix: bool,
-    diff: bool,
-    exclude: tuple[str, ...],
-    include: tuple[str, ...],
-    stdin_filename: str | None,
-    exit_zero: bool,
-    warnings_as_errors: bool,
-    max_diagnostics: int,
-    unsafe_fixes: bool,
-    color: str,
-    paths: tuple[str, ...],
-) -> None:
+def check(**params: Any) -> None:
     """Check plans (files, directories, or - for stdin) and report every problem."""
-    run(
-        paths=paths,
-        fmt=fmt,
-        jobs=jobs,
-        shard=shard,
-        no_cache=no_cache,
-        cache_dir=cache_dir,
-        fix=fix,
-        diff=diff,
-        exclude=exclude,
-        include=include,
-        stdin_filename=stdin_filename,
-        exit_zero=exit_zero,
-        warnings_as_errors=warnings_as_errors,
-        max_diagnostics=max_diagnostics,
-        unsafe_fixes=unsafe_fixes,
-        color=color,
-    )
+    run(**params)  # the parameters are run()'s keywords, one per option
 
 
 def register(cli: click.Group) -> None:
