@@ -310,7 +310,7 @@ def test_plain_check_paths_leaves_shell_completion_to_click(monkeypatch: pytest.
 def test_the_click_command_defaults_are_the_plain_forms() -> None:
     """One table of defaults: every option of the click ``check`` command
     defaults to what :data:`loopc.cli.check.PLAIN` says, and PLAIN names
-    exactly the command's options (so ``run_plain`` runs what click would)."""
+    exactly the command's options (so the plain form runs what click would)."""
     from loopc.cli.check import PLAIN
     from loopc.cli.check_command import check
 

@@ -22,10 +22,10 @@ def main() -> None:
 
     paths = plain_check_paths(sys.argv[1:])
     if paths is not None:
-        from loopc.cli.check import run_plain
-        from loopc.cli.iofail import run_plain as run_body
+        from loopc.cli.check import PLAIN, run
+        from loopc.cli.iofail import run_plain
 
-        run_body(lambda: run_plain(paths))
+        run_plain(lambda: run(paths=paths, **PLAIN))
     from loopc.cli.main import main as _main
 
     _main()
@@ -39,6 +39,7 @@ def plain_check_paths(args: list[str]) -> tuple[str, ...] | None:
     (:data:`loopc.cli.check.PLAIN`), so the result is what click would run."""
     import os
 
+    # "_LOOPC_COMPLETE": loopc.cli.completion.COMPLETE_VAR (that module imports click)
     if len(args) < 2 or args[0] != "check" or "_LOOPC_COMPLETE" in os.environ:
         return None
     if any(not a or a.startswith("-") for a in args[1:]):

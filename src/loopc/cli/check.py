@@ -22,14 +22,16 @@ from typing import Any, Sequence
 
 import attrs
 
+from loopc.cli.textsafe import echo
+
 #: files below this many cache misses are checked in-process (a pool's
 #: start-up costs more than it saves)
 _POOL_MIN_FILES = 4
 
 #: What every option of ``loopc check`` is when the command line does not
 #: give it: the click command's defaults (:mod:`loopc.cli.check_command`)
-#: and the plain form ``loopc check PATH...`` (:func:`run_plain`, run without
-#: click) both read this table.
+#: and the plain form ``loopc check PATH...`` (run without click:
+#: :func:`loopc.cli.main`) both read this table.
 PLAIN: dict[str, Any] = {
     "fmt": "text",
     "jobs": None,
@@ -47,24 +49,6 @@ PLAIN: dict[str, Any] = {
     "unsafe_fixes": False,
     "color": "auto",
 }
-
-
-def _echo(message: str = "", nl: bool = True, err: bool = False) -> None:
-    """Write ``message`` (text without terminal escapes: paths and notes are
-    escaped by :mod:`loopc.cli.textsafe`) and a newline to stdout or stderr,
-    then flush — what ``click.echo`` does with such text, without importing
-    click; a stream that cannot encode it falls back to ``click.echo``."""
-    stream = sys.stderr if err else sys.stdout
-    out = message + "\n" if nl else message
-    try:
-        if out:
-            stream.write(out)
-    except UnicodeEncodeError:
-        import click
-
-        click.echo(message, nl=nl, err=err)
-        return
-    stream.flush()
 
 
 @attrs.define
@@ -315,7 +299,7 @@ def _unsafe_hint(files: Sequence[FileResult], unsafe_fixes: bool) -> None:
     n = sum(1 for f in files for d in f.diagnostics
             if d.fix is not None and d.fix.edits and d.fix.applicability is not Applicability.SAFE)
     if n:
-        _echo(f"{n} more fix(es) available with --unsafe-fixes (guesses: review what they change)", err=True)
+        echo(f"{n} more fix(es) available with --unsafe-fixes (guesses: review what they change)", err=True)
 
 
 def _summary(files: Sequence[FileResult]) -> dict[str, int]:
@@ -377,7 +361,7 @@ def _emit(fmt: str, files: Sequence[FileResult], stream: Any = None, color: str 
     out_stream.flush()
     err = impl.render_stderr(reports) if impl.render_stderr is not None else ""
     if err:
-        _echo(err, nl=False, err=True)
+        echo(err, nl=False, err=True)
 
 
 def _format_names() -> list[str]:
@@ -448,7 +432,7 @@ def run(
     notes: list[str] = []
     files = collect(paths, config, stdin_filename=stdin_filename, shard=shard_kn, note=notes.append)
     for n in notes:
-        _echo(n, err=True)
+        echo(n, err=True)
 
     cache = None
     if not no_cache:
@@ -528,12 +512,12 @@ def run(
                 f.cap(max_diagnostics or None)
             _emit(fmt, files, sys.stderr, color)
             s = _summary(files)
-            _echo(f"{changed} file(s) would be changed by {kind}", err=True)
+            echo(f"{changed} file(s) would be changed by {kind}", err=True)
             _unsafe_hint(files, unsafe_fixes)
             if s["unreadable"]:
                 sys.exit(2)
             sys.exit(0 if exit_zero or not (changed or s["errors"]) else 1)
-        _echo(f"fixed {fixed_total} issue(s) in {changed} file(s)", err=True)
+        echo(f"fixed {fixed_total} issue(s) in {changed} file(s)", err=True)
         _unsafe_hint(files, unsafe_fixes)
 
     for f in files:
@@ -543,10 +527,3 @@ def run(
     if s["unreadable"]:
         sys.exit(2)
     sys.exit(0 if exit_zero or not s["errors"] else 1)
-
-
-def run_plain(paths: tuple[str, ...]) -> None:
-    """``loopc check PATH...`` with every option at its default
-    (:data:`PLAIN`): :func:`run` without click (:func:`loopc.cli.plain_check_paths`
-    decides when the command line is that form); exits."""
-    run(paths=paths, **PLAIN)

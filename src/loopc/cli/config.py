@@ -182,16 +182,13 @@ def config_or_exit(
     ``--include`` and ``--warnings-as-errors`` layered on top; a pattern
     that is not gitignore syntax is a one-line usage error, exit 2
     (``loopc: --exclude '!': a lone '!' negates nothing ...``)."""
-    from loopc.cli.textsafe import escape_text
+    from loopc.cli.textsafe import echo, escape_text
     from loopc.lint.config import pattern_problem
 
     bad = [(opt, p, why) for opt, pats in (("--exclude", exclude), ("--include", include))
            for p in pats for why in (pattern_problem(p),) if why is not None]
-    if bad:
-        import click
-
     for opt, p, why in bad:
-        click.echo(f"loopc: {opt} '{escape_text(p, inline=True)}': {escape_text(why, inline=True)}", err=True)
+        echo(f"loopc: {opt} '{escape_text(p, inline=True)}': {escape_text(why, inline=True)}", err=True)
     if bad:
         sys.exit(2)
     return load_or_exit().with_overrides(warnings_as_errors=warnings_as_errors, exclude=exclude, include=include)
@@ -201,12 +198,10 @@ def load_or_exit() -> Any:
     """:func:`load_config`, printing its problems and exiting 2 if any."""
     cfg, problems = load_config()
     if problems:
-        import click
-
-        from loopc.cli.textsafe import escape_text
+        from loopc.cli.textsafe import echo, escape_text
 
         for p in problems:  # problems quote keys and codes of the file: escaped, one line each
-            click.echo(f"loopc: {escape_text(p, inline=True)}", err=True)
+            echo(f"loopc: {escape_text(p, inline=True)}", err=True)
         sys.exit(2)
     return cfg
 

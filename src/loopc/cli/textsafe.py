@@ -112,3 +112,25 @@ def is_inert_line(line: str) -> bool:
     commands aside (docs/language.md#command-line-output)."""
     return (not line.lstrip().startswith("::") and LEGACY_PREFIX not in line
             and UNSAFE_RE.search(line.replace("\t", " ")) is None)
+
+
+def echo(message: str = "", nl: bool = True, err: bool = False) -> None:
+    """Write ``message`` — loopc's own text, already escaped here (no
+    terminal escapes) — and a newline to stdout or stderr, then flush: what
+    ``click.echo`` does with such text, without importing click (the plain
+    ``loopc check PATH...`` runs without it).  A stream that cannot encode
+    the text falls back to ``click.echo``."""
+    import sys
+
+    stream = sys.stderr if err else sys.stdout
+    out = message + "\n" if nl else message
+    try:
+        if out:
+            stream.write(out)
+    except UnicodeEncodeError:
+        import click
+
+        click.echo(message, nl=nl, err=err)
+        return
+    stream.flush()
+
