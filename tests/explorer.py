@@ -87,6 +87,7 @@ from typing import Any, Callable, Iterator
 
 import attrs
 
+from loopc import value
 from loopc.compiler.model import (
     End, Expr, FanOut, FieldSchema, Fork, Join, Literal, Loop, Plan, Ref, SetVariable, Switch, Template, Wait,
 )
@@ -723,6 +724,8 @@ def state_reads(values: list, fields: tuple) -> frozenset:
             todo.extend(x.values())
         elif isinstance(x, (list, tuple)):
             todo.extend(x)
+        elif value.is_value(type(x)):
+            todo.extend(getattr(x, a.name) for a in value.fields(type(x)) if a.name != "src")
         elif attrs.has(type(x)):
             todo.extend(getattr(x, a.name) for a in attrs.fields(type(x)) if a.name != "src")
     return frozenset(out)

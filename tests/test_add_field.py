@@ -23,7 +23,6 @@ import sys
 import types
 from typing import Iterator
 
-import attrs
 import jsonschema
 import pytest
 
@@ -102,8 +101,7 @@ class Amended:
 
             old = kinds.KINDS["request_approval"]
             amended = kinds.amended(
-                attrs.evolve(
-                    old,
+                old.evolve(
                     source={
                         **old.source,
                         "followUp": SourceField(S_TEMPLATE, form="template", type="string", render=True),
@@ -176,7 +174,7 @@ def test_only_the_amended_modules_see_the_field(follow_up: Amended) -> None:
 def test_amended_restores_the_registry_and_its_tables_on_exit() -> None:
     old = current_kinds.KINDS["request_approval"]
     before = current_kinds.tables()
-    new = attrs.evolve(old, summary="amended")
+    new = old.evolve(summary="amended")
     with pytest.raises(LookupError, match="inside"):
         with current_kinds.amended(new) as t:
             assert t is current_kinds.tables() is not before
@@ -186,7 +184,7 @@ def test_amended_restores_the_registry_and_its_tables_on_exit() -> None:
     assert current_kinds.KINDS["request_approval"] is old is current_kinds.request_approval.KIND
     assert current_kinds.tables() == before
     with pytest.raises(KeyError):
-        with current_kinds.amended(attrs.evolve(old, name="no_such_kind")):
+        with current_kinds.amended(old.evolve(name="no_such_kind")):
             pass
 
 
@@ -312,8 +310,7 @@ def test_a_literal_field_is_carried_as_it_is() -> None:
     from loopc.kinds.spec import F, Str
 
     old = current_kinds.KINDS["request_approval"]
-    new = attrs.evolve(
-        old,
+    new = old.evolve(
         source={**old.source, "priority": SourceField(s_choice("low", "high"), choices=("low", "high"))},
         wire=old.wire.evolve(
             fields={**old.wire.fields, "priority": F(Str(enum={"low": 1, "high": 1}), required=False)}

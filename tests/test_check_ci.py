@@ -249,7 +249,6 @@ def test_no_pool_or_rich_on_the_single_file_path(repo: Path) -> None:
 
 
 def test_apply_fixes_safe_only_and_overlaps(monkeypatch: pytest.MonkeyPatch) -> None:
-    import attrs
 
     from loopc.diagnostics import Diagnostic, Fix, Severity, Span, TextEdit
     from loopc.lint import fixes
@@ -262,7 +261,7 @@ def test_apply_fixes_safe_only_and_overlaps(monkeypatch: pytest.MonkeyPatch) -> 
     def diag(line: int, col: int, end: int, new: str, safe: bool) -> Diagnostic:
         fix = Fix("safe" if safe else "guess", (TextEdit(Span(line, col, line, end), new),))
         if applicability is not None:
-            fix = attrs.evolve(fix, applicability=applicability.SAFE if safe else applicability.UNSAFE)
+            fix = fix.evolve(applicability=applicability.SAFE if safe else applicability.UNSAFE)
         return Diagnostic("LP2007", "schema.unknown_key", Severity.ERROR, "m", Span(line, col, line, end), fix=fix)
 
     ds = [diag(1, 4, 10, "color", True), diag(2, 4, 5, "z", True), diag(2, 4, 5, "w", True), diag(3, 4, 5, "q", False)]

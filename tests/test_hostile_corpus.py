@@ -67,14 +67,13 @@ def test_diagnostic_limit_lp1013_summary() -> None:
 
 
 def test_diagnostic_limit_summary_takes_the_highest_dropped_severity() -> None:
-    import attrs
 
     from loopc.pipeline.check import cap_diagnostics
 
     d = loopc.check_source(hostile.unknown_keys(4), max_diagnostics=None).diagnostics
     kept, n = cap_diagnostics(d, 2)
     assert n == len(d) - 2 and kept[-1].code == "LP1013" and kept[-1].severity is loopc.Severity.ERROR
-    warned = tuple(attrs.evolve(x, severity=loopc.Severity.WARNING) for x in d)
+    warned = tuple(x.evolve(severity=loopc.Severity.WARNING) for x in d)
     kept, n = cap_diagnostics(warned, 2)
     assert kept[-1].severity is loopc.Severity.WARNING and "0 errors" in kept[-1].message
     assert cap_diagnostics(d, len(d)) == (d, 0)

@@ -147,8 +147,7 @@ def test_key_tables_follow_an_amended_registry() -> None:
     from loopc.kinds.base import S_VALUE, SourceField
 
     wait = kinds.KINDS["wait"]
-    new = attrs.evolve(
-        wait,
+    new = wait.evolve(
         source={
             **wait.source,
             "quiet": SourceField({"type": "boolean"}),
@@ -167,9 +166,7 @@ def test_completion_follows_an_amended_registry() -> None:
     from loopc.kinds.base import SourceField, s_choice
 
     wait = kinds.KINDS["wait"]
-    new = attrs.evolve(
-        wait, source={**wait.source, "mood": SourceField(s_choice("calm", "busy"), choices=("calm", "busy"))}
-    )
+    new = wait.evolve(source={**wait.source, "mood": SourceField(s_choice("calm", "busy"), choices=("calm", "busy"))})
     text = "nodes:\n  - id: w\n    type: wait\n    wait:\n      "
     val = text + "mood: "
     with kinds.amended(new):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from loopc import value
 from loopc import kinds
 from loopc.compiler import schema_configs, scopemap, typecheck_nodes
 from loopc.interpreter import engine
@@ -36,11 +37,10 @@ def test_every_kind_has_exactly_one_interpreter_handler() -> None:
 
 
 def test_a_kind_without_a_handler_fails_when_the_engine_loads(monkeypatch: pytest.MonkeyPatch) -> None:
-    import attrs
 
     t = kinds.tables()
-    toy = attrs.evolve(t.kinds["fork"], name="toy_fork", config_key="toyFork")
-    monkeypatch.setattr(engine, "kind_tables", lambda: attrs.evolve(t, kinds={**t.kinds, "toy_fork": toy}))
+    toy = t.kinds["fork"].evolve(name="toy_fork", config_key="toyFork")
+    monkeypatch.setattr(engine, "kind_tables", lambda: t.evolve(kinds={**t.kinds, "toy_fork": toy}))
     with pytest.raises(ImportError, match=r"\['toy_fork'\] have no interpreter handler"):
         engine._activation_handlers()
 
@@ -54,21 +54,19 @@ def _toy_pass_kind(name: str = "toy_pass") -> kinds.Kind:
 
 
 def test_a_kind_of_behaviour_pass_needs_no_handler(monkeypatch: pytest.MonkeyPatch) -> None:
-    import attrs
 
     t = kinds.tables()
-    monkeypatch.setattr(engine, "kind_tables", lambda: attrs.evolve(t, kinds={**t.kinds, "toy_pass": _toy_pass_kind()}))
+    monkeypatch.setattr(engine, "kind_tables", lambda: t.evolve(kinds={**t.kinds, "toy_pass": _toy_pass_kind()}))
     assert engine._activation_handlers()["toy_pass"] is engine.BEHAVIOUR_HANDLERS["pass"]
 
 
 def test_behaviour_pass_needs_one_port_that_carries_nothing() -> None:
-    import attrs
 
     k = _toy_pass_kind()
     with pytest.raises(ValueError, match="behaviour 'pass'"):
-        attrs.evolve(k, ports=attrs.evolve(k.ports, fixed=("a", "b")))
+        k.evolve(ports=k.ports.evolve(fixed=("a", "b")))
     with pytest.raises(ValueError, match="unknown behaviour"):
-        attrs.evolve(k, behaviour="sing")
+        k.evolve(behaviour="sing")
 
 
 def test_a_kind_of_generic_wire_fields_only_needs_no_ir_config_class(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -77,7 +75,7 @@ def test_a_kind_of_generic_wire_fields_only_needs_no_ir_config_class(monkeypatch
     from loopc.ir.model import configs
     from loopc.kinds.spec import INSTR, F, Obj
 
-    toy = attrs.evolve(_toy_pass_kind(), wire=Obj({"note": F(INSTR, required=False, since=6)}))
+    toy = _toy_pass_kind().evolve(wire=Obj({"note": F(INSTR, required=False, since=6)}))
     monkeypatch.setattr(configs, "KINDS", {**kinds.KINDS, "toy_pass": toy})
     cls = configs._generic_config("toy_pass")
     assert cls.__name__ == "ToyPassConfig" and cls.OP == "toy_pass" and issubclass(cls, configs.Config)
@@ -91,15 +89,14 @@ def test_a_control_kind_needs_no_catalog_entry(monkeypatch: pytest.MonkeyPatch) 
     """A kind of pure control flow (effect class ``none``, no modes) gets the
     control descriptor from its declaration; any other kind must declare its
     descriptor, and the message says where."""
-    import attrs
 
     from loopc.plan import builtin
     from loopc.plan.descriptor import ExecutionClass
 
     t = kinds.tables()
-    noop = attrs.evolve(t.kinds["fork"], name="noop", config_key="noop", summary="Pass the token on.")
-    poke = attrs.evolve(t.kinds["set_variable"], name="poke", config_key="poke")
-    monkeypatch.setattr(builtin, "_kind_tables", lambda: attrs.evolve(t, kinds={**t.kinds, "noop": noop, "poke": poke}))
+    noop = t.kinds["fork"].evolve(name="noop", config_key="noop", summary="Pass the token on.")
+    poke = t.kinds["set_variable"].evolve(name="poke", config_key="poke")
+    monkeypatch.setattr(builtin, "_kind_tables", lambda: t.evolve(kinds={**t.kinds, "noop": noop, "poke": poke}))
     desc, reasons = builtin._descriptor("noop")
     assert desc.execution_class is ExecutionClass.PURE_COMPUTE
     assert reasons["ExecutionClass"].startswith("pass the token on: pure computation")
@@ -120,16 +117,15 @@ def test_a_kind_with_modes_names_the_mode_of_a_node() -> None:
 
 
 def test_a_kind_of_generic_fields_only_needs_no_model_class(monkeypatch: pytest.MonkeyPatch) -> None:
-    import attrs
 
     from loopc.compiler import model
 
     t = kinds.tables()
-    noop = attrs.evolve(t.kinds["wait"], name="no_op", config_key="noOp")  # wait's fields are all generic
-    monkeypatch.setattr(kinds, "tables", lambda: attrs.evolve(t, kinds={**t.kinds, "no_op": noop}))
+    noop = t.kinds["wait"].evolve(name="no_op", config_key="noOp")  # wait's fields are all generic
+    monkeypatch.setattr(kinds, "tables", lambda: t.evolve(kinds={**t.kinds, "no_op": noop}))
     cls = model._generic_class("no_op")
     assert cls.__name__ == "NoOp"
-    assert {a.name for a in attrs.fields(cls)} == {"src", "condition", "duration", "timeout"}
+    assert {a.name for a in value.fields(cls)} == {"src", "condition", "duration", "timeout"}
     assert cls(duration="PT1S").duration == "PT1S" and cls().condition is None
     with pytest.raises(TypeError, match="'fork' has custom fields \\['branches'\\]"):
         model._generic_class("fork")
@@ -146,9 +142,8 @@ def test_the_closing_keys_name_opened_scopes() -> None:
     assert closes and all(set(v) <= opened for v in closes.values())
     assert set(PARALLEL) == {s for v in closes.values() for s in v}
     with pytest.raises(ValueError, match="closes"):
-        import attrs
 
-        attrs.evolve(kinds.KINDS["join"], closes={"nope": ("fork",)})
+        kinds.KINDS["join"].evolve(closes={"nope": ("fork",)})
 
 
 def test_every_port_that_carries_its_kinds_own_output_has_its_function() -> None:
@@ -160,11 +155,9 @@ def test_every_port_that_carries_its_kinds_own_output_has_its_function() -> None
     assert set(ports._OWN_OUTPUTS) == own
     for k in kinds.KINDS.values():
         assert "failed" not in k.ports.carries  # always {code, detail}
-    import attrs
 
     with pytest.raises(ValueError, match="carries its contract"):
-        attrs.evolve(
-            kinds.KINDS["wait"], ports=attrs.evolve(kinds.KINDS["wait"].ports, carries={"completed": "contract"})
+        kinds.KINDS["wait"].evolve(ports=kinds.KINDS["wait"].ports.evolve(carries={"completed": "contract"})
         )
 
 

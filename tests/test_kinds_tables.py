@@ -45,13 +45,13 @@ def test_facets_are_declared_and_valid() -> None:
 def test_a_bad_facet_is_refused_when_declared() -> None:
     k = kinds.KINDS["loop"]
     with pytest.raises(ValueError, match="effect class"):
-        attrs.evolve(k, effect_class="teleport")
+        k.evolve(effect_class="teleport")
     with pytest.raises(ValueError, match="scope"):
-        attrs.evolve(k, scope="galaxy")
+        k.evolve(scope="galaxy")
     with pytest.raises(ValueError, match="back port"):
-        attrs.evolve(k, back_ports=("sideways",))
+        k.evolve(back_ports=("sideways",))
     with pytest.raises(ValueError, match="conditional output"):
-        attrs.evolve(k, conditional_outputs={"comment": "nope"})
+        k.evolve(conditional_outputs={"comment": "nope"})
 
 
 def test_the_readers_read_the_facets() -> None:
@@ -78,7 +78,7 @@ def test_amended_tables_reach_the_readers_at_use() -> None:
     old = kinds.KINDS["request_approval"]
     cfg = RequestApproval(Template("x"), Template("y"))
     assert ports.approval_output(cfg).keys() == {"decidedBy"}
-    new: Kind = attrs.evolve(old, conditional_outputs={"comment": "assignee"})
+    new: Kind = old.evolve(conditional_outputs={"comment": "assignee"})
     with kinds.amended(new):
         assert ports.approval_output(cfg).keys() == {"decidedBy", "comment"}
     assert ports.approval_output(cfg).keys() == {"decidedBy"}
@@ -94,7 +94,7 @@ def test_the_scope_a_node_opens_is_read_off_its_kind() -> None:
     assert kinds.KINDS["loop"].opened_scope(object()) == "loop"
     assert kinds.KINDS["wait"].opened_scope(object()) is None
     with pytest.raises(ValueError, match="scope_when"):
-        attrs.evolve(sw, scope_when=("nope", "x"))
+        sw.evolve(scope_when=("nope", "x"))
     assert owner_kind(None) is None
     node = types.SimpleNamespace(config=Switch.__new__(Switch))
     object.__setattr__(node.config, "mode", "all_match")
@@ -109,4 +109,4 @@ def test_the_contract_a_config_carries_is_read_off_its_wire_surface() -> None:
     assert dict(kinds.tables().config_contracts) == want == dict(digest.CONFIG_CONTRACTS)
     k = kinds.KINDS["loop"]
     with pytest.raises(ValueError, match="more than one contract"):
-        attrs.evolve(k, wire=k.wire.evolve(fields={**k.wire.fields, "other": F(CONTRACT)}))
+        k.evolve(wire=k.wire.evolve(fields={**k.wire.fields, "other": F(CONTRACT)}))

@@ -114,7 +114,6 @@ def test_a_new_field_and_a_new_kind_reach_the_derived_tables() -> None:
     rendered as text, the rendered-fields list; a new kind in the opcode list,
     the node-configs table, the port order and the port-output tables — with
     no edit in the docs (docs/architecture.md#add-one-field-to-one-node-kind)."""
-    import attrs
     import docs_fragments
 
     from loopc import kinds
@@ -122,8 +121,7 @@ def test_a_new_field_and_a_new_kind_reach_the_derived_tables() -> None:
     from loopc.kinds.spec import INSTR, F, Obj
 
     old = kinds.KINDS["request_approval"]
-    field = attrs.evolve(
-        old,
+    field = old.evolve(
         source={**old.source, "followUp": SourceField(S_TEMPLATE, form="template", type="string", render=True)},
         wire=old.wire.evolve(fields={**old.wire.fields, "followUp": F(INSTR, required=False, since=9)}),
     )

@@ -10,6 +10,7 @@ import json
 import jsonschema
 import pytest
 
+from loopc import value
 import loopc
 from loopc import kinds
 from loopc.compiler import model, ports, schema
@@ -191,7 +192,7 @@ def test_every_source_field_has_its_model_attribute_and_wire_member(name: str) -
 
     k = kinds.KINDS[name]
     cls = model.CONFIG_CLASSES[name]
-    fields = attrs.fields_dict(cls)
+    fields = {f.name: f for f in value.fields(cls)}
     ir_fields = {a.name: a.metadata["wire"] for a in attrs.fields(ir_model.CONFIG_CLASSES[name])}
     for key, f in k.source.items():
         attr = attr_name(key)
@@ -202,7 +203,7 @@ def test_every_source_field_has_its_model_attribute_and_wire_member(name: str) -
         if f.generic:
             assert ir_fields.get(attr) == key, (name, key)  # lowered under its own name
             if f.required:
-                assert fields[attr].default is attrs.NOTHING, (name, key)
+                assert fields[attr].default is value.NOTHING, (name, key)
             if f.form == "literal":
                 assert key in k.wire.fields
         else:

@@ -92,7 +92,10 @@ WITH_CONDITION = ROOT / "examples" / "wait_timeout.yaml"  # `condition: "run.sta
 def test_check_of_a_paths_only_plan_imports_neither_lark_nor_wcwidth(tmp_path: pathlib.Path, cache: list[str]) -> None:
     out = _imports(["check", *cache, str(PATHS_ONLY)], tmp_path)
     assert out["code"] == 0
-    top = _check(out, extra=frozenset({"lark", "wcwidth"}))
+    # no attrs class is built on the path (loopc.value), and the plain form (no click) leaves
+    # inspect, pkgutil and tempfile unimported too (a miss writes its entry with os.open)
+    plain = frozenset() if cache else frozenset({"inspect", "pkgutil", "tempfile", "shutil", "random"})
+    top = _check(out, extra=frozenset({"lark", "wcwidth", "attr", "attrs"}) | plain)
     assert ("click" in top) == bool(cache) and "loopc" in top  # the plain form runs without click
     if not cache:  # the second run is a cache hit: no pass runs, so no pass module is imported
         # (not even the YAML parser or the pipeline), and nothing is written (tempfile)
@@ -123,6 +126,22 @@ def _bare_interpreter_modules(tmp_path: pathlib.Path) -> set[str]:
         timeout=120,
     )
     return set(json.loads(r.stdout)) - {"json"}  # json: this probe's own
+
+
+def test_a_pyproject_that_names_no_loopc_key_is_not_parsed(tmp_path: pathlib.Path) -> None:
+    """tomllib (and the datetime it imports) is loaded only for a
+    ``pyproject.toml`` that may hold a ``loopc`` table; one that does is
+    read as before."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "p.yaml").write_text(PATHS_ONLY.read_text("utf-8").replace("entry: remind", "entry: remindd"), "utf-8")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "loopc-plans"\n\n[tool.ruff]\nline-length = 99\n')
+    out = _imports(["check", "--no-cache", "p.yaml"], tmp_path)
+    assert out["code"] == 1
+    _check(out, extra=frozenset({"tomllib", "tomli"}))
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.loopc]\nexclude = ["p.yaml"]\n')
+    (tmp_path / "q.yaml").write_text(PATHS_ONLY.read_text("utf-8"), "utf-8")
+    out = _imports(["check", "--no-cache", "."], tmp_path)  # p.yaml's error is excluded: the table was read
+    assert out["code"] == 0 and "tomllib" in out["top"]
 
 
 def test_a_clean_check_imports_no_diagnostic_only_module_and_not_the_compile(tmp_path: pathlib.Path) -> None:

@@ -30,6 +30,7 @@ from pathlib import Path
 import attrs
 import pytest
 
+from loopc import value
 import loopc
 from loopc.compiler import model as M
 from loopc.compiler import sourcemap
@@ -152,7 +153,7 @@ def test_source_map_places_every_object_and_field(path: Path) -> None:
         sp = sm.span(obj)
         assert sp is not None and sp.start is not None, obj
         assert sm.object_at(sp.start) is not None
-        for a in attrs.fields(type(obj)):
+        for a in value.fields(type(obj)):
             v = getattr(obj, a.name)
             if a.name == "src" or v is None or v is M.MISSING or v is False or v == () or v == {}:
                 continue

@@ -16,7 +16,7 @@ import enum
 import functools
 from typing import Any
 
-import attrs
+from loopc.value import Value, field
 
 
 DOCS_URL_FALLBACK = "https://github.com/loopc/loopc/blob/main/docs"
@@ -101,8 +101,7 @@ class Severity(str, enum.Enum):
     INFO = "info"
 
 
-@attrs.frozen(order=True)
-class Span:
+class Span(Value, order=True):
     """A source range: 1-based lines, 1-based code-point columns, end
     exclusive; ``start``/``end`` are the same range as 0-based code-point
     offsets into the decoded text (``None`` until located: the pass driver
@@ -113,8 +112,8 @@ class Span:
     column: int
     end_line: int
     end_column: int
-    start: int | None = attrs.field(default=None, order=False)
-    end: int | None = attrs.field(default=None, order=False)
+    start: int | None = field(default=None, order=False)
+    end: int | None = field(default=None, order=False)
 
     @classmethod
     def point(cls, line: int, column: int) -> "Span":
@@ -129,7 +128,7 @@ class Span:
             return self
         start = index.offset(self.line - 1, self.column - 1)
         end = max(start, index.offset(self.end_line - 1, self.end_column - 1))
-        # the constructor, not attrs.evolve: a check locates every diagnostic
+        # the constructor, not evolve(): a check locates every diagnostic
         return Span(self.line, self.column, self.end_line, self.end_column, start, end)
 
     def to_json(self) -> dict[str, Any]:
@@ -158,8 +157,7 @@ class Applicability(str, enum.Enum):
     UNSAFE = "unsafe"
 
 
-@attrs.frozen
-class Related:
+class Related(Value):
     """A related location, e.g. the first of two duplicate keys."""
 
     message: str
@@ -172,8 +170,7 @@ class Related:
         return {"message": self.message, **_span_json(self.span), "pointer": self.pointer}
 
 
-@attrs.frozen
-class TextEdit:
+class TextEdit(Value):
     """Replace ``span`` with ``new_text`` (same coordinates as diagnostics)."""
 
     span: Span
@@ -184,8 +181,7 @@ class TextEdit:
         return {**self.span.to_json(), "newText": self.new_text}
 
 
-@attrs.frozen
-class Fix:
+class Fix(Value):
     """A suggested fix: a message, text edits (ruff-style) and whether it is
     safe to apply unattended (:class:`Applicability`; unsafe unless the
     reporting rule says otherwise)."""
@@ -205,8 +201,7 @@ class Fix:
                 "applicability": self.applicability.value}
 
 
-@attrs.frozen
-class Diagnostic:
+class Diagnostic(Value):
     """One finding.
 
     ``code`` is ``LP`` + four digits (LP1xxx YAML, LP2xxx schema, LP3xxx types

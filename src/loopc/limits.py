@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import re
 
+from loopc import lazyre
+
 #: The source budget of one plan, in bytes (1 MiB; docs/reference.md#budgets).
 MAX_SOURCE_BYTES = 1024 * 1024
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -37,7 +39,7 @@ DURATION_RE = re.compile(
     r"P(?:(?P<d>[0-9]+)D)?"
     r"(?:T(?:(?P<h>[0-9]+)H)?(?:(?P<m>[0-9]+)M)?(?:(?P<s>[0-9]+)(?:\.(?P<f>[0-9]+))?S)?)?\Z"
 )
-_DECIMAL_RE = re.compile(r"[-+]?(?P<int>[0-9]*)(?:\.(?P<frac>[0-9]*))?(?:[eE](?P<exp>[-+]?[0-9]+))?\Z")
+_DECIMAL_RE = lazyre.compile(r"[-+]?(?P<int>[0-9]*)(?:\.(?P<frac>[0-9]*))?(?:[eE](?P<exp>[-+]?[0-9]+))?\Z")
 
 
 def _shown(text: str) -> str:

@@ -6,11 +6,17 @@ imports the other back (tests/test_import_cycles.py).
 """
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["tokens"]
 
-_TOKEN = re.compile(r"""\s*('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|&&|\|\||[!=<>]=|[()\[\],!<>]|[^\s()\[\],!<>=&|'"]+)""")
+_TOKEN_PATTERN = r"""\s*('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|&&|\|\||[!=<>]=|[()\[\],!<>]|[^\s()\[\],!<>=&|'"]+)"""
+
+
+@functools.cache
+def _token() -> re.Pattern[str]:
+    return re.compile(_TOKEN_PATTERN)  # on first use: a plan without a switch never needs it (start-up)
 
 
 def tokens(text: str) -> tuple[str, ...] | None:
@@ -20,7 +26,7 @@ def tokens(text: str) -> tuple[str, ...] | None:
     pos = 0
     text = text.strip()
     while pos < len(text):
-        m = _TOKEN.match(text, pos)
+        m = _token().match(text, pos)
         if m is None or m.end() == pos:
             return None
         out.append(m.group(1))

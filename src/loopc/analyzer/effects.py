@@ -31,11 +31,11 @@ fails (:meth:`loopc.analyzer.ordering.Ordering.explain`).
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Iterator, Mapping
 
-import attrs
-
+from loopc import lazyre
+from loopc import value as _value
+from loopc.value import Value
 from loopc.analyzer.context import Ctx
 from loopc.analyzer.facts import NO_EFFECTS, Effects, Stack
 from loopc.analyzer.scopes import describe
@@ -47,7 +47,7 @@ from loopc.compiler.yamlnodes import YMap, YScalar, span_in_scalar
 
 ALL = "*"
 _VALUE_TYPES = (Literal, Ref, Expr, Template, ListValue, MapValue)
-_FALLBACK = re.compile(r"(?<![\w.])run\s*\.\s*state\b(?:\s*\.\s*([A-Za-z_][A-Za-z0-9_]*))?")
+_FALLBACK = lazyre.compile(r"(?<![\w.])run\s*\.\s*state\b(?:\s*\.\s*([A-Za-z_][A-Za-z0-9_]*))?")
 
 
 def _paths_reads(paths: Iterator[Any]) -> set[str]:
@@ -192,8 +192,8 @@ def read_at(values: list[Any], field: str) -> Any:
     return None
 
 
-#: attrs class → its field names except ``src`` (``None``: not an attrs
-#: class).  A pure memo bounded by the number of model classes.
+#: value class → its field names except ``src`` (``None``: not a value
+#: class, :mod:`loopc.value`).  A pure memo bounded by the number of model classes.
 _ATTR_NAMES: dict[type, tuple[str, ...] | None] = {}
 
 
@@ -202,14 +202,14 @@ def _attr_names(cls: type) -> tuple[str, ...] | None:
         return _ATTR_NAMES[cls]
     except KeyError:
         pass
-    names = tuple(f.name for f in attrs.fields(cls) if f.name != "src") if attrs.has(cls) else None
+    names = tuple(f.name for f in _value.fields(cls) if f.name != "src") if _value.is_value(cls) else None
     if len(_ATTR_NAMES) < 512:
         _ATTR_NAMES[cls] = names
     return names
 
 
 def _config_values(obj: Any) -> Iterator[Any]:
-    """Every ValueExpr held by a node configuration (attrs objects walked
+    """Every ValueExpr held by a node configuration (value objects walked
     generically, contracts and ``src`` skipped)."""
     todo = [obj]
     while todo:
@@ -264,8 +264,7 @@ def edge_effects(bind: Mapping[str, Any] | None, state: Mapping[str, Any]) -> Ef
     return Effects(_expand(reads, state)) if reads else NO_EFFECTS
 
 
-@attrs.define
-class _Point:
+class _Point(Value, frozen=False):
     id: str
     is_edge: bool
     stack: Stack

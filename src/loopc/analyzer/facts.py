@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-import attrs
-
+from loopc.value import Value
 from loopc.compiler.scopemap import Scope, Stack
 
 __all__ = ["Scope", "Stack", "Sink", "Effects", "Analysis", "NO_EFFECTS", "SINK_KINDS",
@@ -32,8 +31,7 @@ NEVER = "never"                # a fan-out join's `failed` port: it never fires
 SINK_KINDS = (FAIL_PLAN, FAIL_BRANCH, ITEM_FAILED, NEVER)
 
 
-@attrs.frozen
-class Sink:
+class Sink(Value):
     """Where an omitted ``failed``/``timed_out`` port (or an arrival at a
     failed End) lowers to (docs/reference.md#failure-routes, docs/reference.md#ends).
 
@@ -51,8 +49,7 @@ class Sink:
     join: str | None = None
 
 
-@attrs.frozen
-class Effects:
+class Effects(Value):
     """Run-state effects of one node or edge (docs/reference.md#run-state,
     pass 11 of docs/language.md#compiler-passes).  Field names of ``state``; ``reads``
     are ordinary reads
@@ -73,8 +70,7 @@ class Effects:
 NO_EFFECTS = Effects()
 
 
-@attrs.frozen
-class Analysis:
+class Analysis(Value):
     """Facts proven by :func:`loopc.analyzer.analyze` for lowering.
 
     * ``failure_routes``: ``(node id, port)`` → :class:`Sink` for every

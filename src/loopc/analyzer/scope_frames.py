@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-import attrs
-
+from loopc.value import Value
 from loopc.analyzer.context import Ctx
 from loopc.analyzer.facts import Stack
 from loopc.compiler.model import Edge
@@ -46,8 +45,7 @@ def token_place(st: Stack) -> str:
     return f"the token is in {stack_text(st)}" if st else "the token is outside every scope"
 
 
-@attrs.define
-class Arrival:
+class Arrival(Value, frozen=False):
     """A token arriving over ``edge`` with ``stack``; frames at index ≥
     ``taint`` are unreliable (``None``: all reliable)."""
 

@@ -20,8 +20,7 @@ import os
 import sys
 from typing import Any, Sequence
 
-import attrs
-
+from loopc.value import Value
 from loopc.cli.textsafe import echo
 
 #: files below this many cache misses are checked in-process (a pool's
@@ -51,8 +50,7 @@ PLAIN: dict[str, Any] = {
 }
 
 
-@attrs.define
-class FileResult:
+class FileResult(Value, frozen=False):
     """One reported file: its diagnostics, its source text (for snippets)
     or the ``error`` that kept it from being checked."""
 

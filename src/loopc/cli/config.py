@@ -16,6 +16,8 @@ import re
 import sys
 from typing import Any, Callable
 
+from loopc import lazyre
+
 
 def _toml() -> Any:
     if sys.version_info >= (3, 11):
@@ -44,7 +46,7 @@ def find_config(start: str | None = None) -> tuple[str | None, dict[str, Any], l
             table, problems = _read(dot)
             return dot, table, problems
         if _present(pyproject):
-            table, problems = _read(pyproject)
+            table, problems = _read(pyproject, only_if_loopc=True)
             sub = table.get("tool", {}).get("loopc") if isinstance(table.get("tool"), dict) else None
             if sub is not None:
                 if not isinstance(sub, dict):
@@ -64,7 +66,25 @@ def find_config(start: str | None = None) -> tuple[str | None, dict[str, Any], l
 MAX_CONFIG_BYTES = 1024 * 1024
 
 
-def _read(path: str) -> tuple[dict[str, Any], list[str]]:
+#: A key spelled ``loopc`` (bare or quoted) that a table header, a dotted
+#: key or an assignment could use: ``[tool.loopc]``, ``loopc.x = ..``,
+#: ``loopc = {..}``.  A quoted key may also spell it with escapes (``\\u``).
+_LOOPC_KEY = lazyre.compile(rb"""(?:\A|[\s.\[{,])["']?loopc["']?[ \t]*[=.\]]|\\[uU]""")
+
+
+def may_name_loopc(data: bytes) -> bool:
+    """Whether TOML text ``data`` may have a ``loopc`` table: false only
+    when no key can be ``loopc`` (:data:`_LOOPC_KEY`), so a ``pyproject.toml``
+    that never configures loopc is not parsed (tomllib and datetime cost
+    the one-file check ~15 ms of start-up, issue 26), and one that another
+    tool left unreadable is not loopc's configuration problem."""
+    return _LOOPC_KEY.search(data) is not None
+
+
+def _read(path: str, only_if_loopc: bool = False) -> tuple[dict[str, Any], list[str]]:
+    """``(table, problems)`` of TOML file ``path``; with ``only_if_loopc``
+    (a ``pyproject.toml``), ``({}, [])`` for text that names no ``loopc``
+    key (:func:`may_name_loopc`), which is not parsed."""
     from loopc.boundedio import read_bounded
     from loopc.cli.textsafe import escape_text
 
@@ -73,6 +93,8 @@ def _read(path: str) -> tuple[dict[str, Any], list[str]]:
         data = read_bounded(path, MAX_CONFIG_BYTES)  # never blocks on a FIFO or device
         if len(data) > MAX_CONFIG_BYTES:
             return {}, [f"{shown}: larger than {MAX_CONFIG_BYTES:,} bytes"]
+        if only_if_loopc and not may_name_loopc(data):
+            return {}, []
         return _toml().loads(data.decode("utf-8")), []
     except OSError as exc:
         return {}, [f"{shown}: {getattr(exc, 'reason', None) or exc.strerror or exc}"]
@@ -82,7 +104,7 @@ def _read(path: str) -> tuple[dict[str, Any], list[str]]:
         return {}, [f"{shown}: invalid TOML: {escape_text(str(exc))}"]
 
 
-_HEADER_RE = re.compile(r"""\s*\[\[?\s*([A-Za-z0-9_.\-"' ]+?)\s*\]\]?\s*(?:#.*)?\Z""")
+_HEADER_RE = lazyre.compile(r"""\s*\[\[?\s*([A-Za-z0-9_.\-"' ]+?)\s*\]\]?\s*(?:#.*)?\Z""")
 
 
 def _locator(text: str, in_pyproject: bool) -> Callable[[str, "int | None"], "str | None"]:

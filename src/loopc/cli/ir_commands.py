@@ -51,15 +51,13 @@ def _shown_diagnostics(path: str, res: Any) -> tuple[Any, ...]:
     directory's configuration (exit 2 when it is invalid), its
     severity-raising left out: suppressed and disabled warnings dropped,
     errors kept."""
-    import attrs
-
     from loopc.cli.config import load_or_exit
     from loopc.diagnostics import Diagnostic
     from loopc.pipeline.check import linted
 
     if res.check is None or not res.diagnostics:
         return tuple(res.diagnostics)
-    config = attrs.evolve(load_or_exit(), error=(), warnings_as_errors=False)
+    config = load_or_exit().evolve(error=(), warnings_as_errors=False)
     kept = linted(res.check, config, None if path == "-" else path).diagnostics
     # the lowering's own findings (budgets: not in the check) are kept as they are
     later = [d for d in res.diagnostics if d not in res.check.diagnostics]

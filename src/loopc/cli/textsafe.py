@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import re
 
+from loopc import lazyre
+
 # C0/C1 controls, DEL, NEL, LINE/PARAGRAPH SEPARATOR, bidi marks, embeddings,
 # overrides and isolates, lone surrogates (undecodable bytes of a file name).
 UNSAFE = "\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
-UNSAFE_RE = re.compile(f"[{UNSAFE}]")
+UNSAFE_RE = lazyre.compile(f"[{UNSAFE}]")
 
 #: A leading colon after optional whitespace (Python's ``\s`` is Unicode
 #: whitespace, a superset of what the runner's ``TrimStart`` removes): the
@@ -77,7 +79,7 @@ def escape_lines(s: str) -> str:
 #: Characters JSON and XML writers leave raw but a terminal or log viewer
 #: acts on: DEL and C1 controls (NEL), LINE/PARAGRAPH SEPARATOR, bidi
 #: controls (C0 controls are already escaped by both writers).
-_RAW_IN_DOCUMENTS = re.compile("[\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_RAW_IN_DOCUMENTS = lazyre.compile("[\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def json_text(s: str) -> str:

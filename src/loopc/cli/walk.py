@@ -26,8 +26,8 @@ import os
 import re
 from typing import Any, Callable, Iterator, Sequence
 
-import attrs
-
+from loopc import lazyre
+from loopc.value import Value
 from loopc.boundedio import read_bounded
 
 #: A ``.gitignore`` is read up to this many bytes (the rest is ignored).
@@ -37,15 +37,14 @@ _PLAN_HEAD = re.compile(rb"^(?:\xef\xbb\xbf)?apiVersion:[ \t]*([\"']?)loop\.(?:p
 # a top-level line (column 0) that only a plan has: a value naming the plan
 # format or its kind (after any key, so a misspelt `apiVersoin:` still counts,
 # JSON too, or as a list item), or one of the keys that make a plan a graph
-_PLAN_SIGN = re.compile(
+_PLAN_SIGN = lazyre.compile(
     rb"^(?:\xef\xbb\xbf)?(?:(?:[^\s#][^\n]*?:|-)[ \t]*[\"']?(?:loop\.(?:plan|workflow)/|PlanVersion\b)"
     rb"|[\"']?(?:entry|nodes|edges)[\"']?[ \t]*:)",
     re.MULTILINE,
 )
 
 
-@attrs.frozen
-class Entry:
+class Entry(Value):
     """One file to check: ``path`` as reported; ``error`` (a message) when
     the path is missing or not checkable; ``walked`` when found by walking a
     directory (so a non-plan YAML file is skipped, not checked strictly)."""

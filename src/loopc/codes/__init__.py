@@ -17,8 +17,7 @@ from __future__ import annotations
 import functools
 import importlib
 
-import attrs
-
+from loopc.value import Value
 from loopc.codes.sections import LOCATED, SECTIONS
 from loopc.diagnostics import Severity
 from loopc.diagnostics import DOCS_URL_ENV, DOCS_URL_FALLBACK, docs_base_url, docs_url  # noqa: F401 - documentation URLs, re-exported
@@ -26,8 +25,7 @@ from loopc.diagnostics import DOCS_URL_ENV, DOCS_URL_FALLBACK, docs_base_url, do
 FAMILIES = ("yaml", "schema", "types", "bindings", "graph", "analysis", "ir", "internal", "lint", "plan")
 
 
-@attrs.frozen
-class Code:
+class Code(Value):
     """One registered diagnostic code.
 
     ``example`` is a complete failing plan (or YAML snippet for LP1xxx) and

@@ -6,16 +6,15 @@ analyzer and lowering.  Every object keeps ``src``, the YAML node it came
 from, so any later pass can report at an exact range (``src.get(key)`` for a
 key's value, ``src.key_node(key)`` for the key itself).
 
-All classes are frozen attrs classes with identity equality/hash
-(``eq=False``) so passes can keep side tables keyed by model objects.
+All classes are frozen value classes (:mod:`loopc.value`) with identity
+equality/hash (``eq=False``) so passes can keep side tables keyed by model objects.
 """
 from __future__ import annotations
 
 import functools
 from typing import Any, Callable, Mapping, TypeVar, Union
 
-import attrs
-
+from loopc.value import Value, ValueMeta, add_field, fields
 from loopc import kinds as _kinds
 from loopc.kinds.spec import FIELD_TYPES as _FIELD_TYPES
 from loopc.compiler.yamlnodes import YMap, YNode
@@ -54,8 +53,7 @@ MISSING: Any = _Missing()
 # Contracts
 # --------------------------------------------------------------------------
 
-@attrs.frozen(eq=False, repr=True)
-class FieldSchema:
+class FieldSchema(Value, eq=False):
     """One typed field (docs/reference.md#contracts).  ``default`` is ``MISSING``
     when absent; ``values`` only for ``enum``; ``items`` only for ``array``."""
 
@@ -81,8 +79,7 @@ Contract = Mapping[str, FieldSchema]
 # ValueExprs (docs/reference.md#values)
 # --------------------------------------------------------------------------
 
-@attrs.frozen(eq=False, repr=True)
-class Literal:
+class Literal(Value, eq=False):
     """A literal value (JSON-like Python data).  ``verbatim`` is true for the
     explicit ``{literal: v}`` form."""
 
@@ -91,8 +88,7 @@ class Literal:
     verbatim: bool = False
 
 
-@attrs.frozen(eq=False, repr=True)
-class Ref:
+class Ref(Value, eq=False):
     """``{ref: a.b.c}`` — ``path`` is the dotted path split into segments."""
 
     path: tuple[str, ...]
@@ -100,8 +96,7 @@ class Ref:
     src: YNode | None = None  # the scalar holding the path text
 
 
-@attrs.frozen(eq=False, repr=True)
-class Expr:
+class Expr(Value, eq=False):
     """``{expr: "..."}`` or a bare expression string (``when``,
     ``wait.condition``).  ``src`` is the scalar holding the expression text."""
 
@@ -109,8 +104,7 @@ class Expr:
     src: YNode | None = None
 
 
-@attrs.frozen(eq=False, repr=True)
-class Template:
+class Template(Value, eq=False):
     """A string that may contain ``{{ expression }}`` segments (docs/reference.md#templates).
     A plain string without ``{{`` is still a Template where the key takes one."""
 
@@ -118,8 +112,7 @@ class Template:
     src: YNode | None = None
 
 
-@attrs.frozen(eq=False, repr=True)
-class ListValue:
+class ListValue(Value, eq=False):
     """A list constructor whose members are ValueExprs (``None`` for a member
     the schema pass rejected and reported)."""
 
@@ -127,8 +120,7 @@ class ListValue:
     src: YNode | None = None
 
 
-@attrs.frozen(eq=False, repr=True)
-class MapValue:
+class MapValue(Value, eq=False):
     """A map constructor whose members are ValueExprs (keys in authored order;
     ``None`` for a member the schema pass rejected and reported)."""
 
@@ -155,18 +147,17 @@ def _kind_fields(name: str) -> Callable[[_C], _C]:
     of the key) after the declared ones — ``None`` when the key is omitted,
     keyword-only when the key is required — so positional construction keeps
     working.  Declaring one in the body is optional: it gives the attribute a
-    static type and a place among the positional parameters.  Applied under
-    ``attrs.frozen``; registers the class in :data:`CONFIG_CLASSES`."""
+    static type and a place among the positional parameters.  Applied to
+    a ``slots=False`` value class; registers the class in :data:`CONFIG_CLASSES`."""
 
     def derive(cls: _C) -> _C:
-        ann = cls.__dict__.get("__annotations__")
-        if ann is None:
-            ann = {}
-            cls.__annotations__ = ann
+        declared = {f.name for f in fields(cls)}
         for _key, attr, f in _kinds.tables().kinds[name].generic_fields:
-            if attr not in ann:
-                ann[attr] = "Any"
-                setattr(cls, attr, attrs.field(kw_only=True) if f.required else attrs.field(default=None))
+            if attr not in declared:
+                if f.required:
+                    add_field(cls, attr, kw_only=True)
+                else:
+                    add_field(cls, attr, default=None)
         return cls
 
     return derive
@@ -176,16 +167,14 @@ def _kind_fields(name: str) -> Callable[[_C], _C]:
 # Node configurations (docs/reference.md#nodes)
 # --------------------------------------------------------------------------
 
-@attrs.frozen(eq=False, repr=True)
-class Retry:
+class Retry(Value, eq=False):
     max_attempts: int
     backoff: str
     src: YNode | None = None
 
 
-@attrs.frozen(eq=False, repr=True)
 @_kind_fields("send_message")
-class SendMessage:
+class SendMessage(Value, eq=False, slots=False):
     """``work_scope`` is ``MISSING`` (absent), ``None`` (authored null: the
     Agent chooses) or a ValueExpr.  ``related_scopes`` is ``None`` (absent),
     a tuple of ValueExprs (list form) or one ValueExpr (array-valued form)."""
@@ -204,41 +193,36 @@ class SendMessage:
     src: YMap | None = None
 
 
-@attrs.frozen(eq=False, repr=True)
 @_kind_fields("set_variable")
-class SetVariable:
+class SetVariable(Value, eq=False, slots=False):
     assign: Mapping[str, ValueExpr | None]
     src: YMap | None = None
 
 
-@attrs.frozen(eq=False, repr=True)
 @_kind_fields("wait")
-class Wait:
+class Wait(Value, eq=False, slots=False):
     condition: Expr | None = None
     duration: ValueExpr | None = None
     timeout: ValueExpr | None = None
     src: YMap | None = None
 
 
-@attrs.frozen(eq=False, repr=True)
 @_kind_fields("request_approval")
-class RequestApproval:
+class RequestApproval(Value, eq=False, slots=False):
     assignee: Template
     summary: Template
     feedback_scope: ValueExpr | None = None
     src: YMap | None = None
 
 
-@attrs.frozen(eq=False, repr=True)
-class SwitchCase:
+class SwitchCase(Value, eq=False):
     port: str
     when: Expr
     src: YMap | None = None
 
 
-@attrs.frozen(eq=False, repr=True, slots=False)
 @_kind_fields("switch")
-class Switch:
+class Switch(Value, eq=False, slots=False):
     mode: str  # first_match | all_match
     cases: tuple[SwitchCase, ...]
     default: str
@@ -251,16 +235,14 @@ class Switch:
         return tuple(c.port for c in self.cases) + (self.default,)
 
 
-@attrs.frozen(eq=False, repr=True)
 @_kind_fields("fork")
-class Fork:
+class Fork(Value, eq=False, slots=False):
     branches: tuple[str, ...]
     src: YMap | None = None
 
 
-@attrs.frozen(eq=False, repr=True)
 @_kind_fields("join")
-class Join:
+class Join(Value, eq=False, slots=False):
     """Exactly one of ``fork_id`` / ``fan_out_id`` is set."""
 
     mode: str  # all | any
@@ -275,18 +257,16 @@ class Join:
         return self.fork_id or self.fan_out_id or ""
 
 
-@attrs.frozen(eq=False, repr=True)
 @_kind_fields("fan_out")
-class FanOut:
+class FanOut(Value, eq=False, slots=False):
     items: ValueExpr
     max_concurrency: int | None = None  # None = default 4, frozen by lowering
     failure_mode: str = "collect"
     src: YMap | None = None
 
 
-@attrs.frozen(eq=False, repr=True)
 @_kind_fields("loop")
-class Loop:
+class Loop(Value, eq=False, slots=False):
     mode: str  # counted
     iterations: int
     state: Contract
@@ -294,9 +274,8 @@ class Loop:
     src: YMap | None = None
 
 
-@attrs.frozen(eq=False, repr=True)
 @_kind_fields("end")
-class End:
+class End(Value, eq=False, slots=False):
     status: str  # succeeded | failed
     code: str | None = None
     detail: Template | None = None
@@ -320,8 +299,8 @@ def _generic_class(name: str) -> type:
                         "class in loopc.compiler.model (docs/architecture.md#add-a-node-kind)")
     body = {"__annotations__": {"src": "YMap | None"}, "src": None, "__module__": __name__,
             "__doc__": f"The config of a ``{name}`` node (every field derived from its kind)."}
-    cls = type("".join(p.title() for p in name.split("_")), (), body)
-    return attrs.frozen(eq=False, repr=True)(_kind_fields(name)(cls))
+    cls = ValueMeta("".join(p.title() for p in name.split("_")), (Value,), body, eq=False, slots=False)
+    return _kind_fields(name)(cls)
 
 
 CONFIG_CLASSES.update({t: _DECLARED.get(t) or _generic_class(t) for t in _kinds.tables().kinds})
@@ -331,8 +310,7 @@ CONFIG_CLASSES.update({t: _DECLARED.get(t) or _generic_class(t) for t in _kinds.
 # Graph
 # --------------------------------------------------------------------------
 
-@attrs.frozen(eq=False, repr=True)
-class Node:
+class Node(Value, eq=False):
     """A graph node.  ``input`` is the declared input contract; ``None`` when
     the key is absent (for a succeeded End the Plan output is used instead)."""
 
@@ -350,8 +328,7 @@ class Node:
         return self.input if self.input is not None else {}
 
 
-@attrs.frozen(eq=False, repr=True)
-class Edge:
+class Edge(Value, eq=False):
     """``bind`` is ``None`` when omitted (same-name pass-through applies)."""
 
     id: str
@@ -364,8 +341,7 @@ class Edge:
     src: YMap | None = None
 
 
-@attrs.frozen(eq=False, repr=True)
-class Plan:
+class Plan(Value, eq=False):
     """A whole PlanVersion source (docs/reference.md#document).
 
     ``nodes``/``edges`` hold only well-formed entries, keyed by id in authored

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 from typing import Hashable, Iterable, Sequence, Tuple, Union
 
-import attrs
 
 from loopc import codes
 from loopc.codes import section as code_section
@@ -305,5 +304,5 @@ def _located(d: Diagnostic, index: object) -> tuple[Span | None, tuple[Related, 
                         and _unlocated(r.span) else r for r in related)
     fix = d.fix
     if fix is not None and any(_unlocated(e.span) for e in fix.edits):
-        fix = attrs.evolve(fix, edits=tuple(attrs.evolve(e, span=e.span.located(index)) for e in fix.edits))
+        fix = fix.evolve(edits=tuple(e.evolve(span=e.span.located(index)) for e in fix.edits))
     return span, related, fix

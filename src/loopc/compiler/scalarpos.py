@@ -24,8 +24,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-import attrs
-
+from loopc.value import Value
 from loopc.compiler.yamlnodes import YDocument, YScalar
 from loopc.diagnostics import Span
 from loopc.lineindex import LineIndex
@@ -44,8 +43,7 @@ class _Mismatch(Exception):
     """The emulation cannot reproduce the value (fall back to the node span)."""
 
 
-@attrs.frozen
-class ScalarMap:
+class ScalarMap(Value):
     """Source ranges of every value character of one scalar.
 
     ``starts[i]``/``ends[i]`` are indexes into ``doc.text`` (end exclusive) of

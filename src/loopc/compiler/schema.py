@@ -44,7 +44,6 @@ regexes, ``difflib`` only for keys that are already wrong.
 
 from __future__ import annotations
 
-import attrs
 
 from loopc.compiler.model import Edge, FieldSchema, Plan
 from loopc.compiler.report import Entity, Reporter, decl, edge_entity, node_entity
@@ -199,5 +198,5 @@ class _Builder(_Nodes, _Edges):
         if key == "kind":
             # One document kind exists, so the replacement is no guess (an
             # apiVersion names a language version: that stays a person's call).
-            fix = attrs.evolve(fix, applicability=Applicability.SAFE)
+            fix = fix.evolve(applicability=Applicability.SAFE)
         self.err(code, v, f"'{key}' must be exactly '{want}', not {shown}", fix=fix)

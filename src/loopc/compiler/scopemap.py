@@ -56,8 +56,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Mapping
 
-import attrs
-
+from loopc.value import Value, field
 from loopc import kinds
 from loopc.kinds.base import SCOPES, attr_name
 from loopc.compiler.model import CONFIG_CLASSES, Edge, End, Join, Loop, Node, Plan
@@ -87,8 +86,7 @@ _OPENERS: dict[type, tuple[str, tuple[str, str] | None, tuple[str, ...], str, bo
 LOOP_CLOSING_PORTS = kinds.tables().back_ports
 
 
-@attrs.frozen
-class Scope:
+class Scope(Value):
     """One open scope: ``kind`` ∈ SCOPE_KINDS, ``owner`` the opening node id,
     ``branch`` the branch/port key (fork, all_match) or None, ``closer`` the
     closing join id (None for loops or when no join names the owner)."""
@@ -102,8 +100,7 @@ class Scope:
 Stack = tuple[Scope, ...]
 
 
-@attrs.frozen
-class ScopeOwner:
+class ScopeOwner(Value):
     """A scope the plan declares: ``kind`` ∈ SCOPE_KINDS, ``owner`` the
     opening node id, ``branches`` its fork branch keys / all_match ports in
     authored order (``()`` for fan-out and loop), ``closer`` its first
@@ -125,8 +122,7 @@ def owner_kind(node: Node | None) -> str | None:
     return k.opened_scope(c) if k is not None else None
 
 
-@attrs.frozen
-class ScopeMap:
+class ScopeMap(Value):
     """``node_scopes``/``edge_scopes`` map ids to their scope stack, outermost
     first.  Ids in ``ambiguous`` (nodes) and ``ambiguous_edges`` have no single
     consistent stack; ids in ``unreached`` (nodes) / ``unreached_edges`` are
@@ -143,8 +139,8 @@ class ScopeMap:
     ambiguous_edges: frozenset[str] = frozenset()
     unreached: frozenset[str] = frozenset()
     unreached_edges: frozenset[str] = frozenset()
-    closers: Mapping[str, str] = attrs.field(factory=dict)
-    owners: Mapping[str, ScopeOwner] = attrs.field(factory=dict)
+    closers: Mapping[str, str] = field(factory=dict)
+    owners: Mapping[str, ScopeOwner] = field(factory=dict)
 
     def innermost(self, element_id: str, kind: str, *, edge: bool = False) -> Scope | None:
         """Innermost enclosing scope of ``kind`` for a node (or edge) id."""

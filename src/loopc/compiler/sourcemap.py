@@ -29,8 +29,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-import attrs
-
+from loopc import value as _value
 from loopc import kinds
 from loopc.compiler import model as M
 from loopc.compiler.yamlnodes import YMap, YNode, YScalar, YSeq
@@ -61,7 +60,9 @@ _KEYS: dict[type, dict[str, tuple[str, ...] | None]] = {
     M.MapValue: {"entries": ()},
 }
 
-_MODEL_TYPES = tuple(t for t in vars(M).values() if isinstance(t, type) and attrs.has(t) and t.__module__ == M.__name__)
+_MODEL_TYPES = tuple(
+    t for t in vars(M).values() if isinstance(t, type) and _value.is_value(t) and t.__module__ == M.__name__
+)
 
 
 def _camel(name: str) -> str:
@@ -72,7 +73,7 @@ def _camel(name: str) -> str:
 def _check(obj: Any, field: str | None) -> None:
     if not isinstance(obj, _MODEL_TYPES):
         raise TypeError(f"{type(obj).__name__} is not a loopc.compiler.model object")
-    if field is not None and field not in attrs.fields_dict(type(obj)):
+    if field is not None and field not in {f.name for f in _value.fields(type(obj))}:
         raise ValueError(f"{type(obj).__name__} has no field {field!r}")
 
 
@@ -171,7 +172,7 @@ def model_objects(plan: M.Plan) -> Iterator[Any]:
         seen.add(id(obj))
         yield obj
         kids: list[Any] = []
-        for a in attrs.fields(type(obj)):
+        for a in _value.fields(type(obj)):
             if a.name == "src":
                 continue
             _collect(getattr(obj, a.name), kids)

@@ -46,6 +46,7 @@ from typing import Any, Iterator, Mapping
 
 import attrs
 
+from loopc import value as _value
 from loopc.compiler import sourcemap as SM
 from loopc.compiler.model import (
     End,
@@ -211,7 +212,7 @@ def config_values(cfg: Any) -> Iterator[tuple[Any, str]]:
     ``Template`` of a node configuration (mapping values of ``assign``,
     ``merge``, ``init``; each switch case's ``when`` as ``"when"``);
     contracts are skipped."""
-    for a in attrs.fields(type(cfg)):
+    for a in _value.fields(type(cfg)):
         if a.name in ("src", "callback_output", "result", "state"):
             continue
         v = getattr(cfg, a.name)

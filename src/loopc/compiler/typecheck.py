@@ -28,8 +28,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-import attrs
-
+from loopc.value import Value
 from loopc.compiler import typecheck_nodes
 from loopc.compiler import types as T
 from loopc.compiler.expr import ast as A
@@ -63,8 +62,7 @@ __all__ = [
 Typed = Any
 
 
-@attrs.frozen
-class FieldBinding:
+class FieldBinding(Value):
     """One field of a destination contract and the value it receives.
 
     * ``field`` — destination field name; ``type`` — its declared type;
@@ -83,8 +81,7 @@ class FieldBinding:
     implicit: bool = False
 
 
-@attrs.frozen(eq=False)
-class TypeInfo:
+class TypeInfo(Value, eq=False):
     """Result of the type pass, consumed by IR lowering.
 
     * ``values`` — identity-keyed map from every model ValueExpr, ``Expr``

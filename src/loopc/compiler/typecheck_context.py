@@ -18,8 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-import attrs
-
+from loopc.value import Value, field
 from loopc.compiler import types as T
 from loopc.compiler.model import End, Edge, FanOut, Fork, Join, Loop, Node, Plan, Switch
 from loopc.compiler.ports import effective_input, output_contract, source_ports
@@ -80,8 +79,7 @@ _MERGE_ONLY = {
 }
 
 
-@attrs.frozen
-class Context:
+class Context(Value):
     """The reference context at one location.
 
     * ``kind`` — ``config`` (node configuration), ``bind`` (edge bind),
@@ -99,7 +97,7 @@ class Context:
     kind: str
     label: str
     roots: Mapping[str, Type]
-    absent: Mapping[str, str] = attrs.field(factory=dict)
+    absent: Mapping[str, str] = field(factory=dict)
     silent: bool = False
     node: str | None = None
     edge: str | None = None
@@ -110,8 +108,7 @@ class Context:
         return run.field(name) if run is not None else None
 
 
-@attrs.frozen
-class PathProblem:
+class PathProblem(Value):
     """Why a path cannot be typed.
 
     ``segment`` is the index of the offending segment (0 = root);
@@ -129,8 +126,7 @@ class PathProblem:
     safe: bool = False
 
 
-@attrs.frozen
-class Resolved:
+class Resolved(Value):
     """A typed path: ``type`` of the value; ``static`` is how many segments
     were typed statically (the rest lie below an ``object`` and are checked at
     run time)."""
@@ -180,7 +176,7 @@ def resolve_path(ctx: Context, segments: tuple[str, ...], *, in_expr: bool = Fal
     if isinstance(got, PathProblem) and got.code == "LP3204" and got.replace is None:
         where = _declare_where(ctx, segments, got.segment)
         if where is not None:
-            got = attrs.evolve(got, message=got.message + f"; to add it, declare `{segments[got.segment]}` {where}")
+            got = got.evolve(message=got.message + f"; to add it, declare `{segments[got.segment]}` {where}")
     return got
 
 
@@ -278,7 +274,7 @@ def walk_fields(root: str, rtype: Type, segments: tuple[str, ...]) -> Resolved |
         if optional and not ft.optional:
             ft = T.with_optional(ft)
             if cur.presence_unknown:  # absent when its parent is: as unknown
-                ft = attrs.evolve(ft, presence_unknown=True)
+                ft = ft.evolve(presence_unknown=True)
         optional = optional or ft.optional
         cur = ft
     return Resolved(cur, len(segments))
@@ -343,7 +339,7 @@ class ContextBuilder:
             if r is not None and r.any_tainted and any(r.presence_tainted(fs.src) for fs in contract.values()):
                 # a field whose `required`/`default` was rejected may or may not
                 # be absent: nothing judges its presence
-                rec = T.object_of(tuple((n, attrs.evolve(ft, presence_unknown=True)
+                rec = T.object_of(tuple((n, ft.evolve(presence_unknown=True)
                                          if r.presence_tainted(contract[n].src) else ft)
                                         for n, ft in rec.fields or ()), optional=optional)
             hit = (contract, rec)

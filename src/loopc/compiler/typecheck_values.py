@@ -25,8 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import attrs
-
+from loopc.value import Value
 from loopc import codes
 from loopc.compiler import types as T
 from loopc.compiler.expr import ast as A
@@ -50,8 +49,7 @@ _AGENT_IN_TARGET = "LP3402"
 _ROOTS = frozenset(A.ROOTS)
 
 
-@attrs.frozen
-class TypedLiteral:
+class TypedLiteral(Value):
     """A literal ValueExpr with the type it takes at its location (a string
     literal takes the expected type when it matches its wire form, docs/reference.md#types).
     ``value`` is the JSON-like Python value."""
@@ -60,16 +58,14 @@ class TypedLiteral:
     type: Type
 
 
-@attrs.frozen
-class TypedList:
+class TypedList(Value):
     """A list constructor: ``items`` are the typed members in order."""
 
     items: tuple[Any, ...]
     type: Type
 
 
-@attrs.frozen
-class TypedMap:
+class TypedMap(Value):
     """A map constructor: ``entries`` are ``(key, typed member)`` in authored
     order; ``type`` is ``object``, or ``scope`` for a ``{kind, scopeId}``
     constructor where a scope is expected."""
@@ -78,8 +74,7 @@ class TypedMap:
     type: Type
 
 
-@attrs.frozen
-class TypedTemplate:
+class TypedTemplate(Value):
     """A template.
 
     * ``ast`` — the typed :class:`~loopc.compiler.expr.ast.TemplateAst`
@@ -450,7 +445,7 @@ class ValueChecker:
             if err:
                 self.report(code, v.src, f"{what} expects {_expect(expected)}: {err}", ctx)
                 return None
-            typed = attrs.evolve(typed, type=T.required_form(expected))
+            typed = typed.evolve(type=T.required_form(expected))
             t = typed.type
         if not self._fits(v, t, expected, ctx, code, what):
             return None
@@ -596,7 +591,7 @@ class ValueChecker:
                         self.report_in(code, v.src, lit.start, lit.end, f"{what} expects {_expect(expected)}: {err}", ctx)
                         return None
                     et = T.required_form(expected)
-                    typed_ast = attrs.evolve(typed_ast, parts=(attrs.evolve(ip, expr=attrs.evolve(lit, type=et)),))
+                    typed_ast = typed_ast.evolve(parts=(ip.evolve(expr=lit.evolve(type=et)),))
                 if expected is not None and not T.assignable(et, expected):
                     if expected.kind == "string" and et.kind in T.INTERPOLABLE:
                         out = TypedTemplate(typed_ast, T.STRING, True)  # rendered into a string

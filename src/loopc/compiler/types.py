@@ -28,13 +28,12 @@ value, use :func:`required_form` to compare ignoring it.
 """
 from __future__ import annotations
 
-import datetime as _dt
 import math
 import re
 from typing import Any, Callable, Iterable, Mapping
 
-import attrs
-
+from loopc import lazyre
+from loopc.value import Value, field
 from loopc import limits as _limits
 from loopc.compiler.model import MISSING as _MISSING
 from loopc.compiler.spelling import not_an_enum_value
@@ -67,8 +66,7 @@ STRING_SHAPED = frozenset(
 )
 
 
-@attrs.frozen(repr=False)
-class Type:
+class Type(Value):
     """A static type.
 
     * ``kind`` — one of :data:`KINDS`;
@@ -92,7 +90,7 @@ class Type:
     items: "Type | None" = None
     optional: bool = False
     fields: "tuple[tuple[str, Type], ...] | None" = None
-    presence_unknown: bool = attrs.field(default=False, eq=False)
+    presence_unknown: bool = field(default=False, eq=False)
 
     def field(self, name: str) -> "Type | None":
         """Type of field ``name`` of a typed object, ``None`` if absent."""
@@ -146,7 +144,7 @@ def object_of(fields: Iterable[tuple[str, Type]] | Mapping[str, Type], *, option
 
 def with_optional(t: Type, optional: bool = True) -> Type:
     """``t`` with its ``optional`` flag set (or cleared)."""
-    return t if t.optional == optional else attrs.evolve(t, optional=optional)
+    return t if t.optional == optional else t.evolve(optional=optional)
 
 
 def required_form(t: Type) -> Type:
@@ -366,7 +364,7 @@ def comparable(a: Type, b: Type) -> bool:
 CANONICAL_ID_RE = re.compile(r"[a-z][a-z0-9]*_[A-Za-z0-9_-]+\Z")
 CHANNEL_RE = re.compile(r"#[a-z0-9][a-z0-9_-]*\Z")
 DURATION_RE = _limits.DURATION_RE
-DATETIME_RE = re.compile(
+DATETIME_RE = lazyre.compile(
     r"(?P<y>[0-9]{4})-(?P<mo>[0-9]{2})-(?P<d>[0-9]{2})[Tt]"
     r"(?P<h>[0-9]{2}):(?P<mi>[0-9]{2}):(?P<s>[0-9]{2})(?:\.[0-9]+)?"
     r"(?P<off>[Zz]|[+-](?P<oh>[0-9]{2}):(?P<om>[0-9]{2}))\Z"
@@ -399,6 +397,8 @@ def is_datetime(s: str) -> bool:
     m = DATETIME_RE.match(s)
     if not m:
         return False
+    import datetime as _dt  # only for a string shaped like a date-time (start-up, issue 26)
+
     try:
         _dt.date(int(m.group("y")), int(m.group("mo")), int(m.group("d")))
     except ValueError:

@@ -66,7 +66,7 @@ def run_paths(typed_values: Iterable[Any]) -> set[tuple[str, str]]:
         else:
             attrs_of = names.get(cls)
             if attrs_of is None:
-                fields = getattr(cls, "__attrs_attrs__", None)
+                fields = getattr(cls, "__value_fields__", None)
                 attrs_of = names[cls] = tuple(
                     a.name for a in fields if a.type not in _SCALAR_FIELDS) if fields is not None else ()
             for a in attrs_of:
@@ -91,9 +91,9 @@ def may_read_run(typed: Mapping[Any, Any]) -> Iterator[Any]:
         yield t
 
 
-#: attrs class -> the names of its attributes that may hold a typed value (run_paths)
+#: value class (:mod:`loopc.value`) -> the names of its attributes that may hold a typed value (run_paths)
 _ATTR_NAMES: dict[type, tuple[str, ...]] = {}
-#: annotations of attrs fields that hold no path (offsets, names, flags, static
+#: annotations of value-class fields that hold no path (offsets, names, flags, static
 #: types): not walked
 _SCALAR_FIELDS = frozenset((
     "int", "str", "bool", "float", "Type", "Type | None", "int | None", "str | None",

@@ -26,6 +26,7 @@ import math
 import re
 from typing import Any
 
+from loopc import lazyre
 from loopc import limits as _limits
 from loopc.compiler.spelling import not_an_enum_value
 from loopc.diagnostics import value_text
@@ -36,7 +37,7 @@ SCOPE_KINDS = ("channel", "thread", "dm", "task")
 CANONICAL_ID_RE = re.compile(r"[a-z][a-z0-9]*_[A-Za-z0-9_-]+\Z")
 CHANNEL_RE = re.compile(r"#[a-z0-9][a-z0-9_-]*\Z")
 DURATION_RE = _limits.DURATION_RE
-DATETIME_RE = re.compile(
+DATETIME_RE = lazyre.compile(
     r"(?P<Y>[0-9]{4})-(?P<M>[0-9]{2})-(?P<D>[0-9]{2})[Tt]"
     r"(?P<h>[0-9]{2}):(?P<m>[0-9]{2}):(?P<s>[0-9]{2})(?:\.[0-9]+)?"
     r"(?:[Zz]|[+-](?P<oh>[0-9]{2}):(?P<om>[0-9]{2}))\Z"
@@ -45,7 +46,7 @@ HANDLE_RE = re.compile(r"@[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
 #: Identifiers an author declares (docs/reference.md#identifiers).
 IDENT_RE = re.compile(r"[a-z][a-z0-9_]{0,63}\Z")
 #: Failed End codes (docs/reference.md#node-end).
-ERROR_CODE_RE = re.compile(r"[a-z][a-z0-9_.]{0,63}\Z")
+ERROR_CODE_RE = lazyre.compile(r"[a-z][a-z0-9_.]{0,63}\Z")
 
 _DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 

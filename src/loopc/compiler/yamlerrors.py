@@ -9,6 +9,7 @@ never raises on bad input.
 """
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Callable
 
@@ -75,16 +76,18 @@ def _culprit_before(text: str, start: int, end: int, verbatim: list[tuple[int, i
     starting in ``start..end``, outside quoted and block scalars (whose line
     starts are content), or ``None``."""
     best = None
-    for m in _INDENT_CULPRIT.finditer(text, start, end):
+    for m in _indent_culprit_re().finditer(text, start, end):
         i = m.start(1)
         if not any(a <= i < b for a, b in verbatim):
             best = i
     return best
 
 
-_INDENT_CULPRIT = re.compile(
-    "(?:^|(?<=[\\n\\r]))(?:[ ]|- )*([\\t" + "".join(sorted(_INVISIBLE)) + "])", re.M
-)
+@functools.cache
+def _indent_culprit_re() -> re.Pattern[str]:
+    """A tab or invisible character in a line's indentation, compiled on
+    first use (only a YAML error looks for one: start-up, issue 26)."""
+    return re.compile("(?:^|(?<=[\\n\\r]))(?:[ ]|- )*([\\t" + "".join(sorted(_INVISIBLE)) + "])", re.M)
 
 
 def _invisible_message(text: str, i: int, line: int) -> tuple[str, str]:

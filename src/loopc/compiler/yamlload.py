@@ -33,6 +33,7 @@ import re
 import weakref
 from typing import Any, Callable
 
+from loopc import lazyre
 from loopc import limits as _limits
 from loopc.compiler.report import Reporter
 from loopc.compiler.yamlnodes import YDocument, YLinks, YMap, YNode, YScalar, YSeq, key_scalar
@@ -53,7 +54,7 @@ MAX_NUMBER_LITERAL = _limits.MAX_NUMBER_CHARS
 _INT_RE = re.compile(r"[-+]?[0-9]+\Z")
 _OCT_RE = re.compile(r"0o[0-7]+\Z")
 _HEX_RE = re.compile(r"0x[0-9a-fA-F]+\Z")
-_FLOAT_RE = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?\Z")
+_FLOAT_RE = lazyre.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?\Z")
 _INF_RE = re.compile(r"[-+]?\.(inf|Inf|INF)\Z")
 _NAN_RE = re.compile(r"\.(nan|NaN|NAN)\Z")
 _NULLS = frozenset(("", "~", "null", "Null", "NULL"))

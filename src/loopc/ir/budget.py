@@ -26,8 +26,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-import attrs
-
+from loopc.value import Value
 from loopc.compiler import ports as P
 from loopc.compiler import typecheck as TC
 from loopc.compiler.expr import ast as A
@@ -44,8 +43,7 @@ __all__ = ["Limits", "LIMITS", "Projection", "project", "final_gates", "budget_d
 CAP = 1 << 62
 
 
-@attrs.frozen
-class Limits:
+class Limits(Value):
     """Budget limits (docs/reference.md#budgets); tests may pass smaller ones."""
 
     schema_fields: int = 16_384
@@ -113,8 +111,7 @@ def _json_bytes(v: Any) -> tuple[int, int]:
     return n, b
 
 
-@attrs.frozen
-class Projection:
+class Projection(Value):
     """Projected totals; ``top`` names the node/edge contributing most to each
     measure (for the diagnostic's position)."""
 
@@ -337,8 +334,7 @@ class _Projector:
         self.charge("edge", e.id, 0, instrs, 1 + scope_depth, nbytes)
 
 
-@attrs.frozen
-class Checked:
+class Checked(Value):
     """The pass results the projection reads (a
     :class:`loopc.pipeline.CheckResult` has the same three attributes)."""
 

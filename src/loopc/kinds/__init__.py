@@ -29,8 +29,7 @@ import sys
 import types
 from typing import Any, Iterator, Mapping
 
-import attrs
-
+from loopc.value import Value
 from loopc.kinds import (
     end,
     fan_out,
@@ -139,8 +138,7 @@ def _frozen(d: Mapping[Any, Any]) -> Mapping[Any, Any]:
     return types.MappingProxyType(dict(d))
 
 
-@attrs.frozen
-class Tables:
+class Tables(Value):
     """Every table derived from the registry, computed once by :func:`tables`
     (read-only mappings, frozensets and tuples; registry order wherever a
     table is ordered).

@@ -28,8 +28,7 @@ import functools
 import re
 from typing import Any, Callable, Mapping
 
-import attrs
-
+from loopc.value import Value, field
 from loopc.kinds.spec import CONTRACT, Obj
 
 __all__ = [
@@ -133,8 +132,7 @@ def attr_name(key: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
 
 
-@attrs.frozen
-class SourceField:
+class SourceField(Value):
     """One key of a node kind's source config mapping.
 
     ``schema`` is its JSON Schema (draft-07) fragment for editors; ``required``
@@ -173,7 +171,7 @@ class SourceField:
     hint: str = ""
     default: Any = None
 
-    def __attrs_post_init__(self) -> None:
+    def __post_init__(self) -> None:
         if self.form not in FORMS:
             raise ValueError(f"unknown source form {self.form!r}")
         if self.context not in ("config", "condition"):
@@ -189,8 +187,7 @@ class SourceField:
         return self.form in GENERIC_FORMS or (self.form == "literal" and (self.choices or self.bounds) is not None)
 
 
-@attrs.frozen
-class Ports:
+class Ports(Value):
     """Source and target ports of a node kind, in canonical order.
 
     ``fixed`` are always present except those in ``conditional``, which
@@ -204,12 +201,12 @@ class Ports:
     """
 
     fixed: tuple[str, ...] = ()
-    conditional: Mapping[str, str] = attrs.field(factory=dict)
+    conditional: Mapping[str, str] = field(factory=dict)
     authored: str | None = None
     authored_wire: Callable[[Mapping[str, Any]], list[str]] | None = None
     targets: tuple[str, ...] = ("in",)
-    outputs: Mapping[str, str] = attrs.field(factory=dict)
-    carries: Mapping[str, str] = attrs.field(factory=dict)
+    outputs: Mapping[str, str] = field(factory=dict)
+    carries: Mapping[str, str] = field(factory=dict)
 
     def of_model(self, config: Any) -> tuple[str, ...]:
         """Source ports of a typed source config (:mod:`loopc.compiler.model`)."""
@@ -228,8 +225,7 @@ class Ports:
         return [p for p in self.fixed if p not in cond or cond[p] in config]
 
 
-@attrs.frozen
-class Kind:
+class Kind(Value):
     """One node kind (see the module docstring)."""
 
     #: ``type`` value in source and ``op`` in the artifact (``send_message``).
@@ -247,7 +243,7 @@ class Kind:
     #: what running the node does outside the token game (docs only).
     effects: str = "none"
     #: extra JSON Schema keywords of the source config (cross-field rules).
-    source_rules: Mapping[str, Any] = attrs.field(factory=dict)
+    source_rules: Mapping[str, Any] = field(factory=dict)
     #: what running it does, as one of :data:`EFFECT_CLASSES`.
     effect_class: str = "none"
     #: the scope it opens, one of :data:`SCOPES`.
@@ -266,19 +262,19 @@ class Kind:
     modes: tuple[str, ...] = ()
     #: ``{output field: source key}``: the field is in the node's output only
     #: when the key is set (``comment`` iff ``feedbackScope``).
-    conditional_outputs: Mapping[str, str] = attrs.field(factory=dict)
+    conditional_outputs: Mapping[str, str] = field(factory=dict)
     #: with :attr:`modes`: which mode a node is in, from a getter of its
     #: config's wire fields by name (``get("completion")``; ``None`` when absent).
     mode_of: Callable[[Callable[[str], Any]], str] | None = None
     #: ``{source key: scopes}``: a node of this kind closes the scope of the
     #: owner it names under the key, which must open one of ``scopes`` (a
     #: join's ``forkId`` names a fork or an all_match switch, ``fanOutId`` a fan_out).
-    closes: Mapping[str, tuple[str, ...]] = attrs.field(factory=dict)
+    closes: Mapping[str, tuple[str, ...]] = field(factory=dict)
     #: one of :data:`BEHAVIOURS` when a generic interpreter handler runs a
     #: node of this kind; ``None`` when its engine layer defines ``_op_<kind>``.
     behaviour: str | None = None
 
-    def __attrs_post_init__(self) -> None:
+    def __post_init__(self) -> None:
         if self.behaviour is not None:
             if self.behaviour not in BEHAVIOURS:
                 raise ValueError(f"{self.name}: unknown behaviour {self.behaviour!r}")

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import attrs
 
 from loopc.diagnostics import Diagnostic, Severity
 from loopc.lint.config import LintConfig, from_mapping
@@ -49,7 +48,7 @@ def apply_lint(
             if d.code in disabled:
                 continue
             if d.severity is Severity.WARNING and (config.warnings_as_errors or d.code in raised):
-                d = attrs.evolve(d, severity=Severity.ERROR)
+                d = d.evolve(severity=Severity.ERROR)
             out.append(d)
         diags = out
     return tuple(sorted(diags, key=Diagnostic.sort_key))

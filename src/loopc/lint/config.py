@@ -28,13 +28,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-import attrs
+from loopc.value import Value, field
 
 KEYS = ("include", "exclude", "disable", "error", "warnings-as-errors")
 
 
-@attrs.frozen
-class LintConfig:
+class LintConfig(Value):
     """Effective lint configuration (codes normalised to ``LPxxxx``, sorted).
 
     ``source`` names where it came from (a file path, or ``"defaults"``).
@@ -45,7 +44,7 @@ class LintConfig:
     disable: tuple[str, ...] = ()
     error: tuple[str, ...] = ()
     warnings_as_errors: bool = False
-    source: str = attrs.field(default="defaults", eq=False)
+    source: str = field(default="defaults", eq=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The TOML-shaped mapping (kebab-case keys), as ``loopc config`` prints it."""
@@ -69,8 +68,7 @@ class LintConfig:
         self, *, warnings_as_errors: bool | None = None, exclude: tuple[str, ...] = (), include: tuple[str, ...] = ()
     ) -> "LintConfig":
         """This configuration with command-line options layered on top."""
-        return attrs.evolve(
-            self,
+        return self.evolve(
             warnings_as_errors=self.warnings_as_errors or bool(warnings_as_errors),
             exclude=self.exclude + tuple(exclude),
             include=self.include + tuple(include),
@@ -134,7 +132,7 @@ def from_mapping(
     the entry.  Invalid entries are dropped from the returned configuration.
     """
     problems: list[str] = []
-    idx = _code_index()
+    idx: dict[str, Any] = {}  # the code registry, loaded only for a table that names codes (start-up)
     values: dict[str, Any] = {}
     where_code: dict[tuple[str, str], int] = {}
 
@@ -168,6 +166,8 @@ def from_mapping(
             values[key] = tuple(kept)
             continue
         codes_out: list[str] = []
+        if value and not idx:
+            idx = _code_index()
         for i, v in enumerate(value):
             entry = idx.get(v.upper()) or idx.get(v)
             if entry is None:

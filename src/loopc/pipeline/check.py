@@ -13,8 +13,7 @@ import functools
 from collections import Counter
 from typing import TYPE_CHECKING, Iterable
 
-import attrs
-
+from loopc.value import Value
 from loopc.compiler.report import Reporter, finish
 from loopc.compiler.yamlnodes import YDocument
 from loopc.diagnostics import Diagnostic, Severity
@@ -42,8 +41,7 @@ __all__ = [
 ]
 
 
-@attrs.frozen
-class CheckResult:
+class CheckResult(Value, slots=False):
     """Result of :func:`check_source`.
 
     ``ok`` is true when no diagnostic has error severity.  ``plan`` is the
@@ -172,7 +170,7 @@ def linted(res: CheckResult, config: LintConfig | None = None, path: str | None 
     merged.extend(diags)
     diags = finish(merged.diagnostics, res.document.text if res.document is not None else None, path)
     ok = not any(d.severity is Severity.ERROR for d in diags)
-    return attrs.evolve(res, ok=ok, diagnostics=diags)
+    return res.evolve(ok=ok, diagnostics=diags)
 
 
 def cap_result(res: CheckResult, max_diagnostics: int | None) -> CheckResult:
@@ -181,7 +179,7 @@ def cap_result(res: CheckResult, max_diagnostics: int | None) -> CheckResult:
     if not suppressed:
         return res
     totals = (len(res.errors), len(res.warnings))
-    return attrs.evolve(res, diagnostics=kept, suppressed=suppressed, totals=totals)
+    return res.evolve(diagnostics=kept, suppressed=suppressed, totals=totals)
 
 
 def cap_diagnostics(diags: tuple[Diagnostic, ...], limit: int | None) -> tuple[tuple[Diagnostic, ...], int]:
@@ -249,7 +247,7 @@ def _confirm_yaml_fixes(text: str, diags: tuple[Diagnostic, ...]) -> tuple[Diagn
     out = []
     for d in diags:
         if is_safe(d) and d.fix is not None and fix_new_errors(text, d, before=before)[2]:
-            d = attrs.evolve(d, fix=attrs.evolve(d.fix, applicability=Applicability.UNSAFE))
+            d = d.evolve(fix=d.fix.evolve(applicability=Applicability.UNSAFE))
         out.append(d)
     return tuple(out)
 

@@ -33,18 +33,16 @@ exclusive, ``start``/``end`` code-point offsets), ``path``, ``pointer``,
 from __future__ import annotations
 
 import importlib
-import pkgutil
+import os
 from typing import IO, Callable, Iterable, Sequence
 
-import attrs
-
+from loopc.value import Value
 from loopc.diagnostics import Diagnostic, Severity
 
 DEFAULT = "text"
 
 
-@attrs.frozen
-class FileReport:
+class FileReport(Value):
     """One checked file: its ``path`` as given on the command line, its
     diagnostics (sorted, each with ``path``) and its decoded source ``text``
     (``None`` when it could not be decoded).  ``error`` is set (a message,
@@ -67,8 +65,7 @@ Renderer = Callable[[Sequence[FileReport]], str]
 Writer = Callable[[Iterable[FileReport], IO[str]], None]
 
 
-@attrs.frozen
-class Format:
+class Format(Value):
     """An output format: ``render`` gives standard output, ``render_stderr``
     (optional) human notes for standard error.  ``write`` (optional) streams
     the same bytes as ``render``: it consumes the reports one at a time as
@@ -87,7 +84,19 @@ class Format:
 
 def names() -> list[str]:
     """Format names, the default first, then alphabetical (no imports)."""
-    found = {m.name.rstrip("_") for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")}
+    found = set()
+    for folder in __path__:  # a directory listing: pkgutil.iter_modules imports inspect (start-up, issue 26)
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.startswith("_"):
+                continue
+            if entry.endswith(".py"):
+                found.add(entry[:-3].rstrip("_"))
+            elif os.path.isfile(os.path.join(folder, entry, "__init__.py")):
+                found.add(entry.rstrip("_"))
     return sorted(found, key=lambda n: (n != DEFAULT, n))
 
 

@@ -40,8 +40,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Union
 
-import attrs
-
+from loopc.value import Value
 from loopc.compiler.types import Type
 
 COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=", "in")
@@ -50,8 +49,7 @@ ROOTS = ("run.input", "run.state", "input", "output", "branches", "winner", "ite
 
 
 
-@attrs.frozen(kw_only=True)
-class Lit:
+class Lit(Value, kw_only=True):
     """A literal: ``value`` is ``str | int | float | bool | None``."""
 
     value: Any
@@ -60,8 +58,7 @@ class Lit:
     type: Type | None = None
 
 
-@attrs.frozen(kw_only=True)
-class Path:
+class Path(Value, kw_only=True):
     """A reference path: ``root`` (see :data:`ROOTS`) and field ``segments``.
     ``text`` is the dotted path (``run.state.ready``); ``name_starts`` the
     offset of every written name (``run`` and ``state`` count separately)."""
@@ -90,8 +87,7 @@ class Path:
         return ".".join((self.root,) + self.segments)
 
 
-@attrs.frozen(kw_only=True)
-class Not:
+class Not(Value, kw_only=True):
     """``!operand``."""
 
     operand: "Expr"
@@ -100,8 +96,7 @@ class Not:
     type: Type | None = None
 
 
-@attrs.frozen(kw_only=True)
-class And:
+class And(Value, kw_only=True):
     """``a && b && ...`` — two or more operands, left to right."""
 
     operands: tuple["Expr", ...]
@@ -110,8 +105,7 @@ class And:
     type: Type | None = None
 
 
-@attrs.frozen(kw_only=True)
-class Or:
+class Or(Value, kw_only=True):
     """``a || b || ...`` — two or more operands, left to right."""
 
     operands: tuple["Expr", ...]
@@ -120,8 +114,7 @@ class Or:
     type: Type | None = None
 
 
-@attrs.frozen(kw_only=True)
-class Compare:
+class Compare(Value, kw_only=True):
     """``left op right``; ``op`` ∈ :data:`COMPARE_OPS`; ``op_start``/``op_end``
     locate the operator token."""
 
@@ -135,8 +128,7 @@ class Compare:
     type: Type | None = None
 
 
-@attrs.frozen(kw_only=True)
-class Call:
+class Call(Value, kw_only=True):
     """``name(args...)``; ``name_end`` is the end of the function name."""
 
     name: str
@@ -147,8 +139,7 @@ class Call:
     type: Type | None = None
 
 
-@attrs.frozen(kw_only=True)
-class ArrayLit:
+class ArrayLit(Value, kw_only=True):
     """``[items...]``."""
 
     items: tuple["Expr", ...]
@@ -160,8 +151,7 @@ class ArrayLit:
 Expr = Union[Lit, Path, Not, And, Or, Compare, Call, ArrayLit]
 
 
-@attrs.frozen(kw_only=True)
-class Interp:
+class Interp(Value, kw_only=True):
     """``{{ expr }}`` inside a template: ``start``/``end`` cover the braces,
     ``expr`` offsets are template offsets too."""
 
@@ -170,8 +160,7 @@ class Interp:
     end: int
 
 
-@attrs.frozen(kw_only=True)
-class TemplateAst:
+class TemplateAst(Value, kw_only=True):
     """A parsed template: ``parts`` are ``str`` (literal text) or
     :class:`Interp`, in order; ``text`` is the template source text."""
 
@@ -233,7 +222,7 @@ def with_children(node: Expr, kids: tuple[Expr, ...], **changes: Any) -> Expr:
         changes["args"] = kids
     elif cls is ArrayLit:
         changes["items"] = kids
-    return attrs.evolve(node, **changes) if changes else node
+    return node.evolve(**changes) if changes else node
 
 
 def map_postorder(node: Expr, fn: Any) -> Expr:

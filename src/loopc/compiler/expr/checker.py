@@ -30,8 +30,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence, TypeGuard
 
-import attrs
-
+from loopc.value import Value
 from loopc.compiler import types as T
 from loopc.compiler.expr import ast as A
 from loopc.compiler.expr.parser import ExprError, parse_expression, parse_path, parse_template
@@ -58,8 +57,7 @@ AGENT_IN_TARGET = "LP3402"
 # Context
 # ---------------------------------------------------------------------------
 
-@attrs.frozen
-class ContextError:
+class ContextError(Value):
     """Why a path does not resolve: ``code`` (LP3202/LP3204/LP3205),
     ``message``, and ``segment`` — the index of the offending segment
     (``-1`` = the root itself)."""
@@ -184,8 +182,7 @@ def _suggest(word: str, names: Sequence[str]) -> str:
 # Results
 # ---------------------------------------------------------------------------
 
-@attrs.frozen
-class Checked:
+class Checked(Value):
     """A checked expression or path: ``ast`` is the typed tree (``None`` if
     it did not parse), ``type`` its type (``None`` if it did not parse;
     ``unknown`` parts where errors were found), ``errors`` in source order."""
@@ -199,8 +196,7 @@ class Checked:
         return not self.errors
 
 
-@attrs.frozen
-class CheckedTemplate:
+class CheckedTemplate(Value):
     """A checked template.
 
     ``ast`` is the typed :class:`~loopc.compiler.expr.ast.TemplateAst`
@@ -265,8 +261,8 @@ class _Checker:
                     near = _enum_fix(n.value, target)
                     self.errors.append(ExprError(LITERAL_MISMATCH, _expected(why, target), n.start, n.end, near,
                                                  None if near is None else (n.start + 1, n.end - 1)))
-                    return attrs.evolve(n, type=T.UNKNOWN), False
-                return attrs.evolve(n, type=T.required_form(target)), True
+                    return n.evolve(type=T.UNKNOWN), False
+                return n.evolve(type=T.required_form(target)), True
             return n, None
         if n.__class__ is A.ArrayLit and tk == "array" and target.items is not None and n.items:
             new_items = []
@@ -283,9 +279,9 @@ class _Checker:
                 changed = changed or c is not it
                 new_items.append(c)
             if not ok:
-                return attrs.evolve(n, items=tuple(new_items), type=T.UNKNOWN), False
+                return n.evolve(items=tuple(new_items), type=T.UNKNOWN), False
             if changed:
-                return attrs.evolve(n, items=tuple(new_items), type=T.array_of(T.required_form(target.items))), True
+                return n.evolve(items=tuple(new_items), type=T.array_of(T.required_form(target.items))), True
             return n, None
         return n, None
 
@@ -307,9 +303,9 @@ class _Checker:
         cls = n.__class__
         if cls is A.Lit:
             v = n.value  # type: ignore[union-attr]
-            return attrs.evolve(n, type=T.type_of_literal(v))
+            return n.evolve(type=T.type_of_literal(v))
         if cls is A.Path:
-            return attrs.evolve(n, type=self.path(n))  # type: ignore[arg-type]
+            return n.evolve(type=self.path(n))  # type: ignore[arg-type]
         if cls is A.Not:
             (op,) = kids
             self.need_bool(op, "'!'")
@@ -594,7 +590,7 @@ def check_template_ast(tpl: A.TemplateAst, ctx: ExprContext, expected: Type | No
     parts: list[Any] = []
     for p in tpl.parts:
         if isinstance(p, A.Interp):
-            parts.append(attrs.evolve(p, expr=ch.run(p.expr)))
+            parts.append(p.evolve(expr=ch.run(p.expr)))
         else:
             parts.append(p)
     interps = [p for p in parts if isinstance(p, A.Interp)]
@@ -603,7 +599,7 @@ def check_template_ast(tpl: A.TemplateAst, ctx: ExprContext, expected: Type | No
         if forbid_agent and t.kind == "agent":
             ch.err(AGENT_IN_TARGET, "an agent cannot be interpolated into a message target "
                    "; address a channel, dm, task or team instead", ip.start, ip.end)
-    typed = attrs.evolve(tpl, parts=tuple(parts))
+    typed = tpl.evolve(parts=tuple(parts))
     passthrough = False
     if len(parts) == 1 and isinstance(parts[0], A.Interp):
         ip = parts[0]
@@ -621,7 +617,7 @@ def check_template_ast(tpl: A.TemplateAst, ctx: ExprContext, expected: Type | No
             else:
                 new = ch.expect(ip.expr, expected)
                 if new is not ip.expr:
-                    typed = attrs.evolve(typed, parts=(attrs.evolve(ip, expr=new),))
+                    typed = typed.evolve(parts=(ip.evolve(expr=new),))
                     t = new.type or t
         return CheckedTemplate(typed, t, _sorted(ch.errors), passthrough)
     for ip in interps:

@@ -24,13 +24,12 @@ input.
 """
 from __future__ import annotations
 
+import _thread
 import functools
 import re
-import threading
 from typing import Any, Protocol
 
-import attrs
-
+from loopc.value import Value
 from loopc.limits import MAX_SAFE_INTEGER, number_text_problem, underflow_problem
 from loopc.compiler.expr import ast as A
 
@@ -48,8 +47,7 @@ TEMPLATE_SYNTAX = "LP3005"
 BAD_LITERAL = "LP3006"
 
 
-@attrs.frozen
-class ExprError:
+class ExprError(Value):
     """A problem in an expression or template.
 
     ``code`` is an LP3xxx code, ``start``/``end`` code-point offsets (end
@@ -70,7 +68,7 @@ class ExprError:
 
     def shifted(self, delta: int) -> "ExprError":
         fs = None if self.fix_span is None else (self.fix_span[0] + delta, self.fix_span[1] + delta)
-        return attrs.evolve(self, start=self.start + delta, end=self.end + delta, fix_span=fs)
+        return self.evolve(start=self.start + delta, end=self.end + delta, fix_span=fs)
 
 
 class _Fail(Exception):
@@ -143,7 +141,7 @@ def _build_transformer() -> Any:
 
         def group(self, kids: list[Any]) -> tuple[A.Expr, int]:
             lpar, (inner, d), rpar = kids
-            return attrs.evolve(inner, start=lpar.start_pos, end=rpar.end_pos), d
+            return inner.evolve(start=lpar.start_pos, end=rpar.end_pos), d
 
         def not_expr(self, kids: list[Any]) -> tuple[A.Expr, int]:
             bang, (operand, d) = kids
@@ -255,7 +253,7 @@ def _number(text: str, start: int, end: int) -> int | float:
 # The lark parser (built once, lazily; thread-safe)
 # ---------------------------------------------------------------------------
 
-_LOCK = threading.Lock()
+_LOCK = _thread.allocate_lock()  # threading.Lock() itself; importing threading costs start-up
 _PARSER: Any = None
 
 
@@ -625,7 +623,7 @@ def _parse_template(text: str) -> tuple[A.TemplateAst | None, list[ExprError]]:
             if errs:
                 if "{{" in inner:
                     hint = " (a literal '{{' is written {{ '{{' }})"
-                    errs = [attrs.evolve(e, message=e.message + hint) for e in errs]
+                    errs = [e.evolve(message=e.message + hint) for e in errs]
                 errors.extend(e.shifted(j + 2) for e in errs)
             elif node is not None:
                 parts.append(A.Interp(expr=A.shift(node, j + 2), start=j, end=k + 2))
