@@ -159,6 +159,14 @@ def test_check_of_a_plan_with_a_condition_imports_lark_but_not_the_rest(tmp_path
     assert "lark" in top
 
 
+def test_a_tree_of_every_example_builds_no_attrs_class(tmp_path: pathlib.Path) -> None:
+    """Switches (the condition prover), fan-outs, loops, joins: checking
+    every example plan still imports no attrs (loopc.value)."""
+    out = _imports(["check", "--no-cache", str(ROOT / "examples")], tmp_path)
+    assert out["code"] == 0
+    _check(out, extra=frozenset({"attr", "attrs"}))
+
+
 def test_an_ascii_excerpt_does_not_import_wcwidth_but_a_non_ascii_one_does(tmp_path: pathlib.Path) -> None:
     src = PATHS_ONLY.read_text("utf-8").replace("entry: remind", "entry: remindd")
     (tmp_path / "ascii.yaml").write_text(src, "utf-8")

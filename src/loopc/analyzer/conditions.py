@@ -32,8 +32,7 @@ import functools
 from fractions import Fraction
 from typing import Any, Iterable, Mapping, Sequence
 
-import attrs
-
+from loopc.value import Value
 from loopc.analyzer.condtokens import tokens
 from loopc.compiler.expr.ast import And, ArrayLit, Compare, Lit, Not, Or, Path
 
@@ -49,8 +48,7 @@ _OTHER = object()  # a value equal to no literal of its subject
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
 
-@attrs.frozen
-class _Atom:
+class _Atom(Value):
     subject: str
     op: str
     value: Any  # bool | int | float | str | None
@@ -170,8 +168,7 @@ def _atoms(f: Any, out: list[Any]) -> None:
             out.append(g)
 
 
-@attrs.frozen
-class Domain:
+class Domain(Value):
     """What a subject's declared type allows (docs/language.md#switch-conditions): ``type`` is the field type (``number``, ``enum``,
     ``boolean``, ``string``, ...), ``nullable`` whether ``null`` is possible
     (an optional field without default; Run state is always nullable, a
@@ -377,8 +374,7 @@ def _space(formulas: Iterable[Any], domains: Mapping[str, Domain] | None = None,
     return _Space(reps, frees)
 
 
-@attrs.frozen
-class CaseVerdicts:
+class CaseVerdicts(Value):
     """What holds for every value of the subjects.
 
     * ``never`` — indices of cases that can never match;

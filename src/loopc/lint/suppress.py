@@ -28,9 +28,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Sequence
 
-import attrs
-
 from loopc.diagnostics import Diagnostic, Severity, Span
+from loopc.value import Value
 
 #: a whole-line comment starting with ``loopc:``
 _COMMENT = re.compile(r"^(?P<indent>[ \t]*)#[ \t]*loopc:(?P<body>.*)$")
@@ -41,8 +40,7 @@ _DIRECTIVE = re.compile(
 _CODE_TOKEN = re.compile(r"[^\s,]+")
 
 
-@attrs.frozen
-class Suppression:
+class Suppression(Value):
     """One parsed comment: 0-based ``line``; ``codes`` as (as-written,
     normalised code or ``None`` when unknown, 0-based column);
     ``reason`` (stripped, ``None`` when absent); ``error`` the parse
@@ -56,8 +54,7 @@ class Suppression:
     error: str | None = None
 
 
-@attrs.frozen
-class Target:
+class Target(Value):
     """What a suppression covers: 0-based (line, col) start and end of the
     covered text, the covered RFC 6901 pointer, and a description."""
 
