@@ -94,8 +94,28 @@ class Side:
 
 
 def copy_src(tree: Path, dest: Path) -> Path:
-    """``tree/src`` copied to ``dest`` without bytecode; returns ``dest``."""
+    """``tree/src`` copied to ``dest`` without bytecode, with the tree's
+    optional C extension (``setup.py``'s ``_ycompose``) built into it when
+    the copy has none (a fresh baseline worktree never does: without it that
+    side would compose YAML in pure Python, which no install of it does
+    where a C compiler is present); returns ``dest``."""
     shutil.copytree(tree / "src", dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
+    if (tree / "src/loopc/compiler/_ycompose.c").exists() and not list(dest.glob("loopc/compiler/_ycompose*.so")):
+        # as users get it: pip builds the tree's wheel (in its own build environment) and the
+        # extension is taken from it
+        import zipfile
+
+        wheels = dest.parent / f"{dest.name}-wheel"
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(tree), "-w", str(wheels)],
+                       capture_output=True, text=True)
+        for whl in wheels.glob("loopc-*.whl"):
+            with zipfile.ZipFile(whl) as z:
+                for name in z.namelist():
+                    if name.startswith("loopc/compiler/_ycompose") and name.endswith(".so"):
+                        (dest / name).write_bytes(z.read(name))
+        if not list(dest.glob("loopc/compiler/_ycompose*.so")):
+            print(f"note: {tree}: the C composer did not build; that side composes YAML in pure Python",
+                  file=sys.stderr)
     return dest
 
 
