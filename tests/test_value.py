@@ -151,7 +151,7 @@ def test_frozen_evolve_pickle_copy_weakref() -> None:
     n = pickle.loads(pickle.dumps(VNode("a", "t")))
     assert (n.id, n.text) == ("a", "t")
     assert weakref.ref(d)() is d
-    assert not hasattr(d, "__dict__")  # slotted by default
+    assert not hasattr(d, "__dict__")  # slotted, as attrs made them
     assert [f.name for f in value.fields(VDiag)] == [a.name for a in attrs.fields(ADiag)]
     assert value.is_value(VDiag) and not value.is_value(ADiag)
     with pytest.raises(TypeError):
@@ -165,16 +165,7 @@ def test_declaration_mistakes_are_refused_when_the_class_is_made() -> None:
             a: int = 1
             b: int
 
-    with pytest.raises(TypeError, match="slots=False"):
-
-        class _Cached(Value):
-            a: int
-
-            @functools.cached_property
-            def twice(self) -> int:
-                return self.a * 2
-
-    class Cached(Value, slots=False):
+    class Cached(Value):
         a: int
 
         @functools.cached_property
@@ -184,7 +175,7 @@ def test_declaration_mistakes_are_refused_when_the_class_is_made() -> None:
     assert Cached(2).twice == 4
     with pytest.raises(TypeError, match="slotted"):
         value.add_field(VSpan, "extra", default=None)
-    value.add_field(Cached, "extra", default=None)
+    value.add_field(Cached, "extra", default=None)  # its cached_property gave it an instance __dict__
     assert Cached(1).extra is None and Cached(1, extra=3).extra == 3  # type: ignore[attr-defined, call-arg]
     with pytest.raises(TypeError, match="already has"):
         value.add_field(Cached, "extra")
@@ -282,3 +273,25 @@ def test_a_lazy_pattern_compiles_on_first_use_and_then_is_the_pattern() -> None:
     assert p.__dict__["match"].__self__ is p.__dict__["_compiled"]  # the compiled pattern's own method
     b = lazyre.compile(rb"\xef\xbb\xbf")
     assert b.match(b"\xef\xbb\xbfx") is not None
+
+
+def test_classes_of_one_field_and_of_none_compare_hash_and_order() -> None:
+    class One(Value, order=True):
+        x: int
+
+    class NoField(Value):
+        pass
+
+    assert One(1) == One(1) and One(1) != One(2) and One(1) < One(2)
+    assert hash(One(1)) == hash(One(1)) and {One(1), One(1)} == {One(1)}
+    assert NoField() == NoField() and hash(NoField()) == hash(NoField()) and repr(NoField()) == "NoField()"
+    assert One(3).evolve(x=4) == One(4)
+
+
+def test_a_value_class_is_a_plain_class_so_isinstance_stays_fast() -> None:
+    """No metaclass: ``isinstance`` against a value class takes CPython's
+    exact-type path (a metaclass would add an ``__instancecheck__`` lookup
+    to every failing check, and the passes make many)."""
+    assert type(VDiag) is type and type(VSpan) is type and not issubclass(VDiag, Value)
+    assert value.is_value(VDiag) and not value.is_value(Value) and not value.is_value(ADiag)
+    assert not isinstance("x", VDiag) and isinstance(VDiag("c", None), VDiag)

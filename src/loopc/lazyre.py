@@ -22,24 +22,39 @@ from typing import Any, AnyStr, cast
 
 __all__ = ["compile"]
 
-_METHODS = ("match", "fullmatch", "search", "finditer", "findall", "sub", "subn", "split", "scanner")
+#: what a stand-in hands out once compiled: the methods, bound to the pattern, and its attributes
+_ATTRIBUTES = ("match", "fullmatch", "search", "finditer", "findall", "sub", "subn", "split", "scanner",
+               "pattern", "flags", "groups", "groupindex")
 
 
-class _LazyPattern:
+class _Pattern:
+    """A stand-in: once compiled (:class:`_Compiled`), the pattern's methods
+    and attributes are instance attributes, read by a plain lookup (a class
+    with ``__getattr__``, as :class:`_LazyPattern` has, looks up slower)."""
+
     __slots__ = ("_source", "__dict__")
 
     def __init__(self, pattern: Any, flags: int) -> None:
         self._source = (pattern, flags)
 
-    def __getattr__(self, name: str) -> Any:  # only for what is not set yet: before the first use
-        compiled = re.compile(*self._source)
-        for method in _METHODS:
-            self.__dict__[method] = getattr(compiled, method)
-        self.__dict__["_compiled"] = compiled
-        return getattr(compiled, name)
-
     def __repr__(self) -> str:
         return f"lazyre.compile({self._source[0]!r})"
+
+
+class _Compiled(_Pattern):
+    __slots__ = ()
+
+
+class _LazyPattern(_Pattern):
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:  # only before the first use: compile, then become _Compiled
+        compiled = re.compile(*self._source)
+        for name_ in _ATTRIBUTES:
+            self.__dict__[name_] = getattr(compiled, name_)
+        self.__dict__["_compiled"] = compiled
+        self.__class__ = _Compiled  # type: ignore[assignment]
+        return getattr(compiled, name)
 
 
 def compile(pattern: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:  # noqa: A001 - re.compile's name

@@ -7,11 +7,12 @@ generated per class on every start (docs/architecture.md#value-classes).
 imported, and rebuilds each slotted class: ~0.45 ms per class, ~34 ms for the
 74 classes the one-file check defined, plus ~27 ms importing ``attrs``
 itself.  A :class:`Value` subclass declares its fields the same way
-(annotations, defaults, :func:`field`); the metaclass records them in a few
+(annotations, defaults, :func:`field`); :class:`ValueMeta` records them in a few
 microseconds, the shared ``__eq__``/``__hash__``/``__repr__`` below read
-them, and ``__init__`` is compiled the first time the class is instantiated
-(so a class the run never builds never pays for it), with the same
-semantics as attrs' generated one.
+them, and ``__init__`` is generic for a class's first instances and
+compiled after :data:`COMPILE_AFTER` of them (so a class the run builds a
+few times never pays for compiling one), with the same semantics as attrs'
+generated one.
 
 Class keywords (all optional): ``eq`` (default ``True``: equal when of the
 same class with equal compared fields, hashed by them; ``False``: identity
@@ -19,8 +20,11 @@ equality and hash), ``order`` (``<`` and friends over the ordered fields),
 ``kw_only`` (every field keyword-only), ``frozen`` (default ``True``:
 assignment raises :class:`attrs.exceptions.FrozenInstanceError`; ``False``
 is ``attrs.define``'s mutable, unhashable class), ``slots`` (default
-``True``; ``False`` keeps an instance ``__dict__``, for
-:func:`functools.cached_property` and :func:`add_field`).
+``True``: slotted as attrs makes them; ``False`` adds an instance
+``__dict__``, which :func:`add_field` needs; a class with a
+:func:`functools.cached_property` gets one anyway).  ``class X(Value)`` is
+built by :class:`ValueMeta` into a plain class: ``issubclass(X, Value)`` is
+false, :func:`is_value` tells.
 
 A class may define ``__post_init__`` (called at the end of ``__init__``) or
 its own ``__init__``.  :meth:`Value.evolve` is ``attrs.evolve``; :func:`fields`
@@ -191,7 +195,8 @@ def _compile_init(cls: type) -> Callable[..., None]:
     glb: dict[str, Any] = {"_set": object.__setattr__, "NOTHING": NOTHING}
     positional: list[str] = []
     keyword: list[str] = []
-    body: list[str] = []
+    # as attrs writes them: through object.__setattr__ bound once (a call of two arguments, not three)
+    body: list[str] = ["_s = _set.__get__(self)"]
     for i, f in enumerate(cls.__value_fields__):  # type: ignore[attr-defined]
         n = f.name
         value = n
@@ -208,7 +213,7 @@ def _compile_init(cls: type) -> Callable[..., None]:
             glb[f"_c{i}"] = f.converter
             value = f"_c{i}({value})"
         (keyword if f.kw_only else positional).append(param)
-        body.append(f"_set(self, {n!r}, {value})")
+        body.append(f"_s({n!r}, {value})")
     if getattr(cls, "__post_init__", None) is not None:
         body.append("self.__post_init__()")
     params = ", ".join(["self", *positional, *(["*", *keyword] if keyword else [])])
@@ -223,8 +228,9 @@ def _compile_init(cls: type) -> Callable[..., None]:
 def _install(cls: Any, all_fields: tuple[Field, ...]) -> None:
     cls.__value_fields__ = all_fields
     setattr(cls, "__match_args__", tuple(f.name for f in all_fields if not f.kw_only))  # noqa: B010 - mypy: not assignable
-    cls._value_key = _getter(tuple(f.name for f in all_fields if f.eq))
-    cls._value_order = _getter(tuple(f.name for f in all_fields if f.eq and f.order))
+    # staticmethod: a one- or no-field getter is a Python function, which the instance would bind
+    cls._value_key = staticmethod(_getter(tuple(f.name for f in all_fields if f.eq)))
+    cls._value_order = staticmethod(_getter(tuple(f.name for f in all_fields if f.eq and f.order)))
     cls._value_shown = tuple(f.name for f in all_fields if f.repr)
     seen_default = None
     for f in all_fields:
@@ -237,68 +243,57 @@ def _install(cls: Any, all_fields: tuple[Field, ...]) -> None:
                             "which has one")
 
 
-@dataclass_transform(field_specifiers=(field, Field), eq_default=True, order_default=False,
-                     kw_only_default=False, frozen_default=True)
-class ValueMeta(type):
-    """The metaclass of :class:`Value`: records the fields a class body
-    declares (after its bases'), sets ``__slots__`` and the class keywords'
-    behaviour; no code is generated here."""
-
-    def __new__(mcls, name: str, bases: tuple[type, ...], ns: dict[str, Any], *, eq: bool = True,
-                order: bool = False, kw_only: bool = False, frozen: bool = True, slots: bool = True) -> "ValueMeta":
-        inherited: dict[str, Field] = {}
-        for base in reversed(bases):
-            for f in getattr(base, "__value_fields__", ()):
-                inherited.pop(f.name, None)
-                inherited[f.name] = f
-        own: list[Field] = []
-        for fname, annotation in ns.get("__annotations__", {}).items():
-            if _is_classvar(annotation):
-                continue
-            declared = ns.pop(fname, NOTHING) if slots else ns.get(fname, NOTHING)
-            if isinstance(declared, Field):
-                f = declared._named(fname, annotation, kw_only)
-                if not slots:
-                    del ns[fname]
-            else:
-                f = Field(fname, annotation, declared, kw_only=kw_only)
-            inherited.pop(fname, None)
-            own.append(f)
-        if slots:
-            cached = [k for k, v in ns.items() if type(v).__name__ == "cached_property"]
-            if cached:
-                raise TypeError(f"{name}: cached_property {cached[0]!r} needs an instance __dict__: declare the class "
-                                "with slots=False")
-            have = {s for b in bases for c in b.__mro__ for s in c.__dict__.get("__slots__", ())}
-            ns["__slots__"] = (*ns.get("__slots__", ()), *(f.name for f in own if f.name not in have))
-        if "__init__" not in ns:
-            ns["__init__"] = _lazy_init
-        if not frozen:
-            ns.setdefault("__setattr__", object.__setattr__)
-            ns.setdefault("__delattr__", object.__delattr__)
-        if not eq:
-            ns.setdefault("__eq__", object.__eq__)
-            ns.setdefault("__ne__", object.__ne__)
-            ns.setdefault("__hash__", object.__hash__)
-        elif not frozen:
-            ns.setdefault("__hash__", None)  # attrs.define: mutable and equal by value, so unhashable
-        if order:
-            ns.setdefault("__lt__", Value._lt)
-            ns.setdefault("__le__", Value._le)
-            ns.setdefault("__gt__", Value._gt)
-            ns.setdefault("__ge__", Value._ge)
-        cls = super().__new__(mcls, name, bases, ns)
-        _install(cls, (*inherited.values(), *own))
-        return cls
-
-    def __init__(cls, name: str, bases: tuple[type, ...], ns: dict[str, Any], **_kw: Any) -> None:
-        super().__init__(name, bases, ns)
+def _own_fields(body: Any, kw_only: bool) -> list[Field]:
+    """The fields a class body declares: its annotations (``ClassVar`` ones
+    left out), with their defaults or :func:`field` markers."""
+    own: list[Field] = []
+    for fname, annotation in body.get("__annotations__", {}).items():
+        if _is_classvar(annotation):
+            continue
+        declared = body.get(fname, NOTHING)
+        if isinstance(declared, Field):
+            own.append(declared._named(fname, annotation, kw_only))
+        else:
+            own.append(Field(fname, annotation, declared, kw_only=kw_only))
+    return own
 
 
-class Value(metaclass=ValueMeta):
-    """Base of the value classes (module docstring): fields from
-    annotations, ``__init__`` in field order, value equality and hash,
-    ``Name(field=value, ...)`` repr, immutable, pickled by its fields."""
+def _inherited(bases: tuple[type, ...]) -> dict[str, Field]:
+    out: dict[str, Field] = {}
+    for c in reversed([c for b in bases for c in b.__mro__]):
+        for f in c.__dict__.get("__value_fields__", ()):
+            out.pop(f.name, None)
+            out[f.name] = f
+    return out
+
+
+def _behaviour(body: Any, put: Callable[[str, Any], None], *, eq: bool, order: bool, frozen: bool) -> None:
+    """What the class keywords ask for, each method put only where the body
+    does not define its own."""
+    if "__init__" not in body:
+        put("__init__", _lazy_init)
+    if not frozen:
+        if "__setattr__" not in body:
+            put("__setattr__", object.__setattr__)
+        if "__delattr__" not in body:
+            put("__delattr__", object.__delattr__)
+    if not eq:
+        for name in ("__eq__", "__ne__", "__hash__"):
+            if name not in body:
+                put(name, getattr(object, name))
+    elif not frozen and "__hash__" not in body:
+        put("__hash__", None)  # attrs.define: mutable and equal by value, so unhashable
+    if order:
+        for name, method in (("__lt__", _Base._lt), ("__le__", _Base._le), ("__gt__", _Base._gt),
+                             ("__ge__", _Base._ge)):
+            if name not in body:
+                put(name, method)
+
+
+class _Base:
+    """What every value class has (:class:`Value`'s documentation): the
+    shared methods, and :meth:`__init_subclass__` for a subclass of a value
+    class (which no metaclass builds: see :class:`ValueMeta`)."""
 
     __slots__ = ("__weakref__",)
     __value_fields__: ClassVar[tuple[Field, ...]]
@@ -309,6 +304,27 @@ class Value(metaclass=ValueMeta):
     if not TYPE_CHECKING:
         __setattr__ = _frozen_error
         __delattr__ = _frozen_error
+
+    def __init_subclass__(cls, *, eq: bool = True, order: bool = False, kw_only: bool = False, frozen: bool = True,
+                          slots: bool = True, **kwargs: Any) -> None:
+        """A class derived from a value class (not from :class:`Value`
+        itself): its fields are recorded here, after its bases'.  It keeps
+        an instance ``__dict__`` (a class cannot get slots after its body)."""
+        super().__init_subclass__(**kwargs)
+        body = cls.__dict__
+        if body.get("_value_by_meta") or type(cls) is not type:
+            return  # ValueMeta built it and records its fields, or it is Value itself
+        own = _own_fields(body, kw_only)
+        inherited = _inherited(cls.__bases__)
+        for f in own:
+            inherited.pop(f.name, None)
+            if isinstance(body.get(f.name), Field):
+                if f.default is NOTHING:
+                    delattr(cls, f.name)  # a factory's or a required field's marker: no class attribute
+                else:
+                    setattr(cls, f.name, f.default)
+        _behaviour(body, lambda name, v: setattr(cls, name, v), eq=eq, order=order, frozen=frozen)
+        _install(cls, (*inherited.values(), *own))
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
@@ -362,6 +378,62 @@ class Value(metaclass=ValueMeta):
         return cls(**changes)
 
 
+@dataclass_transform(field_specifiers=(field, Field), eq_default=True, order_default=False,
+                     kw_only_default=False, frozen_default=True)
+class ValueMeta(type):
+    """Builds each ``class X(Value, ...)``: records the fields its body
+    declares, gives it ``__slots__`` for them (``slots=False``: an instance
+    ``__dict__`` as well, for :func:`add_field` and
+    :func:`functools.cached_property`) and what the class keywords ask for —
+    and returns a *plain* class, derived from the methods' base instead of
+    from :class:`Value`, whose type is ``type``.  A class whose type is a
+    metaclass makes every failing ``isinstance`` check against it take twice
+    as long (CPython looks up ``__instancecheck__`` on the metaclass), and
+    the passes make hundreds of thousands of those per tree; a first version
+    that kept the metaclass cost the cold tree 5% more instructions.  So
+    ``issubclass(X, Value)`` is false: ask :func:`is_value`."""
+
+    def __new__(mcls, name: str, bases: tuple[type, ...], ns: dict[str, Any], *, eq: bool = True,
+                order: bool = False, kw_only: bool = False, frozen: bool = True, slots: bool = True) -> Any:
+        if not any(isinstance(b, ValueMeta) for b in bases):
+            return super().__new__(mcls, name, bases, ns)  # Value itself
+        bases = tuple(_Base if b is Value else b for b in bases)
+        own = _own_fields(ns, kw_only)
+        inherited = _inherited(bases)
+        have = {n for b in bases for c in b.__mro__ for n in c.__dict__.get("__slots__", ())}
+        for f in own:
+            inherited.pop(f.name, None)
+            declared = ns.get(f.name, NOTHING)
+            if slots or isinstance(declared, Field):
+                ns.pop(f.name, None)
+            if not slots and isinstance(declared, Field) and f.default is not NOTHING:
+                ns[f.name] = f.default
+        extra = ["__dict__"] if not slots and "__dict__" not in have else []
+        if slots and any(type(v).__name__ == "cached_property" for v in ns.values()):
+            extra = ["__dict__"]  # cached_property keeps its values there
+        slotted = [f.name for f in own if f.name not in have] if slots else []  # slots=False: all in __dict__
+        ns["__slots__"] = (*ns.get("__slots__", ()), *slotted, *extra)
+        ns["_value_by_meta"] = True
+        _behaviour(ns, ns.__setitem__, eq=eq, order=order, frozen=frozen)
+        cls = type.__new__(type, name, bases, ns)
+        _install(cls, (*inherited.values(), *own))
+        return cls
+
+    def __init__(cls, name: str, bases: tuple[type, ...], ns: dict[str, Any], **_kw: Any) -> None:
+        super().__init__(name, bases, ns)
+
+
+class Value(_Base, metaclass=ValueMeta):
+    """Base of the value classes (module docstring): fields from
+    annotations, ``__init__`` in field order, value equality and hash,
+    ``Name(field=value, ...)`` repr, immutable, pickled by its fields.
+    ``class X(Value)`` gives a plain slotted class (:class:`ValueMeta`); a
+    class derived from ``X`` is a value class too, with an instance
+    ``__dict__``."""
+
+    __slots__ = ()
+
+
 def fields(cls: type) -> tuple[Field, ...]:
     """The fields of a :class:`Value` class, inherited ones first
     (``attrs.fields``); :class:`TypeError` for another class."""
@@ -372,21 +444,25 @@ def fields(cls: type) -> tuple[Field, ...]:
 
 
 def is_value(cls: type) -> bool:
-    """True for a :class:`Value` class (``attrs.has``)."""
-    return isinstance(cls, ValueMeta)
+    """True for a value class (``attrs.has``)."""
+    return isinstance(cls, type) and getattr(cls, "__value_fields__", None) is not None
 
 
 def add_field(cls: type, name: str, *, default: Any = NOTHING, kw_only: bool = False,
               annotation: Any = "Any") -> None:
-    """Add field ``name`` after the others to ``cls``, a ``slots=False``
-    value class (a derived field: the node kinds' generic fields of
-    :mod:`loopc.compiler.model`).  ``TypeError`` for a slotted class or a
-    name it already has."""
-    if not hasattr(cls, "__dict__") or "__dict__" not in {n for c in cls.__mro__ for n in c.__dict__}:
-        raise TypeError(f"{cls.__qualname__} is slotted: declare {name!r} in its body")
+    """Add field ``name`` after the others to value class ``cls``, one
+    whose instances have a ``__dict__`` (``slots=False``; a derived field:
+    the node kinds' generic fields of :mod:`loopc.compiler.model`).
+    ``TypeError`` for a slotted class or a name it already has."""
+    if not any("__dict__" in c.__dict__ for c in cls.__mro__ if c is not object):
+        raise TypeError(f"{cls.__qualname__} is slotted: declare {name!r} in its body or use slots=False")
     if any(f.name == name for f in fields(cls)):
         raise TypeError(f"{cls.__qualname__} already has a field {name!r}")
     _install(cls, (*fields(cls), Field(name, annotation, default, kw_only=kw_only)))
-    cls.__dict__.get("__annotations__", {})[name] = annotation
+    if default is not NOTHING:
+        setattr(cls, name, default)
+    if "__annotations__" not in cls.__dict__:
+        cls.__annotations__ = {}
+    cls.__dict__["__annotations__"][name] = annotation
     if "__init__" in cls.__dict__ and cls.__dict__["__init__"] is not _lazy_init:
         cls.__init__ = _lazy_init  # type: ignore[misc]  # recompiled with the new field on first use

@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 
-class CheckResult(Value, slots=False):
+class CheckResult(Value):
     """Result of :func:`check_source`.
 
     ``ok`` is true when no diagnostic has error severity.  ``plan`` is the
