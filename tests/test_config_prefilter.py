@@ -40,6 +40,11 @@ def test_every_loopc_table_passes_the_prefilter(doc: str) -> None:
     assert may_name_loopc(doc.encode())
 
 
+def test_a_broken_loopc_header_is_parsed_so_it_is_reported() -> None:
+    for doc in ("[tool.loopc\nerror = []\n", "[tool.loopc # note\n", '[tool."loopc"\r\n', "[tool]\nloopc\n"):
+        assert may_name_loopc(doc.encode()), doc
+
+
 def test_a_pyproject_without_a_loopc_key_is_skipped() -> None:
-    for doc in ('[project]\nname = "loopc-plans"\n', "# configure loopc here\n", '[tool.ruff]\nx = "see loopc"\n', ""):
+    for doc in ('[project]\nname = "loopc-plans"\n', "# configure loopc here\n", '[tool.ruff]\nx = "see loopc docs"\n', ""):
         assert not may_name_loopc(doc.encode()), doc

@@ -50,7 +50,7 @@ def find_config(start: str | None = None) -> tuple[str | None, dict[str, Any], l
             sub = table.get("tool", {}).get("loopc") if isinstance(table.get("tool"), dict) else None
             if sub is not None:
                 if not isinstance(sub, dict):
-                    return pyproject, {}, [f"{pyproject}: [tool.loopc] must be a table"]
+                    return pyproject, {}, [f"{_relative(pyproject)}: [tool.loopc] must be a table"]
                 return pyproject, sub, problems
             if problems:
                 return pyproject, {}, problems
@@ -68,8 +68,10 @@ MAX_CONFIG_BYTES = 1024 * 1024
 
 #: A key spelled ``loopc`` (bare or quoted) that a table header, a dotted
 #: key or an assignment could use: ``[tool.loopc]``, ``loopc.x = ..``,
-#: ``loopc = {..}``.  A quoted key may also spell it with escapes (``\\u``).
-_LOOPC_KEY = lazyre.compile(rb"""(?:\A|[\s.\[{,])["']?loopc["']?[ \t]*[=.\]]|\\[uU]""")
+#: ``loopc = {..}``, and a header broken after it (``[tool.loopc`` at the end
+#: of a line: parsed, so the broken file is reported).  A quoted key may also
+#: spell it with escapes (``\\u``).
+_LOOPC_KEY = lazyre.compile(rb"""(?:\A|[\s.\[{,])["']?loopc["']?[ \t]*(?:[=.\]#]|\r?$)|\\[uU]""", re.M)
 
 
 def may_name_loopc(data: bytes) -> bool:
@@ -81,6 +83,15 @@ def may_name_loopc(data: bytes) -> bool:
     return _LOOPC_KEY.search(data) is not None
 
 
+def _relative(path: str) -> str:
+    """``path`` as the configuration's other problems name it: relative to
+    the current directory (absolute where it cannot be, another drive)."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # pragma: no cover - Windows, another drive
+        return path
+
+
 def _read(path: str, only_if_loopc: bool = False) -> tuple[dict[str, Any], list[str]]:
     """``(table, problems)`` of TOML file ``path``; with ``only_if_loopc``
     (a ``pyproject.toml``), ``({}, [])`` for text that names no ``loopc``
@@ -88,7 +99,7 @@ def _read(path: str, only_if_loopc: bool = False) -> tuple[dict[str, Any], list[
     from loopc.boundedio import read_bounded
     from loopc.cli.textsafe import escape_text
 
-    shown = escape_text(path)
+    shown = escape_text(_relative(path))
     try:
         data = read_bounded(path, MAX_CONFIG_BYTES)  # never blocks on a FIFO or device
         if len(data) > MAX_CONFIG_BYTES:
@@ -193,7 +204,7 @@ def load_config(start: str | None = None) -> tuple[Any, list[str]]:
         locate = _locator(text, os.path.basename(path) == "pyproject.toml")
     except OSError:
         pass
-    cfg, more = from_mapping(table, os.path.relpath(path), locate)
+    cfg, more = from_mapping(table, _relative(path), locate)
     return cfg, problems + more
 
 
