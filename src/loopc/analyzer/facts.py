@@ -4,7 +4,7 @@ failure routes and
 state effects; scope stacks and declarations come from the one scope model,
 :class:`loopc.compiler.scopemap.ScopeMap`, which the analyzer's proof checks).
 
-All classes are frozen attrs classes; every mapping is keyed by node or edge
+All classes are frozen value classes (:mod:`loopc.value`); every mapping is keyed by node or edge
 id and iterates in authored order (deterministic output, no hash-seed
 dependence).
 

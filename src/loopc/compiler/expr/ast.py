@@ -3,7 +3,7 @@
 Produced by :mod:`loopc.compiler.expr.parser` (``type`` is ``None``) and
 re-built by :mod:`loopc.compiler.expr.checker` with every node's ``type`` set
 (a *typed* AST, lowered by the IR pass into instructions).  All nodes are
-frozen attrs classes; ``start``/``end`` are code-point offsets (end exclusive)
+frozen value classes (:mod:`loopc.value`); ``start``/``end`` are code-point offsets (end exclusive)
 into the text that was parsed — the expression text for
 :func:`~loopc.compiler.expr.parse_expression`, the whole template text for
 :func:`~loopc.compiler.expr.parse_template` (expressions inside a template
@@ -33,8 +33,9 @@ Templates: :class:`TemplateAst` with ``parts``: literal text (``str``) and
 :class:`Interp` (``{{ expr }}``).  Adjacent text is merged; ``{{ '{{' }}``
 stays an :class:`Interp` of a string literal (it renders as ``{{``).
 
-The tree depth is bounded (64, checked by the parser), so the attrs-generated
-``==``/``repr`` recursion is safe on any tree the parser returns.
+The tree depth is bounded (64, checked by the parser), so ``==`` and
+``repr``, which recurse into the children, are safe on any tree the parser
+returns.
 """
 from __future__ import annotations
 
