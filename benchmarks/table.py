@@ -105,10 +105,8 @@ def copy_src(tree: Path, dest: Path) -> Path:
         # extension is taken from it
         import zipfile
 
-        wheels = dest.parent / f"{dest.name}-wheel"
-        subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(tree), "-w", str(wheels)],
-                       capture_output=True, text=True)
-        for whl in wheels.glob("loopc-*.whl"):
+        whl = build_wheel(tree, dest.parent)
+        if whl is not None:
             with zipfile.ZipFile(whl) as z:
                 for name in z.namelist():
                     if name.startswith("loopc/compiler/_ycompose") and name.endswith(".so"):
@@ -126,13 +124,33 @@ def baseline_tree(rev: str, work: Path) -> Path:
     return path
 
 
+_WHEELS: dict[Path, Path] = {}
+
+
+def build_wheel(tree: Path, work: Path) -> Path | None:
+    """``tree``'s loopc wheel (``pip wheel --no-deps``), built once per tree
+    and run (a baseline's C composer and its ``--wheel`` venv share it);
+    ``None`` when it does not build."""
+    if tree not in _WHEELS:
+        out = work / f"wheel-{len(_WHEELS)}"
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(tree), "-w", str(out)],
+                       capture_output=True, text=True)
+        found = sorted(out.glob("loopc-*.whl"))
+        if not found:
+            return None
+        _WHEELS[tree] = found[0]
+    return _WHEELS[tree]
+
+
 def wheel_venv(tree: Path, work: Path, label: str) -> str:
-    """Build ``tree``'s wheel, install it into a fresh venv; returns its python."""
-    wheels, venv = work / f"wheels-{label}", work / f"venv-{label}"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", str(tree), "-w", str(wheels)], check=True)
+    """Install ``tree``'s wheel (:func:`build_wheel`) and its dependencies
+    into a fresh venv; returns its python."""
+    venv = work / f"venv-{label}"
+    whl = build_wheel(tree, work)
+    if whl is None:
+        raise SystemExit(f"table: {tree}: the wheel did not build")
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    [whl] = sorted(wheels.glob("loopc-*.whl"))
-    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--find-links", str(wheels), str(whl)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", str(whl)], check=True)
     return str(venv / "bin" / "python")
 
 

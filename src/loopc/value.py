@@ -45,7 +45,7 @@ else:
         return lambda obj: obj
 
 
-__all__ = ["Value", "Field", "field", "fields", "is_value", "add_field", "NOTHING"]
+__all__ = ["Value", "ValueBase", "Field", "field", "fields", "is_value", "add_field", "declare", "NOTHING"]
 
 _T = TypeVar("_T")
 
@@ -284,13 +284,13 @@ def _behaviour(body: Any, put: Callable[[str, Any], None], *, eq: bool, order: b
     elif not frozen and "__hash__" not in body:
         put("__hash__", None)  # attrs.define: mutable and equal by value, so unhashable
     if order:
-        for name, method in (("__lt__", _Base._lt), ("__le__", _Base._le), ("__gt__", _Base._gt),
-                             ("__ge__", _Base._ge)):
+        for name, method in (("__lt__", ValueBase._lt), ("__le__", ValueBase._le), ("__gt__", ValueBase._gt),
+                             ("__ge__", ValueBase._ge)):
             if name not in body:
                 put(name, method)
 
 
-class _Base:
+class ValueBase:
     """What every value class has (:class:`Value`'s documentation): the
     shared methods, and :meth:`__init_subclass__` for a subclass of a value
     class (which no metaclass builds: see :class:`ValueMeta`)."""
@@ -397,7 +397,7 @@ class ValueMeta(type):
                 order: bool = False, kw_only: bool = False, frozen: bool = True, slots: bool = True) -> Any:
         if not any(isinstance(b, ValueMeta) for b in bases):
             return super().__new__(mcls, name, bases, ns)  # Value itself
-        bases = tuple(_Base if b is Value else b for b in bases)
+        bases = tuple(ValueBase if b is Value else b for b in bases)
         own = _own_fields(ns, kw_only)
         inherited = _inherited(bases)
         have = {n for b in bases for c in b.__mro__ for n in c.__dict__.get("__slots__", ())}
@@ -423,7 +423,7 @@ class ValueMeta(type):
         super().__init__(name, bases, ns)
 
 
-class Value(_Base, metaclass=ValueMeta):
+class Value(ValueBase, metaclass=ValueMeta):
     """Base of the value classes (module docstring): fields from
     annotations, ``__init__`` in field order, value equality and hash,
     ``Name(field=value, ...)`` repr, immutable, pickled by its fields.
@@ -432,6 +432,15 @@ class Value(_Base, metaclass=ValueMeta):
     ``__dict__``."""
 
     __slots__ = ()
+
+
+def declare(cls: type, names: tuple[str, ...]) -> None:
+    """Make ``cls``, a :class:`ValueBase` subclass that writes its own
+    ``__slots__`` and ``__init__`` (the wire vocabulary of
+    :mod:`loopc.kinds.spec`), a value class over the fields ``names`` (its
+    ``__init__`` order): the shared equality, hash, repr, pickling and
+    :meth:`~ValueBase.evolve` then read them."""
+    _install(cls, tuple(Field(n) for n in names))
 
 
 def fields(cls: type) -> tuple[Field, ...]:

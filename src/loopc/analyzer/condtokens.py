@@ -6,17 +6,12 @@ imports the other back (tests/test_import_cycles.py).
 """
 from __future__ import annotations
 
-import functools
-import re
+from loopc import lazyre
 
 __all__ = ["tokens"]
 
-_TOKEN_PATTERN = r"""\s*('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|&&|\|\||[!=<>]=|[()\[\],!<>]|[^\s()\[\],!<>=&|'"]+)"""
-
-
-@functools.cache
-def _token() -> re.Pattern[str]:
-    return re.compile(_TOKEN_PATTERN)  # on first use: a plan without a switch never needs it (start-up)
+# compiled on first use: a plan without a switch never needs it
+_TOKEN = lazyre.compile(r"""\s*('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|&&|\|\||[!=<>]=|[()\[\],!<>]|[^\s()\[\],!<>=&|'"]+)""")
 
 
 def tokens(text: str) -> tuple[str, ...] | None:
@@ -26,7 +21,7 @@ def tokens(text: str) -> tuple[str, ...] | None:
     pos = 0
     text = text.strip()
     while pos < len(text):
-        m = _token().match(text, pos)
+        m = _TOKEN.match(text, pos)
         if m is None or m.end() == pos:
             return None
         out.append(m.group(1))

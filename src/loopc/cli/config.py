@@ -38,27 +38,34 @@ def find_config(start: str | None = None) -> tuple[str | None, dict[str, Any], l
     """``(path, table, problems)`` of the configuration that applies in
     ``start`` (default: the current directory); ``(None, {}, [])`` when
     there is none.  An unreadable or invalid TOML file is a problem."""
+    path, table, problems, _data = _find(start)
+    return path, table, problems
+
+
+def _find(start: str | None) -> tuple[str | None, dict[str, Any], list[str], bytes]:
+    """:func:`find_config` and the bytes of the file it read (``b""``
+    without one), so that locating the entries does not read it again."""
     d = os.path.abspath(start or os.getcwd())
     while True:
         dot = os.path.join(d, ".loopc.toml")
         pyproject = os.path.join(d, "pyproject.toml")
         if _present(dot):
-            table, problems = _read(dot)
-            return dot, table, problems
+            table, problems, data = _read(dot)
+            return dot, table, problems, data
         if _present(pyproject):
-            table, problems = _read(pyproject, only_if_loopc=True)
+            table, problems, data = _read(pyproject, only_if_loopc=True)
             sub = table.get("tool", {}).get("loopc") if isinstance(table.get("tool"), dict) else None
             if sub is not None:
                 if not isinstance(sub, dict):
-                    return pyproject, {}, [f"{_relative(pyproject)}: [tool.loopc] must be a table"]
-                return pyproject, sub, problems
+                    return pyproject, {}, [f"{_relative(pyproject)}: [tool.loopc] must be a table"], data
+                return pyproject, sub, problems, data
             if problems:
-                return pyproject, {}, problems
+                return pyproject, {}, problems, data
         if os.path.exists(os.path.join(d, ".git")):
-            return None, {}, []
+            return None, {}, [], b""
         parent = os.path.dirname(d)
         if parent == d:
-            return None, {}, []
+            return None, {}, [], b""
         d = parent
 
 
@@ -92,27 +99,29 @@ def _relative(path: str) -> str:
         return path
 
 
-def _read(path: str, only_if_loopc: bool = False) -> tuple[dict[str, Any], list[str]]:
-    """``(table, problems)`` of TOML file ``path``; with ``only_if_loopc``
-    (a ``pyproject.toml``), ``({}, [])`` for text that names no ``loopc``
-    key (:func:`may_name_loopc`), which is not parsed."""
+def _read(path: str, only_if_loopc: bool = False) -> tuple[dict[str, Any], list[str], bytes]:
+    """``(table, problems, bytes read)`` of TOML file ``path``; with
+    ``only_if_loopc`` (a ``pyproject.toml``), no table and no problem for
+    text that names no ``loopc`` key (:func:`may_name_loopc`), which is not
+    parsed."""
     from loopc.boundedio import read_bounded
     from loopc.cli.textsafe import escape_text
 
     shown = escape_text(_relative(path))
+    data = b""
     try:
         data = read_bounded(path, MAX_CONFIG_BYTES)  # never blocks on a FIFO or device
         if len(data) > MAX_CONFIG_BYTES:
-            return {}, [f"{shown}: larger than {MAX_CONFIG_BYTES:,} bytes"]
+            return {}, [f"{shown}: larger than {MAX_CONFIG_BYTES:,} bytes"], data
         if only_if_loopc and not may_name_loopc(data):
-            return {}, []
-        return _toml().loads(data.decode("utf-8")), []
+            return {}, [], data
+        return _toml().loads(data.decode("utf-8")), [], data
     except OSError as exc:
-        return {}, [f"{shown}: {getattr(exc, 'reason', None) or exc.strerror or exc}"]
+        return {}, [f"{shown}: {getattr(exc, 'reason', None) or exc.strerror or exc}"], data
     except UnicodeDecodeError:
-        return {}, [f"{shown}: invalid TOML: not UTF-8 text"]
+        return {}, [f"{shown}: invalid TOML: not UTF-8 text"], data
     except Exception as exc:  # noqa: BLE001 - tomllib.TOMLDecodeError
-        return {}, [f"{shown}: invalid TOML: {escape_text(str(exc))}"]
+        return {}, [f"{shown}: invalid TOML: {escape_text(str(exc))}"], data
 
 
 _HEADER_RE = lazyre.compile(r"""\s*\[\[?\s*([A-Za-z0-9_.\-"' ]+?)\s*\]\]?\s*(?:#.*)?\Z""")
@@ -192,18 +201,14 @@ def load_config(start: str | None = None) -> tuple[Any, list[str]]:
     (messages; the CLI exits 2 when there are any), each located at its
     entry (``.loopc.toml:2:12: 'exclude' pattern '!': ...``) when the file
     writes it on a ``key = [...]`` line."""
-    from loopc.boundedio import read_bounded
     from loopc.lint.config import LintConfig, from_mapping
 
-    path, table, problems = find_config(start)
+    path, table, problems, data = _find(start)
     if path is None:
         return LintConfig(), problems
-    locate = None
-    try:
-        text = read_bounded(path, MAX_CONFIG_BYTES)[:MAX_CONFIG_BYTES].decode("utf-8", "replace")
-        locate = _locator(text, os.path.basename(path) == "pyproject.toml")
-    except OSError:
-        pass
+    # located in the bytes the search read (b"" when it could not: then nothing is located)
+    text = data[:MAX_CONFIG_BYTES].decode("utf-8", "replace")
+    locate = _locator(text, os.path.basename(path) == "pyproject.toml")
     cfg, more = from_mapping(table, _relative(path), locate)
     return cfg, problems + more
 

@@ -9,10 +9,10 @@ never raises on bad input.
 """
 from __future__ import annotations
 
-import functools
 import re
 from typing import Any, Callable
 
+from loopc import lazyre
 from loopc.compiler.report import Reporter
 from loopc.compiler.yamlnodes import YDocument, YMap, YNode, YScalar, YSeq
 from loopc.compiler.yamlpos import _mark_span
@@ -76,18 +76,15 @@ def _culprit_before(text: str, start: int, end: int, verbatim: list[tuple[int, i
     starting in ``start..end``, outside quoted and block scalars (whose line
     starts are content), or ``None``."""
     best = None
-    for m in _indent_culprit_re().finditer(text, start, end):
+    for m in _INDENT_CULPRIT.finditer(text, start, end):
         i = m.start(1)
         if not any(a <= i < b for a, b in verbatim):
             best = i
     return best
 
 
-@functools.cache
-def _indent_culprit_re() -> re.Pattern[str]:
-    """A tab or invisible character in a line's indentation, compiled on
-    first use (only a YAML error looks for one: start-up, issue 26)."""
-    return re.compile("(?:^|(?<=[\\n\\r]))(?:[ ]|- )*([\\t" + "".join(sorted(_INVISIBLE)) + "])", re.M)
+# a tab or invisible character in a line's indentation (compiled on first use: only a YAML error looks)
+_INDENT_CULPRIT = lazyre.compile("(?:^|(?<=[\\n\\r]))(?:[ ]|- )*([\\t" + "".join(sorted(_INVISIBLE)) + "])", re.M)
 
 
 def _invisible_message(text: str, i: int, line: int) -> tuple[str, str]:

@@ -11,9 +11,10 @@ records ``since``, the artifact version that introduced it.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, ClassVar, Mapping
 
 from loopc import limits as _limits
+from loopc.value import ValueBase, declare
 
 __all__ = [
     "Spec",
@@ -56,52 +57,25 @@ class Spec:
     """Base of the spec vocabulary."""
 
 
-class _Value:
-    """What ``attrs.frozen`` gave the vocabulary, written once instead of
-    generated per class on every start (the kinds' modules build these at
-    import, so ``loopc check FILE`` paid ~0.4 ms of attrs code generation per
-    class; issue 26): immutable (assignment raises
-    :class:`attrs.exceptions.FrozenInstanceError`), equal when of the same
-    class with equal fields, hashed by class and fields (a field holding a
-    mapping makes the value unhashable, as before), ``Name(field=value, ...)``
-    repr, pickled by its fields, copied with changes by :meth:`evolve`.  A subclass lists its fields in
-    ``__match_args__`` (the ``__init__`` order) and ``__slots__``."""
+class _Value(ValueBase):
+    """The vocabulary's base: each class writes its own ``__slots__`` and
+    ``__init__`` and lists its fields in ``__match_args__`` (the ``__init__``
+    order); :func:`loopc.value.declare` makes it a value class over them —
+    immutable (assignment raises :class:`attrs.exceptions.FrozenInstanceError`),
+    equal when of the same class with equal fields, hashed by them (a field
+    holding a mapping makes the value unhashable), ``Name(field=value, ...)``
+    repr, pickled by its fields, copied with changes by :meth:`evolve`
+    (docs/architecture.md#value-classes)."""
 
     __slots__ = ()
-    __match_args__: tuple[str, ...] = ()
+    __match_args__: ClassVar[tuple[str, ...]] = ()
 
-    def _fields(self) -> tuple[Any, ...]:
-        return tuple([getattr(self, n) for n in self.__match_args__])
+    def __init__(self) -> None:
+        pass
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        from attrs.exceptions import FrozenInstanceError
-
-        raise FrozenInstanceError()
-
-    def __delattr__(self, name: str) -> None:
-        from attrs.exceptions import FrozenInstanceError
-
-        raise FrozenInstanceError()
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._fields() == other._fields()
-
-    def __hash__(self) -> int:
-        return hash((self.__class__, *self._fields()))
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__match_args__)
-        return f"{self.__class__.__qualname__}({args})"
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (self.__class__, self._fields())
-
-    def evolve(self, **changes: Any) -> Any:
-        """A copy with ``changes`` applied (what ``attrs.evolve`` did; an
-        unknown field name raises :class:`TypeError`)."""
-        return self.__class__(**{n: changes.pop(n, getattr(self, n)) for n in self.__match_args__}, **changes)
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # not ValueBase's (which reads annotations and defaults): the fields are __match_args__
+        declare(cls, cls.__match_args__)
 
 
 _set = object.__setattr__
@@ -192,7 +166,7 @@ class MapOf(_Value, Spec):
 class F(_Value):
     """A field of an :class:`Obj`."""
 
-    __slots__ = ("spec", "required", "since", "annotation", "__weakref__")
+    __slots__ = ("spec", "required", "since", "annotation")  # __weakref__: ValueBase's
     __match_args__ = ("spec", "required", "since", "annotation")
     spec: Spec
     required: bool

@@ -20,10 +20,9 @@ file names, messages and node ids are escaped (:mod:`loopc.cli.textsafe`).
 from __future__ import annotations
 
 import io
-import functools
-import re
 from typing import IO, Iterable, Sequence
 
+from loopc import lazyre
 from loopc.cli.formats import FileReport, Format, summary
 from loopc.cli.textsafe import UNSAFE, escape_text
 from loopc.diagnostics import Diagnostic
@@ -36,13 +35,8 @@ EXCERPT_LEAD = 60
 # excerpt tokens: a tab (kept), one unsafe character (or the first ``#`` of
 # ``##[``, a CI runner's legacy command prefix), a run of safe text
 _UNSAFE_NO_TAB = UNSAFE.replace("\x00-\x1f", "\x00-\x08\x0a-\x1f")
-
-
-@functools.cache
-def _token() -> re.Pattern[str]:
-    """The excerpt tokenizer, compiled on first use: a clean check shows no
-    excerpt (start-up, issue 26)."""
-    return re.compile(f"(\t)|([{_UNSAFE_NO_TAB}]|#(?=#\\[))|((?:[^{UNSAFE}#]|#(?!#\\[))+)")
+# (compiled on first use: a clean check shows no excerpt)
+_TOKEN = lazyre.compile(f"(\t)|([{_UNSAFE_NO_TAB}]|#(?=#\\[))|((?:[^{UNSAFE}#]|#(?!#\\[))+)")
 
 
 def _shown_unsafe(ch: str) -> str:
@@ -88,7 +82,7 @@ def _piece(text: str, blank: bool) -> str:
     """Display form of an excerpt piece; ``blank``: the same width in
     spaces (tabs kept), for the caret line."""
     out: list[str] = []
-    for m in _token().finditer(text):
+    for m in _TOKEN.finditer(text):
         tab, bad, run = m.groups()
         if tab is not None:
             out.append("\t")
@@ -114,7 +108,7 @@ def _run_width(run: str) -> int:
 def _width(text: str) -> int:
     """Display width of an excerpt piece (a tab counts one)."""
     n = 0
-    for m in _token().finditer(text):
+    for m in _TOKEN.finditer(text):
         tab, bad, run = m.groups()
         if tab is not None:
             n += 1
