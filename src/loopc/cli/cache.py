@@ -36,11 +36,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import hmac
 import json
 import os
-import re
 import sys
+
+from loopc import lazyre
 from typing import Any
 
 FORMAT = "loopc-cache/2"
@@ -55,8 +55,8 @@ MAX_ENTRY_BYTES = 64 * 1024 * 1024
 result that would be larger is not stored."""
 
 _SUFFIX = ".json"
-_HEADER_RE = re.compile(rb"loopc-cache/2 (sha256|hmac-sha256) ([0-9a-f]{64})\n")
-_CODE_RE = re.compile(r"LP[0-9]{4}\Z")
+_HEADER_RE = lazyre.compile(rb"loopc-cache/2 (sha256|hmac-sha256) ([0-9a-f]{64})\n")
+_CODE_RE = lazyre.compile(r"LP[0-9]{4}\Z")
 _MAX_INT = 2**53
 
 
@@ -282,6 +282,8 @@ class Cache:
     def _mac(self, key: str, payload: bytes) -> str:
         msg = FORMAT.encode() + b"\0" + key.encode() + b"\0" + payload
         if self._secret:
+            import hmac  # only under $LOOPC_CACHE_KEY (start-up: issue 26)
+
             return hmac.new(self._secret, msg, hashlib.sha256).hexdigest()
         return hashlib.sha256(msg).hexdigest()
 
@@ -311,7 +313,9 @@ class Cache:
         if m is None or m.group(1) != self._scheme:
             return None
         payload = raw[m.end():]
-        if not hmac.compare_digest(m.group(2), self._mac(key, payload).encode()):
+        from hmac import compare_digest
+
+        if not compare_digest(m.group(2), self._mac(key, payload).encode()):
             return None
         return decode(payload, path)
 

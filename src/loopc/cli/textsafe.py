@@ -19,7 +19,6 @@ strings with :func:`json_text` (the same JSON value).
 """
 from __future__ import annotations
 
-import re
 
 from loopc import lazyre
 
@@ -32,7 +31,7 @@ UNSAFE_RE = lazyre.compile(f"[{UNSAFE}]")
 #: whitespace, a superset of what the runner's ``TrimStart`` removes): the
 #: first character of a would-be ``::command``.  Any leading colon is
 #: escaped, so no concatenation (``":" + ":…"``) can form one either.
-_LEAD_COLON = re.compile(r"\s*:")
+_LEAD_COLON = lazyre.compile(r"\s*:")
 #: The legacy workflow-command prefix, recognised anywhere in a line.
 LEGACY_PREFIX = "##["
 

@@ -3,7 +3,7 @@ types, choices, enum values): one rule, shared by every pass that names
 what was expected."""
 from __future__ import annotations
 
-import re
+from loopc import lazyre
 from typing import TYPE_CHECKING, Iterable
 
 from loopc.diagnostics import Applicability, Fix, Span, TextEdit
@@ -13,10 +13,10 @@ if TYPE_CHECKING:
 
 #: Text that means itself inside a quoted YAML scalar and inside either kind
 #: of expression quote (no quotes, backslashes, ``#`` or ``: ``).
-_QUOTED_SAFE = re.compile(r"\w[\w.\- ]*(?<! )")
+_QUOTED_SAFE = lazyre.compile(r"\w[\w.\- ]*(?<! )")
 #: ... and, as a whole plain scalar, is a string (not a number, boolean or
 #: null in YAML 1.1 or 1.2).
-_PLAIN_SAFE = re.compile(r"[A-Za-z_][\w.\-]*")
+_PLAIN_SAFE = lazyre.compile(r"[A-Za-z_][\w.\-]*")
 _PLAIN_SPECIAL = frozenset(("true", "false", "yes", "no", "on", "off", "y", "n", "null", "nan", "inf"))
 
 

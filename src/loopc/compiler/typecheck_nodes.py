@@ -30,7 +30,7 @@ fan-out item body's input" (docs/reference.md#types) — LP3403.
 """
 from __future__ import annotations
 
-import re
+from loopc import lazyre
 from typing import Any, Iterator, Mapping, Protocol
 
 from loopc.compiler import types as T
@@ -261,10 +261,10 @@ def _send_message(pc: "_PlanChecker", node: Node, ctx: Any) -> None:
 
 #: Characters allowed after each target prefix (docs/reference.md#wire-forms).
 _TARGET_FORMS = (
-    ("#", re.compile(r"[a-z0-9_-]*\Z"), "a channel `#slug` (lowercase letters, digits, `_`, `-`)"),
-    ("dm:@", re.compile(r"[A-Za-z0-9_.-]*\Z"), "a direct message `dm:@handle`"),
-    ("team:@", re.compile(r"[A-Za-z0-9_.-]*\Z"), "a team `team:@handle`"),
-    ("task:", re.compile(r"[A-Za-z0-9_-]*\Z"), "a task `task:<id>`"),
+    ("#", lazyre.compile(r"[a-z0-9_-]*\Z"), "a channel `#slug` (lowercase letters, digits, `_`, `-`)"),
+    ("dm:@", lazyre.compile(r"[A-Za-z0-9_.-]*\Z"), "a direct message `dm:@handle`"),
+    ("team:@", lazyre.compile(r"[A-Za-z0-9_.-]*\Z"), "a team `team:@handle`"),
+    ("task:", lazyre.compile(r"[A-Za-z0-9_-]*\Z"), "a task `task:<id>`"),
 )
 
 

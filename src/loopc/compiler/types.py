@@ -29,7 +29,6 @@ value, use :func:`required_form` to compare ignoring it.
 from __future__ import annotations
 
 import math
-import re
 from typing import Any, Callable, Iterable, Mapping
 
 from loopc import lazyre
@@ -361,8 +360,8 @@ def comparable(a: Type, b: Type) -> bool:
 # Wire forms (docs/reference.md#wire-forms)
 # ---------------------------------------------------------------------------
 
-CANONICAL_ID_RE = re.compile(r"[a-z][a-z0-9]*_[A-Za-z0-9_-]+\Z")
-CHANNEL_RE = re.compile(r"#[a-z0-9][a-z0-9_-]*\Z")
+CANONICAL_ID_RE = lazyre.compile(r"[a-z][a-z0-9]*_[A-Za-z0-9_-]+\Z")
+CHANNEL_RE = lazyre.compile(r"#[a-z0-9][a-z0-9_-]*\Z")
 DURATION_RE = _limits.DURATION_RE
 DATETIME_RE = lazyre.compile(
     r"(?P<y>[0-9]{4})-(?P<mo>[0-9]{2})-(?P<d>[0-9]{2})[Tt]"

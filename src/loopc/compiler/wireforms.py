@@ -34,15 +34,15 @@ from loopc.diagnostics import value_text
 MAX_SAFE_INTEGER = _limits.MAX_SAFE_INTEGER
 SCOPE_KINDS = ("channel", "thread", "dm", "task")
 
-CANONICAL_ID_RE = re.compile(r"[a-z][a-z0-9]*_[A-Za-z0-9_-]+\Z")
-CHANNEL_RE = re.compile(r"#[a-z0-9][a-z0-9_-]*\Z")
+CANONICAL_ID_RE = lazyre.compile(r"[a-z][a-z0-9]*_[A-Za-z0-9_-]+\Z")
+CHANNEL_RE = lazyre.compile(r"#[a-z0-9][a-z0-9_-]*\Z")
 DURATION_RE = _limits.DURATION_RE
 DATETIME_RE = lazyre.compile(
     r"(?P<Y>[0-9]{4})-(?P<M>[0-9]{2})-(?P<D>[0-9]{2})[Tt]"
     r"(?P<h>[0-9]{2}):(?P<m>[0-9]{2}):(?P<s>[0-9]{2})(?:\.[0-9]+)?"
     r"(?:[Zz]|[+-](?P<oh>[0-9]{2}):(?P<om>[0-9]{2}))\Z"
 )
-HANDLE_RE = re.compile(r"@[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
+HANDLE_RE = lazyre.compile(r"@[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
 #: Identifiers an author declares (docs/reference.md#identifiers).
 IDENT_RE = re.compile(r"[a-z][a-z0-9_]{0,63}\Z")
 #: Failed End codes (docs/reference.md#node-end).

@@ -51,12 +51,12 @@ HEADER = ("apiVersion: loop.plan/v1", "kind: PlanVersion")
 # 4,300-digit int/str conversion limit)
 MAX_NUMBER_LITERAL = _limits.MAX_NUMBER_CHARS
 
-_INT_RE = re.compile(r"[-+]?[0-9]+\Z")
-_OCT_RE = re.compile(r"0o[0-7]+\Z")
-_HEX_RE = re.compile(r"0x[0-9a-fA-F]+\Z")
+_INT_RE = lazyre.compile(r"[-+]?[0-9]+\Z")
+_OCT_RE = lazyre.compile(r"0o[0-7]+\Z")
+_HEX_RE = lazyre.compile(r"0x[0-9a-fA-F]+\Z")
 _FLOAT_RE = lazyre.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?\Z")
-_INF_RE = re.compile(r"[-+]?\.(inf|Inf|INF)\Z")
-_NAN_RE = re.compile(r"\.(nan|NaN|NAN)\Z")
+_INF_RE = lazyre.compile(r"[-+]?\.(inf|Inf|INF)\Z")
+_NAN_RE = lazyre.compile(r"\.(nan|NaN|NAN)\Z")
 _NULLS = frozenset(("", "~", "null", "Null", "NULL"))
 _TRUES = frozenset(("true", "True", "TRUE"))
 _FALSES = frozenset(("false", "False", "FALSE"))
@@ -604,7 +604,7 @@ def _report_anchor_tag(ev: Any, tag: str | None, scalar: bool, span: Span, repor
 
 #: An unquoted template (``text: {{ input.title }}``) as YAML reads it: a
 #: flow mapping whose only key is a flow mapping, on one line.
-_UNQUOTED_TEMPLATE = re.compile(r"\{\{[^{}\[\]\n]*\}\}")
+_UNQUOTED_TEMPLATE = lazyre.compile(r"\{\{[^{}\[\]\n]*\}\}")
 
 
 def _unquoted_template(outer: YMap, m: re.Match[str], reporter: Reporter) -> YScalar:
