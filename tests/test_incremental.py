@@ -202,6 +202,21 @@ def test_random_edits_quick() -> None:
     assert modes.get("incremental", 0) > 0, modes
 
 
+def test_random_edits_with_the_python_composer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same without the compiled composer: the splice copies the
+    unchanged items with its Python copy (``incremental._copy``), which
+    builds what the compiled one (``_ycompose.copy``) does."""
+    from loopc.compiler import yamlload
+    from loopc.pipeline import incremental
+
+    monkeypatch.setattr(yamlload, "_FAST", False)
+    assert incremental._copier() is incremental._copy
+    modes: dict[str, int] = {}
+    for k, text in enumerate(TEXTS[1::6]):
+        _run(random.Random(100 + k), text, 3, modes)
+    assert modes.get("incremental", 0) > 0, modes
+
+
 def _inside_items(text: str, rng: random.Random) -> str:
     """A character typed into, or deleted from, a word of a node or edge item."""
     root = loopc.check_source(text).document.root

@@ -210,3 +210,68 @@ def test_a_second_copy_of_the_loader_composes_in_python(monkeypatch: pytest.Monk
     assert yamlload.compiled_composer() is not None
     doc = yamlload.load((ROOT / "examples" / "set_variable_timer.yaml").read_text(encoding="utf-8"), Reporter())
     assert doc is not None and type(doc.root) is YMap
+
+
+def _copies(root: Any, copy: Any, dl: int, delta: int) -> Any:
+    """A new tree whose root entries are ``copy``'s copies of ``root``'s
+    values (what the incremental splice builds), and its links table."""
+    import weakref
+
+    from loopc.compiler.yamlnodes import YLinks
+
+    new_root = YMap(root.line, root.col, root.start, root.flow)
+    links = YLinks(new_root)
+    new_root._links_root = links
+    new_root.index = dict(root.index)
+    lref = weakref.ref(links)
+    for k, v in zip(root.kv[0::2], root.kv[1::2]):
+        new_root.kv.append(k)
+        new_root.kv.append(copy(v, 0, lref, links.colls, dl, delta))
+    return new_root
+
+
+def test_compiled_copy_builds_the_python_copy() -> None:
+    """The incremental re-check's subtree copy (``_ycompose.copy``) builds
+    what its Python twin (``incremental._copy``) builds, slot for slot,
+    positions moved both ways, key nodes turned back into key records."""
+    from loopc.compiler import _ycompose
+    from loopc.pipeline import incremental
+
+    r = random.Random(7)
+    seen = 0
+    for name, src in _cases(range(0, 40, 20), vary_up_to=0):
+        doc = yamlload.load(src, Reporter())
+        if doc is None or not isinstance(doc.root, YMap) or doc.root.flow:
+            continue
+        root = doc.root
+        if name == "typical":  # a key made a node (as key lookups leave some: YMap._key)
+            m = next(v for v in root.values() if isinstance(v, YMap) and v.kv)
+            m._key(0)
+        for dl, delta in ((0, 0), (r.randint(1, 40), r.randint(1, 900)), (-1, -r.randint(1, 5))):
+            a = _copies(root, incremental._copy, dl, delta)
+            b = _copies(root, _ycompose.copy, dl, delta)
+            assert dump(a) == dump(b), (name, dl, delta)
+        seen += 1
+    assert seen > 100, seen
+
+
+def test_compiled_copy_refuses_what_is_not_a_tree() -> None:
+    """Bad arguments are a TypeError, never a crash."""
+    import weakref
+
+    from loopc.compiler import _ycompose
+    from loopc.compiler.yamlnodes import YLinks
+
+    links = YLinks(YMap(0, 0, 0, False))
+    lref = weakref.ref(links)
+    with pytest.raises(TypeError):
+        _ycompose.copy(object(), 0, lref, links.colls, 0, 0)
+    with pytest.raises(TypeError):
+        _ycompose.copy(YMap(0, 0, 0, False), "0", lref, links.colls, 0, 0)
+    bad = YMap(0, 0, 0, False)
+    bad.kv.extend([("short",), YScalar(0, 3, 3, "v", "", "v")])
+    with pytest.raises(TypeError):
+        _ycompose.copy(bad, 0, lref, links.colls, 1, 1)
+    half = object.__new__(YScalar)  # no slots set
+    with pytest.raises(TypeError):
+        _ycompose.copy(half, 0, lref, links.colls, 0, 0)

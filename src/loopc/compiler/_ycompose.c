@@ -599,6 +599,199 @@ ycompose_compose(PyObject *self, PyObject *args)
     return root;
 }
 
+/* ``v + add`` for a position slot (a new reference; ``v`` itself when
+ * ``add`` is 0) */
+static inline PyObject *
+moved(PyObject *v, long add)
+{
+    if (add == 0)
+        return Py_NewRef(v);
+    long x = PyLong_AsLong(v);
+    if (x == -1 && PyErr_Occurred())
+        return NULL;
+    return PyLong_FromLong(x + add);
+}
+
+/* the base slots of ``dst``: ``src``'s moved by ``dl`` lines and ``delta``
+ * offsets (columns stay), the parent link (``lref``, ``pidx``) and the key */
+static int
+copy_base(PyObject *dst, PyObject *src, PyObject *pidx, PyObject *lref, long dl, long delta)
+{
+    PyObject *line = SLOT(src, o_line), *start = SLOT(src, o_start), *end_line = SLOT(src, o_end_line);
+    PyObject *end = SLOT(src, o_end), *col = SLOT(src, o_col), *end_col = SLOT(src, o_end_col);
+    PyObject *key = SLOT(src, o_key);
+    if (!line || !start || !end_line || !end || !col || !end_col || !key) {
+        PyErr_SetString(PyExc_TypeError, "a node without its positions");
+        return -1;
+    }
+    PyObject *a = moved(line, dl), *b = moved(start, delta), *c = moved(end_line, dl), *d = moved(end, delta);
+    if (!a || !b || !c || !d) {
+        Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(c); Py_XDECREF(d);
+        return -1;
+    }
+    set_slot(dst, o_line, a);
+    set_slot(dst, o_start, b);
+    set_slot(dst, o_end_line, c);
+    set_slot(dst, o_end, d);
+    set_slot_ref(dst, o_col, col);
+    set_slot_ref(dst, o_end_col, end_col);
+    set_slot_ref(dst, o_links, lref);
+    set_slot_ref(dst, o_pidx, pidx);
+    set_slot_ref(dst, o_key, key);
+    return 0;
+}
+
+/* a key record (yamlnodes) moved by ``dl`` lines and ``delta`` offsets; a
+ * key made a node (a YScalar) becomes a record again, as a fresh load
+ * leaves it */
+static PyObject *
+copy_key(PyObject *k, long dl, long delta)
+{
+    PyObject *raw, *value, *style, *line, *col, *start, *end_line, *end_col, *end;
+    if (PyTuple_CheckExact(k) && PyTuple_GET_SIZE(k) == 9) {
+        if (dl == 0 && delta == 0)
+            return Py_NewRef(k);
+        raw = PyTuple_GET_ITEM(k, 0); value = PyTuple_GET_ITEM(k, 1); style = PyTuple_GET_ITEM(k, 2);
+        line = PyTuple_GET_ITEM(k, 3); col = PyTuple_GET_ITEM(k, 4); start = PyTuple_GET_ITEM(k, 5);
+        end_line = PyTuple_GET_ITEM(k, 6); end_col = PyTuple_GET_ITEM(k, 7); end = PyTuple_GET_ITEM(k, 8);
+    } else if (Py_IS_TYPE(k, T_scalar)) {
+        raw = SLOT(k, o_raw); value = SLOT(k, o_value); style = SLOT(k, o_style);
+        line = SLOT(k, o_line); col = SLOT(k, o_col); start = SLOT(k, o_start);
+        end_line = SLOT(k, o_end_line); end_col = SLOT(k, o_end_col); end = SLOT(k, o_end);
+        if (!raw || !value || !style || !line || !col || !start || !end_line || !end_col || !end) {
+            PyErr_SetString(PyExc_TypeError, "a key node without its slots");
+            return NULL;
+        }
+    } else {
+        PyErr_SetString(PyExc_TypeError, "a mapping key that is neither a key record nor a scalar");
+        return NULL;
+    }
+    PyObject *a = moved(line, dl), *b = moved(start, delta), *c = moved(end_line, dl), *d = moved(end, delta);
+    if (!a || !b || !c || !d) {
+        Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(c); Py_XDECREF(d);
+        return NULL;
+    }
+    PyObject *t = PyTuple_New(9);
+    if (t == NULL) {
+        Py_DECREF(a); Py_DECREF(b); Py_DECREF(c); Py_DECREF(d);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(t, 0, Py_NewRef(raw));
+    PyTuple_SET_ITEM(t, 1, Py_NewRef(value));
+    PyTuple_SET_ITEM(t, 2, Py_NewRef(style));
+    PyTuple_SET_ITEM(t, 3, a);
+    PyTuple_SET_ITEM(t, 4, Py_NewRef(col));
+    PyTuple_SET_ITEM(t, 5, b);
+    PyTuple_SET_ITEM(t, 6, c);
+    PyTuple_SET_ITEM(t, 7, Py_NewRef(end_col));
+    PyTuple_SET_ITEM(t, 8, d);
+    PyObject_GC_UnTrack(t); /* atomic items, as compose() leaves them */
+    return t;
+}
+
+static PyObject *copy_tree(PyObject *src, PyObject *pidx, PyObject *lref, PyObject *colls, long dl, long delta);
+
+static PyObject *
+copy_scalar(PyObject *src, PyObject *pidx, PyObject *lref, long dl, long delta)
+{
+    PyObject *value = SLOT(src, o_value), *style = SLOT(src, o_style), *raw = SLOT(src, o_raw);
+    PyObject *is_key = SLOT(src, o_is_key);
+    if (!value || !style || !raw || !is_key) {
+        PyErr_SetString(PyExc_TypeError, "a scalar without its slots");
+        return NULL;
+    }
+    PyObject *node = new_node(T_scalar);
+    if (node == NULL)
+        return NULL;
+    if (copy_base(node, src, pidx, lref, dl, delta) < 0) {
+        Py_DECREF(node);
+        return NULL;
+    }
+    set_slot_ref(node, o_value, value);
+    set_slot_ref(node, o_style, style);
+    set_slot_ref(node, o_raw, raw);
+    set_slot_ref(node, o_is_key, is_key);
+    PyObject_GC_UnTrack(node); /* atomic slots and a weak reference: as compose() leaves it */
+    return node;
+}
+
+static PyObject *
+copy_tree(PyObject *src, PyObject *pidx, PyObject *lref, PyObject *colls, long dl, long delta)
+{
+    if (Py_IS_TYPE(src, T_scalar))
+        return copy_scalar(src, pidx, lref, dl, delta);
+    int is_map = Py_IS_TYPE(src, T_map);
+    if (!is_map && !Py_IS_TYPE(src, T_seq)) {
+        PyErr_SetString(PyExc_TypeError, "not a node of the YAML tree");
+        return NULL;
+    }
+    PyObject *flow = SLOT(src, is_map ? o_mflow : o_sflow);
+    PyObject *children = SLOT(src, is_map ? o_kv : o_items);
+    PyObject *index = is_map ? SLOT(src, o_index) : Py_None;
+    if (!flow || !children || !PyList_Check(children) || !index) {
+        PyErr_SetString(PyExc_TypeError, "a collection without its slots");
+        return NULL;
+    }
+    PyObject *node = new_node(is_map ? T_map : T_seq);
+    if (node == NULL)
+        return NULL;
+    PyObject *idx = PyLong_FromSsize_t(PyList_GET_SIZE(colls));
+    PyObject *out = idx ? PyList_New(0) : NULL;
+    if (out == NULL || copy_base(node, src, pidx, lref, dl, delta) < 0) {
+        Py_XDECREF(idx);
+        Py_XDECREF(out);
+        Py_DECREF(node);
+        return NULL;
+    }
+    set_slot(node, is_map ? o_kv : o_items, out); /* owned by the node: ``out`` stays valid */
+    set_slot_ref(node, is_map ? o_mflow : o_sflow, flow);
+    set_slot_ref(node, is_map ? o_mlinks_root : o_slinks_root, Py_None);
+    if (is_map) {
+        set_slot_ref(node, o_idx, idx);
+        set_slot_ref(node, o_index, index); /* read-only once loaded: shared */
+    }
+    if (PyList_Append(colls, node) < 0)
+        goto fail;
+    Py_ssize_t n = PyList_GET_SIZE(children);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *child = PyList_GET_ITEM(children, i);
+        PyObject *c = (is_map && (i & 1) == 0) ? copy_key(child, dl, delta)
+                                               : copy_tree(child, idx, lref, colls, dl, delta);
+        if (c == NULL)
+            goto fail;
+        int r = PyList_Append(out, c);
+        Py_DECREF(c);
+        if (r < 0)
+            goto fail;
+        n = PyList_GET_SIZE(children); /* the source is not ours: never read past its end */
+    }
+    Py_DECREF(idx);
+    return node;
+fail:
+    Py_DECREF(idx);
+    Py_DECREF(node);
+    return NULL;
+}
+
+/* copy(node, pidx, lref, colls, dl, delta) -> a copy of the subtree
+ * ``node`` under the collection at ``pidx`` of a new tree's links table
+ * (its weak reference ``lref``, collection list ``colls``), every position
+ * moved by ``dl`` lines and ``delta`` offsets: what
+ * loopc.pipeline.incremental's Python copy builds, slot for slot */
+static PyObject *
+ycompose_copy(PyObject *self, PyObject *args)
+{
+    PyObject *src, *pidx, *lref, *colls;
+    long dl, delta;
+    if (!PyArg_ParseTuple(args, "OO!OO!ll", &src, &PyLong_Type, &pidx, &lref, &PyList_Type, &colls, &dl, &delta))
+        return NULL;
+    if (!ready) {
+        PyErr_SetString(PyExc_RuntimeError, "setup() first");
+        return NULL;
+    }
+    return copy_tree(src, pidx, lref, colls, dl, delta);
+}
+
 /* bound() -> (YScalar, YMap, YSeq, YLinks) this module builds, or None */
 static PyObject *
 ycompose_bound(PyObject *self, PyObject *noargs)
@@ -616,6 +809,8 @@ static PyMethodDef methods[] = {
      "max_nodes, max_nesting): bind libyaml and the node classes."},
     {"compose", ycompose_compose, METH_VARARGS,
      "compose(text, end_line, end_col) -> root node, or None when the Python composer must run."},
+    {"copy", ycompose_copy, METH_VARARGS,
+     "copy(node, pidx, lref, colls, dl, delta) -> the subtree copied into a new tree, positions moved."},
     {NULL, NULL, 0, NULL},
 };
 
