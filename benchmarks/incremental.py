@@ -21,7 +21,8 @@ ms).  ``--gc freeze`` (the default) freezes the survivors after every check,
 as the language server does (``LoopcServer._after_check``); ``--gc on``
 leaves the collector as a library user has it.
 
-Options: ``--runs N`` (default 200 at 100 nodes; a quarter of it at 500),
+Options: ``--runs N`` (default 200 at 100 nodes, at least 20; a quarter
+of it at 500, at least 20),
 ``--sizes 100,500``, ``--gc freeze|on``, ``--json PATH`` (default
 ``benchmarks/incremental.json``), ``--profile`` (cProfile of the
 incremental side at 100 nodes, top functions by own time).
@@ -141,17 +142,22 @@ def render(doc: dict[str, Any]) -> str:
                 f"{c['p95_ms']:7.2f} {c['p95_over_median']:7.2f}x"
             )
         speed = r["cpu"]["whole"]["median_ms"] / r["cpu"]["incremental"]["median_ms"]
-        lines.append(f"{'':>14} goal: {r['goal']}; incremental is {speed:.2f}x faster (CPU medians)")
+        lines.append(f"{'':>14} goal: {r['goal']}; whole / incremental {speed:.2f}x "
+                     "(CPU medians; above 1: incremental is faster)")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--runs", type=int, default=200)
-    ap.add_argument("--sizes", default="100,500")
-    ap.add_argument("--gc", choices=("freeze", "on"), default="freeze")
-    ap.add_argument("--json", default=str(HERE / "incremental.json"))
-    ap.add_argument("--profile", action="store_true")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    ap.add_argument("--runs", type=int, default=200,
+                    help="edits at ~100 nodes (at least 20); a quarter of them, at least 20, at ~500 nodes")
+    ap.add_argument("--sizes", default="100,500", help="plan sizes, comma-separated: 100 and/or 500")
+    ap.add_argument("--gc", choices=("freeze", "on"), default="freeze",
+                    help="freeze the survivors after every check, as the language server does (default), "
+                    "or leave the collector on")
+    ap.add_argument("--json", default=str(HERE / "incremental.json"),
+                    help="where the results go (default: benchmarks/incremental.json, tracked in git)")
+    ap.add_argument("--profile", action="store_true", help="also a cProfile of the incremental side at 100 nodes")
     args = ap.parse_args(argv)
     results = []
     for size in (int(s) for s in args.sizes.split(",")):

@@ -120,7 +120,10 @@ def copy_src(tree: Path, dest: Path) -> Path:
 def baseline_tree(rev: str, work: Path) -> Path:
     """A detached git worktree of ``rev`` under ``work``."""
     path = work / f"baseline-{rev.replace('/', '_')}"
-    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(path), rev], check=True)
+    p = subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(path), rev],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"table: --baseline {rev}: not a revision of this repository ({p.stderr.strip()})")
     return path
 
 
@@ -224,14 +227,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--files", type=int, default=1000, help="plans in the generated tree")
     ap.add_argument("--repeat", type=int, default=5, help="interleaved rounds per row (median)")
     ap.add_argument("--startup-repeat", type=int, default=21, help="rounds for the start-up rows")
-    ap.add_argument("--recheck-runs", type=int, default=200)
+    ap.add_argument("--recheck-runs", type=int, default=200,
+                    help="edits per re-check and incremental run (incremental: a quarter, at least 20, at ~500 nodes)")
     ap.add_argument("--only", choices=["tree", "startup", "recheck", "incremental", "lsp"], action="append",
                     help="run only these row groups (repeatable)")
     ap.add_argument("--wheel", action="store_true", help="also measure start-up from a wheel install of each side")
     ap.add_argument("--lsp", action="store_true", help="also measure language-server edit -> diagnostics")
-    ap.add_argument("--lsp-edits", type=int, default=60)
-    ap.add_argument("--json", default=str(HERE / "table.json"))
+    ap.add_argument("--lsp-edits", type=int, default=60, help="keystrokes per language-server run")
+    ap.add_argument("--json", default=str(HERE / "table.json"),
+                    help="where the table's data goes (default: benchmarks/table.json, not tracked)")
     a = ap.parse_args(argv)
+    for spec in a.anchor:  # before any work: a wrong anchor is a usage error, not a failure halfway
+        name, _, path = spec.partition("=")
+        if name != "actionlint" or not path:
+            ap.error(f"--anchor {spec!r}: expected actionlint=PATH")
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            ap.error(f"--anchor {spec!r}: {path} is not an executable file")
     groups = set(a.only or ["tree", "startup", "recheck", "incremental"] + (["lsp"] if a.lsp else []))
 
     work = Path(tempfile.mkdtemp(prefix="loopc-table-"))
@@ -247,8 +258,6 @@ def main(argv: list[str] | None = None) -> int:
         anchors: list[Side] = []
         for spec in a.anchor:
             name, _, path = spec.partition("=")
-            if name != "actionlint" or not path:
-                ap.error(f"--anchor {spec!r}: expected actionlint=PATH")
             anchors.append(Side(name, binary=str(Path(path).resolve())))
         doc: dict[str, Any] = {"cpus": os.cpu_count(), "python": sys.version.split()[0],
                                "sides": [s.label for s in sides] + [s.label for s in anchors], "rows": {}}
@@ -257,8 +266,9 @@ def main(argv: list[str] | None = None) -> int:
 
         def record(row: str, samples: dict[str, list[float]], unit: str = "ms", scale: float = 1000.0,
                    per: Callable[[float], str] | None = None,
-                   anchor_per: Callable[[float], str] | None = None) -> None:
-            """``per``: the rate of a loopc side; ``anchor_per``: of an anchor (its own input's bytes)."""
+                   anchor_per: Callable[[float], str] | None = None, edits: int | None = None) -> None:
+            """``per``: the rate of a loopc side; ``anchor_per``: of an anchor (its own input's bytes);
+            ``edits``: each sample is a script run's median or p95 over that many edits (``n`` counts runs)."""
             rows[row] = {}
             for label, xs in samples.items():
                 med = statistics.median(xs) * scale
@@ -268,6 +278,8 @@ def main(argv: list[str] | None = None) -> int:
                 rate_of = anchor_per if anchor_per is not None and label in anchor_labels else per
                 if rate_of is not None:
                     cell["rate"] = rate_of(med / scale)
+                if edits is not None:
+                    cell["edits_per_run"] = edits
                 if CPU_SAMPLES.get(label) and len(CPU_SAMPLES[label]) == len(xs):
                     cell["cpu_median"] = round(statistics.median(CPU_SAMPLES[label]) * scale, nd)
                 rows[row][label] = cell
@@ -352,13 +364,15 @@ def main(argv: list[str] | None = None) -> int:
                     medians[k].append(r["cpu"]["median_ms"] / 1000)
                     p95s[k].append(r["cpu"]["p95_ms"] / 1000)
             CPU_SAMPLES.clear()
-            record(f"re-check after one edit, 98 nodes, median CPU ({a.recheck_runs} edits)", medians)
-            record(f"re-check after one edit, 98 nodes, p95 CPU ({a.recheck_runs} edits)", p95s)
+            record(f"re-check after one edit, 98 nodes, median CPU ({a.recheck_runs} edits)", medians,
+                   edits=a.recheck_runs)
+            record(f"re-check after one edit, 98 nodes, p95 CPU ({a.recheck_runs} edits)", p95s,
+                   edits=a.recheck_runs)
 
         if "incremental" in groups:
             # incremental.py in a fresh interpreter of each side that has loopc.pipeline.incremental
             # (issue 26 item 1; a side without it shows "—"): CPU median and p95 of one IncrementalChecker
-            # over --recheck-runs edits at 100 nodes and a quarter of them at ~500
+            # over --recheck-runs edits at 100 nodes and a quarter of them (at least 20) at ~500
             res: dict[int, dict[str, dict[str, list[float]]]] = {
                 n: {"median": {}, "p95": {}} for n in (100, 500)}
             for _ in range(max(1, a.repeat // 2)):
@@ -377,7 +391,8 @@ def main(argv: list[str] | None = None) -> int:
             for n, label in ((100, "~100 nodes"), (500, "~500 nodes")):
                 for q in ("median", "p95"):
                     if res[n][q]:
-                        record(f"incremental re-check after one edit, {label}, {q} CPU", res[n][q])
+                        record(f"incremental re-check after one edit, {label}, {q} CPU", res[n][q],
+                               edits=max(20, a.recheck_runs if n == 100 else a.recheck_runs // 4))
 
         if "lsp" in groups:
             import asyncio
@@ -392,8 +407,8 @@ def main(argv: list[str] | None = None) -> int:
                     medians[s.label].append(r["edit_to_diagnostics_ms"]["median_ms"] / 1000)
                     p95s[s.label].append(r["edit_to_diagnostics_ms"]["p95_ms"] / 1000)
             CPU_SAMPLES.clear()
-            record("language server edit -> pulled diagnostics, 98 nodes, median", medians)
-            record("language server edit -> pulled diagnostics, 98 nodes, p95", p95s)
+            record("language server edit -> pulled diagnostics, 98 nodes, median", medians, edits=a.lsp_edits)
+            record("language server edit -> pulled diagnostics, 98 nodes, p95", p95s, edits=a.lsp_edits)
 
         Path(a.json).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
         print()

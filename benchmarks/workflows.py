@@ -2,7 +2,9 @@
 like loopc's plan tree: ``python benchmarks/workflows.py DIR --like TREE``
 writes one workflow per plan of ``TREE`` (same relative path, ``.yml``),
 each within a few hundred bytes of its plan's size; ``--files N --bytes B``
-writes ``N`` workflows of about ``B`` bytes each instead.
+writes ``N`` workflows of about ``B`` bytes each instead (each at least
+``B`` and at most one step, a few hundred bytes, over; never less than one
+job, about 1.5 KB).
 
 The workflows are deterministic and valid for actionlint (no finding): a
 ``push``/``pull_request``/``workflow_dispatch`` trigger with typed inputs,
@@ -80,8 +82,9 @@ _WORDS = ("review", "deploy", "verify", "package", "announce", "triage", "measur
 
 
 def workflow(i: int, size: int) -> str:
-    """Workflow number ``i``, of at least ``size`` bytes (UTF-8), a few
-    hundred over at most."""
+    """Workflow number ``i``, of at least ``size`` bytes (UTF-8) and at most
+    one step (a few hundred bytes) over: a job takes steps while the
+    workflow is short of ``size`` (at least one), then ends."""
     r = random.Random(7000 + i)
     out = [_HEAD.format(name=f"pipeline-{i:04d}", level=r.randint(1, 5))]
     total = len(out[0])
@@ -91,16 +94,19 @@ def workflow(i: int, size: int) -> str:
         name = f"job_{job:02d}"
         needs = f"    needs: [job_{job - 1:02d}]\n" if job else ""
         parts = [_JOB.format(job=name, needs=needs, minutes=r.randint(5, 60))]
-        for _ in range(r.randint(2, 6)):
+        last = _LAST.format(job=name)
+        total += len(parts[0]) + len(last)
+        for step in range(r.randint(2, 6)):
+            if step and total >= size:
+                break
             k += 1
             prose = " ".join(r.choice(_WORDS) for _ in range(r.randint(4, 30)))
             parts.append(_STEP.format(title=f"{r.choice(_WORDS)} {k}", prose=prose, k=k))
             if k % 3 == 0:
                 parts.append(_CACHE.format(k=k))
-        parts.append(_LAST.format(job=name))
-        text = "".join(parts)
-        out.append(text)
-        total += len(text)
+            total += len(parts[-1]) + (len(parts[-2]) if k % 3 == 0 else 0)
+        parts.append(last)
+        out.append("".join(parts))
         job += 1
     return "".join(out)
 
@@ -121,7 +127,7 @@ def write_like(tree: Path, dest: Path) -> tuple[int, int]:
 
 
 def write_count(dest: Path, files: int, size: int) -> tuple[int, int]:
-    """``files`` workflows of about ``size`` bytes under ``dest/.github/workflows``."""
+    """``files`` workflows of about ``size`` bytes (:func:`workflow`) under ``dest/.github/workflows``."""
     d = dest / ".github" / "workflows"
     d.mkdir(parents=True, exist_ok=True)
     total = 0
