@@ -16,7 +16,7 @@ when ``$LOOPC_CACHE_KEY`` is unset or empty, ``hmac-sha256`` under that
 key when it is set (a forged or copied entry does not verify).  On read
 (:meth:`Cache.get`) the file must be a regular file of at most
 :data:`MAX_ENTRY_BYTES`, its header must name the scheme in force, the MAC
-must match (:func:`hmac.compare_digest`) and the JSON must decode, shape by
+must match (an HMAC compared with :func:`hmac.compare_digest`) and the JSON must decode, shape by
 shape, into diagnostics of known codes for the requested path
 (:func:`decode`).  Anything else — a missing, truncated, oversized or
 special file, an old pickle, a wrong MAC, an unknown code, a value of the
@@ -35,12 +35,12 @@ cannot.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import sys
 
 from loopc import lazyre
+from loopc.hashing import sha256
 from typing import Any
 
 FORMAT = "loopc-cache/2"
@@ -66,7 +66,7 @@ def build_id() -> str:
     (:func:`build_files`)."""
     import loopc
 
-    h = hashlib.sha256(loopc.__version__.encode())
+    h = sha256(loopc.__version__.encode())
     for rel, size, mtime_ns in build_files():
         h.update(f"{rel}\0{size}\0{mtime_ns}\n".encode())
     return h.hexdigest()
@@ -271,9 +271,9 @@ class Cache:
 
     def key(self, path: str, data: bytes) -> str:
         """Hex key of the result for source bytes ``data`` reported as ``path``."""
-        h = hashlib.sha256(self._prefix)
+        h = sha256(self._prefix)
         h.update(path.encode("utf-8", "surrogateescape") + b"\0")
-        h.update(hashlib.sha256(data).digest())
+        h.update(sha256(data).digest())
         return h.hexdigest()
 
     def _file(self, key: str) -> str:
@@ -282,10 +282,11 @@ class Cache:
     def _mac(self, key: str, payload: bytes) -> str:
         msg = FORMAT.encode() + b"\0" + key.encode() + b"\0" + payload
         if self._secret:
-            import hmac  # only under $LOOPC_CACHE_KEY (start-up: issue 26)
+            import hashlib  # only under $LOOPC_CACHE_KEY (start-up: issue 26, loopc.hashing)
+            import hmac
 
             return hmac.new(self._secret, msg, hashlib.sha256).hexdigest()
-        return hashlib.sha256(msg).hexdigest()
+        return sha256(msg).hexdigest()
 
     def get(self, key: str, path: str) -> tuple | None:
         """The cached diagnostics tuple of ``key`` (whose diagnostics are
@@ -313,9 +314,13 @@ class Cache:
         if m is None or m.group(1) != self._scheme:
             return None
         payload = raw[m.end():]
-        from hmac import compare_digest
+        want = self._mac(key, payload).encode()
+        if self._secret:  # a MAC: compared in constant time
+            from hmac import compare_digest
 
-        if not compare_digest(m.group(2), self._mac(key, payload).encode()):
+            if not compare_digest(m.group(2), want):
+                return None
+        elif m.group(2) != want:  # a plain digest anyone can compute: nothing to leak
             return None
         return decode(payload, path)
 

@@ -58,11 +58,12 @@ class LintConfig(Value):
 
     def digest(self) -> str:
         """SHA-256 hex of the canonical JSON of :meth:`to_dict` (a cache-key part)."""
-        import hashlib
         import json
 
+        from loopc.hashing import sha256
+
         data = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(data.encode()).hexdigest()
+        return sha256(data.encode()).hexdigest()
 
     def with_overrides(
         self, *, warnings_as_errors: bool | None = None, exclude: tuple[str, ...] = (), include: tuple[str, ...] = ()
