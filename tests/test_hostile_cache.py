@@ -301,3 +301,16 @@ def test_key_covers_content_version_configuration_and_rules(tmp_path: Path) -> N
     for fam in codes_pkg.FAMILIES:
         assert f"codes/{fam}.py" in files, fam
     assert {"codes/__init__.py", "codes/sections.py", "diagnostics.py", "compiler/expr/grammar.lark"} <= files
+
+
+def test_a_clean_files_entry_is_the_json_of_no_diagnostics() -> None:
+    """encode/decode write and read ``[]`` without json: the same bytes and
+    value json gives, and any other spelling still goes through json."""
+    import json as _json
+
+    from loopc.cli import cache as _cache
+
+    assert _cache.encode(()) == _json.dumps([], separators=(",", ":")).encode()
+    assert _cache.decode(b"[]", "x.yaml") == ()
+    assert _cache.decode(b"[ ]", "x.yaml") == ()
+    assert _cache.decode(b"[]]", "x.yaml") is None

@@ -94,11 +94,12 @@ def test_check_of_a_paths_only_plan_imports_neither_lark_nor_wcwidth(tmp_path: p
     assert out["code"] == 0
     # no attrs class is built on the path (loopc.value), and the plain form (no click) leaves
     # inspect, pkgutil and tempfile unimported too (a miss writes its entry with os.open)
-    # and no OpenSSL: the cache hashes its few kilobytes with CPython's own SHA-256 (loopc.hashing)
+    # and no OpenSSL: the cache hashes its few kilobytes with CPython's own SHA-256 (loopc.hashing);
+    # a clean file's entry is written and read without json
     plain = (
         frozenset()
         if cache
-        else frozenset({"inspect", "pkgutil", "tempfile", "shutil", "random", "hashlib", "_hashlib", "hmac"})
+        else frozenset({"inspect", "pkgutil", "tempfile", "shutil", "random", "hashlib", "_hashlib", "hmac", "json"})
     )
     top = _check(out, extra=frozenset({"lark", "wcwidth", "attr", "attrs"}) | plain)
     assert ("click" in top) == bool(cache) and "loopc" in top  # the plain form runs without click
@@ -106,7 +107,9 @@ def test_check_of_a_paths_only_plan_imports_neither_lark_nor_wcwidth(tmp_path: p
         # (not even the YAML parser or the pipeline), and nothing is written (tempfile)
         out = _imports(["check", *cache, str(PATHS_ONLY)], tmp_path)
         assert out["code"] == 0
-        _check(out, extra=frozenset({"lark", "wcwidth", "ruamel", "_ruamel_yaml", "tempfile", "hashlib", "hmac"}))
+        _check(
+            out, extra=frozenset({"lark", "wcwidth", "ruamel", "_ruamel_yaml", "tempfile", "hashlib", "hmac", "json"})
+        )
         assert not [
             m
             for m in out["loopc"]

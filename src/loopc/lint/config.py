@@ -57,13 +57,13 @@ class LintConfig(Value):
         }
 
     def digest(self) -> str:
-        """SHA-256 hex of the canonical JSON of :meth:`to_dict` (a cache-key part)."""
-        import json
-
+        """SHA-256 hex of a canonical text of :meth:`to_dict` (a cache-key
+        part): its items sorted, as Python's ``repr`` writes their strings,
+        lists and booleans (no :mod:`json` on the one-file path)."""
         from loopc.hashing import sha256
 
-        data = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
-        return sha256(data.encode()).hexdigest()
+        data = repr(sorted(self.to_dict().items()))
+        return sha256(data.encode("utf-8", "surrogateescape")).hexdigest()
 
     def with_overrides(
         self, *, warnings_as_errors: bool | None = None, exclude: tuple[str, ...] = (), include: tuple[str, ...] = ()
