@@ -16,8 +16,9 @@ when ``$LOOPC_CACHE_KEY`` is unset or empty, ``hmac-sha256`` under that
 key when it is set (a forged or copied entry does not verify).  On read
 (:meth:`Cache.get`) the file must be a regular file of at most
 :data:`MAX_ENTRY_BYTES`, its header must name the scheme in force, the MAC
-must match (an HMAC compared with :func:`hmac.compare_digest`) and the JSON must decode, shape by
-shape, into diagnostics of known codes for the requested path
+must match (an HMAC compared with :func:`hmac.compare_digest`) and the
+JSON must decode, shape by shape, into diagnostics of known codes for the
+requested path
 (:func:`decode`).  Anything else — a missing, truncated, oversized or
 special file, an old pickle, a wrong MAC, an unknown code, a value of the
 wrong type — is a *miss*: the file is checked again and the entry
@@ -37,10 +38,10 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from typing import Any
 
 from loopc import lazyre
 from loopc.hashing import sha256
-from typing import Any
 
 FORMAT = "loopc-cache/2"
 """First word of every entry's header; bumped when the entry shape changes."""

@@ -3,9 +3,9 @@ types, choices, enum values): one rule, shared by every pass that names
 what was expected."""
 from __future__ import annotations
 
-from loopc import lazyre
 from typing import TYPE_CHECKING, Iterable
 
+from loopc import lazyre
 from loopc.diagnostics import Applicability, Fix, Span, TextEdit
 
 if TYPE_CHECKING:

@@ -30,9 +30,9 @@ fan-out item body's input" (docs/reference.md#types) — LP3403.
 """
 from __future__ import annotations
 
-from loopc import lazyre
 from typing import Any, Iterator, Mapping, Protocol
 
+from loopc import lazyre
 from loopc.compiler import types as T
 from loopc.compiler.model import (
     MISSING, End, FieldSchema, Join, Loop, Node, Plan, SendMessage, SetVariable, Switch,
