@@ -237,12 +237,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", default=str(HERE / "table.json"),
                     help="where the table's data goes (default: benchmarks/table.json, not tracked)")
     a = ap.parse_args(argv)
+    anchors: list[Side] = []
     for spec in a.anchor:  # before any work: a wrong anchor is a usage error, not a failure halfway
         name, _, path = spec.partition("=")
         if name != "actionlint" or not path:
             ap.error(f"--anchor {spec!r}: expected actionlint=PATH")
         if not (os.path.isfile(path) and os.access(path, os.X_OK)):
             ap.error(f"--anchor {spec!r}: {path} is not an executable file")
+        anchors.append(Side(name, binary=str(Path(path).resolve())))
     groups = set(a.only or ["tree", "startup", "recheck", "incremental"] + (["lsp"] if a.lsp else []))
 
     work = Path(tempfile.mkdtemp(prefix="loopc-table-"))
@@ -255,10 +257,6 @@ def main(argv: list[str] | None = None) -> int:
             worktrees.append(bt)
             sides.append(Side(f"baseline {rev}", copy_src(bt, work / f"baseline-src-{k}")))
             trees[sides[-1].label] = bt
-        anchors: list[Side] = []
-        for spec in a.anchor:
-            name, _, path = spec.partition("=")
-            anchors.append(Side(name, binary=str(Path(path).resolve())))
         doc: dict[str, Any] = {"cpus": os.cpu_count(), "python": sys.version.split()[0],
                                "sides": [s.label for s in sides] + [s.label for s in anchors], "rows": {}}
         rows: dict[str, dict[str, dict[str, float]]] = doc["rows"]

@@ -101,10 +101,11 @@ def workflow(i: int, size: int) -> str:
                 break
             k += 1
             prose = " ".join(r.choice(_WORDS) for _ in range(r.randint(4, 30)))
-            parts.append(_STEP.format(title=f"{r.choice(_WORDS)} {k}", prose=prose, k=k))
+            piece = _STEP.format(title=f"{r.choice(_WORDS)} {k}", prose=prose, k=k)
             if k % 3 == 0:
-                parts.append(_CACHE.format(k=k))
-            total += len(parts[-1]) + (len(parts[-2]) if k % 3 == 0 else 0)
+                piece += _CACHE.format(k=k)
+            parts.append(piece)
+            total += len(piece)
         parts.append(last)
         out.append("".join(parts))
         job += 1

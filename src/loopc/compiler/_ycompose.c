@@ -155,23 +155,32 @@ new_node(PyTypeObject *t)
     return t->tp_alloc(t, 0);
 }
 
+/* the six position slots of a node, from new references (all stolen;
+ * -1 when one is NULL, the others released) */
+static inline int
+set_positions(PyObject *n, PyObject *line, PyObject *col, PyObject *start, PyObject *end_line, PyObject *end_col,
+              PyObject *end)
+{
+    if (!line || !col || !start || !end_line || !end_col || !end) {
+        Py_XDECREF(line); Py_XDECREF(col); Py_XDECREF(start);
+        Py_XDECREF(end_line); Py_XDECREF(end_col); Py_XDECREF(end);
+        return -1;
+    }
+    set_slot(n, o_line, line);
+    set_slot(n, o_col, col);
+    set_slot(n, o_start, start);
+    set_slot(n, o_end_line, end_line);
+    set_slot(n, o_end_col, end_col);
+    set_slot(n, o_end, end);
+    return 0;
+}
+
 /* the base slots of a node */
 static inline int
 init_base(PyObject *n, long line, long col, long start, long end_line, long end_col, long end)
 {
-    PyObject *a = PyLong_FromLong(line), *b = PyLong_FromLong(col), *c = PyLong_FromLong(start);
-    PyObject *d = PyLong_FromLong(end_line), *e = PyLong_FromLong(end_col), *f = PyLong_FromLong(end);
-    if (!a || !b || !c || !d || !e || !f) {
-        Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(c); Py_XDECREF(d); Py_XDECREF(e); Py_XDECREF(f);
-        return -1;
-    }
-    set_slot(n, o_line, a);
-    set_slot(n, o_col, b);
-    set_slot(n, o_start, c);
-    set_slot(n, o_end_line, d);
-    set_slot(n, o_end_col, e);
-    set_slot(n, o_end, f);
-    return 0;
+    return set_positions(n, PyLong_FromLong(line), PyLong_FromLong(col), PyLong_FromLong(start),
+                         PyLong_FromLong(end_line), PyLong_FromLong(end_col), PyLong_FromLong(end));
 }
 
 /* a key starting with NUL: the Python composer's stand-in for a complex
@@ -624,17 +633,9 @@ copy_base(PyObject *dst, PyObject *src, PyObject *pidx, PyObject *lref, long dl,
         PyErr_SetString(PyExc_TypeError, "a node without its positions");
         return -1;
     }
-    PyObject *a = moved(line, dl), *b = moved(start, delta), *c = moved(end_line, dl), *d = moved(end, delta);
-    if (!a || !b || !c || !d) {
-        Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(c); Py_XDECREF(d);
+    if (set_positions(dst, moved(line, dl), Py_NewRef(col), moved(start, delta), moved(end_line, dl),
+                      Py_NewRef(end_col), moved(end, delta)) < 0)
         return -1;
-    }
-    set_slot(dst, o_line, a);
-    set_slot(dst, o_start, b);
-    set_slot(dst, o_end_line, c);
-    set_slot(dst, o_end, d);
-    set_slot_ref(dst, o_col, col);
-    set_slot_ref(dst, o_end_col, end_col);
     set_slot_ref(dst, o_links, lref);
     set_slot_ref(dst, o_pidx, pidx);
     set_slot_ref(dst, o_key, key);
@@ -666,25 +667,20 @@ copy_key(PyObject *k, long dl, long delta)
         PyErr_SetString(PyExc_TypeError, "a mapping key that is neither a key record nor a scalar");
         return NULL;
     }
-    PyObject *a = moved(line, dl), *b = moved(start, delta), *c = moved(end_line, dl), *d = moved(end, delta);
-    if (!a || !b || !c || !d) {
-        Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(c); Py_XDECREF(d);
-        return NULL;
-    }
     PyObject *t = PyTuple_New(9);
-    if (t == NULL) {
-        Py_DECREF(a); Py_DECREF(b); Py_DECREF(c); Py_DECREF(d);
+    if (t == NULL)
+        return NULL;
+    PyObject *items[9] = {Py_NewRef(raw), Py_NewRef(value), Py_NewRef(style), moved(line, dl), Py_NewRef(col),
+                          moved(start, delta), moved(end_line, dl), Py_NewRef(end_col), moved(end, delta)};
+    int failed = 0;
+    for (int i = 0; i < 9; i++) {
+        PyTuple_SET_ITEM(t, i, items[i]);
+        failed |= items[i] == NULL;
+    }
+    if (failed) {
+        Py_DECREF(t); /* releases the items that were made */
         return NULL;
     }
-    PyTuple_SET_ITEM(t, 0, Py_NewRef(raw));
-    PyTuple_SET_ITEM(t, 1, Py_NewRef(value));
-    PyTuple_SET_ITEM(t, 2, Py_NewRef(style));
-    PyTuple_SET_ITEM(t, 3, a);
-    PyTuple_SET_ITEM(t, 4, Py_NewRef(col));
-    PyTuple_SET_ITEM(t, 5, b);
-    PyTuple_SET_ITEM(t, 6, c);
-    PyTuple_SET_ITEM(t, 7, Py_NewRef(end_col));
-    PyTuple_SET_ITEM(t, 8, d);
     PyObject_GC_UnTrack(t); /* atomic items, as compose() leaves them */
     return t;
 }

@@ -36,6 +36,7 @@ from loopc.value import Value, field
 from loopc import limits as _limits
 from loopc.compiler.model import MISSING as _MISSING
 from loopc.compiler.spelling import not_an_enum_value
+from loopc.compiler.wireforms import is_canonical_id, is_channel  # the wire forms' one definition
 
 #: FieldSchema types (docs/reference.md#types), in that table's order.
 FIELD_KINDS = (
@@ -360,8 +361,6 @@ def comparable(a: Type, b: Type) -> bool:
 # Wire forms (docs/reference.md#wire-forms)
 # ---------------------------------------------------------------------------
 
-CANONICAL_ID_RE = lazyre.compile(r"[a-z][a-z0-9]*_[A-Za-z0-9_-]+\Z")
-CHANNEL_RE = lazyre.compile(r"#[a-z0-9][a-z0-9_-]*\Z")
 DURATION_RE = _limits.DURATION_RE
 DATETIME_RE = lazyre.compile(
     r"(?P<y>[0-9]{4})-(?P<mo>[0-9]{2})-(?P<d>[0-9]{2})[Tt]"
@@ -369,14 +368,7 @@ DATETIME_RE = lazyre.compile(
     r"(?P<off>[Zz]|[+-](?P<oh>[0-9]{2}):(?P<om>[0-9]{2}))\Z"
 )
 MAX_SAFE_INT = _limits.MAX_SAFE_INTEGER
-MAX_ID_BYTES = 256
 SCOPE_KINDS = ("channel", "thread", "dm", "task")
-
-
-def is_canonical_id(s: str) -> bool:
-    """Canonical id (``agt_backend``, ``mem_ana``): docs/reference.md#wire-forms, ≤ 256
-    UTF-8 bytes."""
-    return bool(CANONICAL_ID_RE.match(s)) and len(s.encode("utf-8")) <= MAX_ID_BYTES
 
 
 def is_duration(s: str) -> bool:
@@ -407,10 +399,6 @@ def is_datetime(s: str) -> bool:
     if m.group("oh") is not None and (int(m.group("oh")) > 23 or int(m.group("om")) > 59):
         return False
     return True
-
-
-def is_channel(s: str) -> bool:
-    return bool(CHANNEL_RE.match(s))
 
 
 def is_number(v: Any) -> bool:
